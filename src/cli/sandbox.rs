@@ -1,0 +1,118 @@
+//! `orgql sandbox`: serves the local sandbox until Ctrl+C or SIGTERM.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::exit;
+use crate::sandbox::{ADMIN_CLIENT, Config, READER_CLIENT, Server, WebhookTarget};
+use crate::webhooks::standard::Secret;
+
+/// Options of `orgql sandbox`.
+#[derive(Args, Debug)]
+pub struct SandboxArgs {
+    /// Address to listen on; port 0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Number of users to generate.
+    #[arg(long, default_value_t = 500)]
+    users: usize,
+    /// Seed of the generated data (same seed, same data).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Secret of the built-in API clients.
+    #[arg(long, default_value = "sandbox-secret")]
+    secret: String,
+    /// Lifetime of access tokens, in seconds.
+    #[arg(long, default_value_t = 86_400)]
+    token_ttl: u64,
+    /// Requests a second per API client before 429 (0: no limit).
+    #[arg(long, default_value_t = 0)]
+    rate_limit: u32,
+    /// Milliseconds every GraphQL response waits first.
+    #[arg(long, default_value_t = 0)]
+    latency_ms: u64,
+    /// URL to send webhooks to.
+    #[arg(long, requires = "webhook_secret")]
+    webhook_url: Option<String>,
+    /// Signing secret of the webhooks (whsec_<base64>).
+    #[arg(long, requires = "webhook_url")]
+    webhook_secret: Option<String>,
+}
+
+/// Runs the sandbox until interrupted.
+pub fn run(args: SandboxArgs) -> ExitCode {
+    let mut webhooks = Vec::new();
+    if let (Some(url), Some(secret)) = (&args.webhook_url, &args.webhook_secret) {
+        match Secret::parse(secret) {
+            Ok(secret) => webhooks.push(WebhookTarget { url: url.clone(), secret }),
+            Err(err) => {
+                eprintln!("orgql: {err}");
+                return ExitCode::from(exit::USAGE);
+            }
+        }
+    }
+    let config = Config {
+        listen: args.listen,
+        users: args.users,
+        seed: args.seed,
+        secret: args.secret,
+        token_ttl: Duration::from_secs(args.token_ttl.max(1)),
+        rate_limit: args.rate_limit,
+        latency: Duration::from_millis(args.latency_ms),
+        webhooks,
+        ..Config::default()
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().thread_name("orgql-sandbox").build() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("orgql: cannot start the async runtime ({err})");
+            return ExitCode::from(exit::SERVICE);
+        }
+    };
+    runtime.block_on(async move {
+        let server = match Server::start(config.clone()).await {
+            Ok(server) => server,
+            Err(err) => {
+                eprintln!("orgql: {err}");
+                return ExitCode::from(exit::USAGE);
+            }
+        };
+        println!(
+            "orgql sandbox at {} — clients {ADMIN_CLIENT} (all scopes) and {READER_CLIENT} (read scopes), secret {}; {} users, seed {}; Ctrl+C stops",
+            server.base_url(),
+            server.client_secret(),
+            config.users,
+            config.seed,
+        );
+        shutdown_signal().await;
+        server.stop().await;
+        ExitCode::SUCCESS
+    })
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(term) => term,
+            Err(_) => {
+                if let Err(err) = ctrl_c.await {
+                    tracing::warn!("cannot wait for Ctrl+C: {err}");
+                }
+                return;
+            }
+        };
+        tokio::select! {
+            _ = ctrl_c => {},
+            _ = term.recv() => {},
+        }
+    }
+    #[cfg(not(unix))]
+    if let Err(err) = ctrl_c.await {
+        tracing::warn!("cannot wait for Ctrl+C: {err}");
+    }
+}

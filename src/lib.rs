@@ -1,0 +1,7 @@
+//! orgql: a native desktop explorer for an organization-scoped GraphQL learning-platform API
+//! (users, trainings, events, groups, extra categories), with a local sandbox of the service.
+
+pub mod cli;
+pub mod sandbox;
+pub mod scopes;
+pub mod webhooks;

@@ -1,0 +1,5 @@
+//! The `orgql` binary: parses the command line and hands over to [`orgql::cli`].
+
+fn main() -> std::process::ExitCode {
+    orgql::cli::main()
+}

@@ -1,0 +1,175 @@
+//! The sandbox: the service of the spec, run locally (contract section 1). The desktop app starts
+//! it in-process as its default connection; the tests and benchmarks run against it.
+
+pub mod access;
+pub mod auth;
+pub mod data;
+pub mod deliveries;
+pub mod http;
+pub mod schema;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub use auth::{ADMIN_CLIENT, READER_CLIENT};
+pub use deliveries::{DeliveryStats, WebhookTarget};
+
+/// How to run a sandbox.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where to listen; port 0 picks a free port.
+    pub listen: SocketAddr,
+    /// How many users to generate.
+    pub users: usize,
+    /// The seed of the generated data.
+    pub seed: u64,
+    /// The secret of both built-in clients.
+    pub secret: String,
+    /// The lifetime of access tokens.
+    pub token_ttl: Duration,
+    /// Requests a second per client before 429; 0 for no limit.
+    pub rate_limit: u32,
+    /// A wait before every GraphQL response.
+    pub latency: Duration,
+    /// Where to send webhooks.
+    pub webhooks: Vec<WebhookTarget>,
+    /// The largest request body accepted.
+    pub body_limit: usize,
+    /// The wait before a webhook's second try; it doubles after.
+    pub webhook_retry: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            users: 500,
+            seed: 1,
+            secret: "sandbox-secret".to_owned(),
+            token_ttl: Duration::from_secs(86_400),
+            rate_limit: 0,
+            latency: Duration::ZERO,
+            webhooks: Vec::new(),
+            body_limit: 1024 * 1024,
+            webhook_retry: Duration::from_millis(500),
+        }
+    }
+}
+
+/// Why a sandbox could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The address is taken or not allowed.
+    #[error("cannot listen on {addr} ({source}); choose another address with --listen, or 127.0.0.1:0 for a free port")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// Starts sandboxes.
+pub struct Server;
+
+impl Server {
+    /// Generates the data and starts serving on the current tokio runtime.
+    pub async fn start(config: Config) -> Result<RunningServer, StartError> {
+        let listener = tokio::net::TcpListener::bind(config.listen)
+            .await
+            .map_err(|source| StartError::Bind { addr: config.listen, source })?;
+        let addr = listener.local_addr().map_err(|source| StartError::Bind { addr: config.listen, source })?;
+        let shutdown = CancellationToken::new();
+        let (users, seed) = (config.users, config.seed);
+        let db = tokio::task::spawn_blocking(move || data::generate(users, seed)).await.unwrap_or_default();
+        let db = Arc::new(data::SharedDb::new(db));
+        let outbox = deliveries::Outbox::new(shutdown.clone(), config.webhook_retry);
+        outbox.set_targets(config.webhooks.clone());
+        let state = Arc::new(http::AppState {
+            schema: schema::build(db.clone(), outbox.clone()),
+            tokens: auth::Tokens::new(config.token_ttl),
+            secret: config.secret.clone(),
+            limiter: http::AppState::limiter(config.rate_limit),
+            latency: config.latency,
+        });
+        let app = http::router(state, config.body_limit);
+        let stop = shutdown.clone();
+        let task = tokio::spawn(async move {
+            let serve = axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await });
+            if let Err(err) = serve.await {
+                tracing::error!("the sandbox stopped serving: {err}");
+            }
+        });
+        tracing::info!(%addr, users, seed, "sandbox listening");
+        Ok(RunningServer {
+            base_url: format!("http://{addr}"),
+            addr,
+            shutdown,
+            task,
+            outbox,
+            db,
+            secret: config.secret,
+        })
+    }
+}
+
+/// A sandbox that serves until stopped (or dropped).
+pub struct RunningServer {
+    base_url: String,
+    addr: SocketAddr,
+    shutdown: CancellationToken,
+    task: JoinHandle<()>,
+    outbox: deliveries::Outbox,
+    db: Arc<data::SharedDb>,
+    secret: String,
+}
+
+impl RunningServer {
+    /// The `{base_url}` of the spec, e.g. `http://127.0.0.1:8080` (no trailing slash).
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The secret of the built-in clients.
+    pub fn client_secret(&self) -> &str {
+        &self.secret
+    }
+
+    /// Replaces the webhook receivers.
+    pub fn set_webhooks(&self, targets: Vec<WebhookTarget>) {
+        self.outbox.set_targets(targets);
+    }
+
+    /// What became of the webhook deliveries so far.
+    pub fn delivery_stats(&self) -> DeliveryStats {
+        self.outbox.stats()
+    }
+
+    /// The data, for tests and tools that compare the service's answers with it.
+    pub fn data(&self) -> &data::SharedDb {
+        &self.db
+    }
+
+    /// Stops serving, letting requests under way finish.
+    pub async fn stop(mut self) {
+        self.shutdown.cancel();
+        if let Err(err) = (&mut self.task).await {
+            tracing::warn!("the sandbox's server task ended abnormally: {err}");
+        }
+    }
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}

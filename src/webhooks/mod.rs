@@ -1,0 +1,3 @@
+//! Webhooks: the signature schemes (and, later, the local listener and delivery records).
+
+pub mod standard;

@@ -1,0 +1,86 @@
+//! The `orgql sandbox` binary as a person runs it: it prints its base URL and credentials, serves
+//! the spec's Authentication flow, and stops cleanly on SIGTERM.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::http;
+
+#[tokio::test]
+async fn the_sandbox_command_serves_the_authentication_flow_and_stops_on_sigterm() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_orgql"))
+        .args(["sandbox", "--listen", "127.0.0.1:0", "--users", "120", "--seed", "9"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("orgql starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.contains("sandbox-admin") && line.contains("sandbox-reader") && line.contains("sandbox-secret"), "{line}");
+    let base_url = line.split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")).expect("a base URL").to_owned();
+
+    // 1. A token with client credentials, form-encoded.
+    let token: Value = http()
+        .post(format!("{base_url}/oauth/token/"))
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", "sandbox-reader"),
+            ("client_secret", "sandbox-secret"),
+            ("scope", "users.read"),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(token["token_type"], "Bearer");
+    // 2. Every GraphQL request carries it.
+    let body: Value = http()
+        .post(format!("{base_url}/graphql/"))
+        .bearer_auth(token["access_token"].as_str().unwrap())
+        .json(&json!({ "query": "{ paginatedUsers(first: 2) { count edges { node { ref name } } } }" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["data"]["paginatedUsers"]["count"], 120, "{body}");
+    assert_eq!(body["data"]["paginatedUsers"]["edges"][0]["node"]["ref"], "u00001");
+
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(std::time::Instant::now() < deadline, "orgql sandbox did not stop on SIGTERM");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn a_taken_port_is_a_usage_error_with_one_clear_sentence() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let output = Command::new(env!("CARGO_BIN_EXE_orgql")).args(["sandbox", "--listen", &addr]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot listen on") && stderr.contains("--listen"), "{stderr}");
+}
+
+#[test]
+fn a_malformed_webhook_secret_is_refused_before_starting() {
+    let output = Command::new(env!("CARGO_BIN_EXE_orgql"))
+        .args(["sandbox", "--listen", "127.0.0.1:0", "--webhook-url", "http://127.0.0.1:9/", "--webhook-secret", "whsec_%%"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not valid base64"));
+}
