@@ -37,7 +37,8 @@ pub struct DeliveryStats {
     pub delivered: u64,
     /// Messages given up after every try.
     pub failed: u64,
-    /// Messages dropped because a receiver's queue was full.
+    /// Messages dropped: a receiver's queue was full, or the receiver was removed (or the
+    /// sandbox stopped) before they were delivered.
     pub dropped: u64,
 }
 
@@ -170,12 +171,15 @@ async fn send_in_order(
         .with_jitter();
     loop {
         let message = tokio::select! {
-            _ = stop.cancelled() => return,
+            _ = stop.cancelled() => return count_dropped(&inner, &mut rx),
             message = rx.recv() => match message { Some(m) => m, None => return },
         };
         let attempt = || deliver(&inner.http, &target, &message);
         let outcome = tokio::select! {
-            _ = stop.cancelled() => return,
+            _ = stop.cancelled() => {
+                inner.counters.dropped.fetch_add(1, Ordering::Relaxed);
+                return count_dropped(&inner, &mut rx);
+            }
             outcome = attempt.retry(backoff).notify(|err, wait| {
                 tracing::info!(kind = message.kind, id = %message.id, "webhook delivery failed ({err}); retrying in {wait:?}");
             }) => outcome,
@@ -187,6 +191,19 @@ async fn send_in_order(
                 inner.counters.failed.fetch_add(1, Ordering::Relaxed)
             }
         };
+    }
+}
+
+/// Counts the messages still queued for a receiver that was removed or stopped as dropped.
+fn count_dropped(inner: &Inner, rx: &mut mpsc::Receiver<Message>) {
+    rx.close();
+    let mut left = 0;
+    while rx.try_recv().is_ok() {
+        left += 1;
+    }
+    if left > 0 {
+        inner.counters.dropped.fetch_add(left, Ordering::Relaxed);
+        tracing::info!("{left} webhook deliveries dropped with their receiver");
     }
 }
 

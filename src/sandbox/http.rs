@@ -302,6 +302,7 @@ async fn graphql(
         tokio::time::sleep(state.latency).await;
     }
     let mut response = state.schema.execute(request).await;
+    null_failed_fields(&mut response.data, &response.errors);
     for error in &mut response.errors {
         explain_limit(&mut error.message);
     }
@@ -312,6 +313,33 @@ async fn graphql(
             http
         }
         Err(e) => graphql_error(StatusCode::INTERNAL_SERVER_ERROR, &format!("The response could not be encoded ({e})")),
+    }
+}
+
+/// async-graphql leaves a field whose resolver failed out of its object; the contract wants it
+/// present as null next to its entry in `errors` (e.g. `Group.members` without users.read). A
+/// parent that is null itself (all of its fields failed) stays null.
+fn null_failed_fields(data: &mut async_graphql::Value, errors: &[async_graphql::ServerError]) {
+    use async_graphql::{Name, PathSegment, Value as Gql};
+    'errors: for error in errors {
+        let Some((PathSegment::Field(last), parents)) = error.path.split_last() else { continue };
+        let mut node = &mut *data;
+        for segment in parents {
+            node = match (segment, node) {
+                (PathSegment::Field(name), Gql::Object(map)) => match map.get_mut(name.as_str()) {
+                    Some(child) => child,
+                    None => continue 'errors,
+                },
+                (PathSegment::Index(i), Gql::List(list)) => match list.get_mut(*i) {
+                    Some(child) => child,
+                    None => continue 'errors,
+                },
+                _ => continue 'errors,
+            };
+        }
+        if let Gql::Object(map) = node {
+            map.entry(Name::new(last)).or_insert(Gql::Null);
+        }
     }
 }
 
@@ -327,6 +355,11 @@ fn explain_limit(message: &mut String) {
             *message = format!(
                 "Query is too complex: its cost is above {MAX_COMPLEXITY} (each field counts once per item of its page); ask for smaller pages or fewer fields"
             )
+        }
+        // The parser's own limit (64 nested selections or values), hit before the schema's.
+        "recursion limit exceeded." => {
+            *message =
+                "Query is nested too deep: at most 64 levels of nesting can be parsed (recursion limit exceeded); split it into smaller queries".to_owned()
         }
         other if other.starts_with("The recursion depth of the query cannot be greater than") => {
             *message = format!("{other}; the query is nested too deep, split it into smaller queries")

@@ -3,4 +3,8 @@
 
 mod support;
 
+mod bad_input;
 mod cli;
+mod conformance;
+mod mutations;
+mod webhooks;

@@ -173,7 +173,7 @@ fn progress(db: &mut Db, rng: &mut ChaCha8Rng, epoch: DateTime<Utc>) {
             let completed_at = (percent == 100).then(|| epoch + Duration::hours(rng.random_range(24..8000)));
             db.progress.insert(|seq| ProgressRec {
                 seq,
-                key: format!("{user_ref}/{training_ref}"),
+                key: progress_key(&user_ref, training_ref),
                 user,
                 training: *training,
                 percent,

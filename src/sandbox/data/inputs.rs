@@ -13,8 +13,8 @@ pub struct CreateUserInput {
     pub ref_: String,
     pub name: String,
     pub email: String,
-    #[graphql(default = true)]
-    pub is_active: bool,
+    #[graphql(default_with = "Some(true)")]
+    pub is_active: Option<bool>,
     #[graphql(default_with = "Some(vec![Role::Learner])")]
     pub roles: Option<Vec<Role>>,
     pub extra_fields: Option<Vec<ExtraFieldInput>>,
@@ -46,8 +46,8 @@ pub struct CreateTrainingInput {
     pub title: String,
     pub kind: TrainingKind,
     pub description: Option<String>,
-    #[graphql(default = false)]
-    pub grants_certificate: bool,
+    #[graphql(default_with = "Some(false)")]
+    pub grants_certificate: Option<bool>,
 }
 
 /// Changes to a training.

@@ -143,12 +143,19 @@ pub struct ModuleRec {
 #[derive(Clone, Debug)]
 pub struct ProgressRec {
     pub seq: Seq,
-    /// `{user ref}/{training ref}` at creation, the table's key.
+    /// [`progress_key`] of the user's and the training's refs at creation, the table's key.
     pub key: String,
     pub user: Seq,
     pub training: Seq,
     pub percent: i32,
     pub completed_at: Option<DateTime<Utc>>,
+}
+
+/// The key of a user's progress through a training: `{user ref}/{training ref}`, with `%` and `/`
+/// inside a ref escaped (`%25`, `%2F`) so that `a/b` + `c` and `a` + `b/c` stay apart.
+pub fn progress_key(user_ref: &str, training_ref: &str) -> String {
+    let escape = |r: &str| r.replace('%', "%25").replace('/', "%2F");
+    format!("{}/{}", escape(user_ref), escape(training_ref))
 }
 
 /// A certificate issued for a completed training.

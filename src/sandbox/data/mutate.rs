@@ -47,7 +47,8 @@ fn check_ref<T: Record>(table: &Table<T>, what: &str, value: &str) -> Result<(),
         return Err(invalid("input.ref", "must be at most 255 characters"));
     }
     if table.get(value).is_some() {
-        return Err(invalid("input.ref", format!("a {what} with ref '{value}' already exists")));
+        let article = if what.starts_with(['a', 'e', 'i', 'o']) { "an" } else { "a" };
+        return Err(invalid("input.ref", format!("{article} {what} with ref '{value}' already exists")));
     }
     Ok(())
 }
@@ -177,7 +178,7 @@ impl Db {
                 ref_: input.ref_,
                 name: input.name,
                 email: input.email,
-                is_active: input.is_active,
+                is_active: input.is_active.unwrap_or(true),
                 roles,
                 groups: Vec::new(),
                 extra,
@@ -277,7 +278,7 @@ impl Db {
                 kind: input.kind,
                 description: input.description,
                 is_archived: false,
-                grants_certificate: input.grants_certificate,
+                grants_certificate: input.grants_certificate.unwrap_or(false),
                 modules: Vec::new(),
             })
             .clone();
@@ -327,7 +328,7 @@ impl Db {
         if training.is_archived {
             return Err(invalid("trainingRef", format!("the training '{training_ref}' is archived")));
         }
-        let key = format!("{user_ref}/{training_ref}");
+        let key = progress_key(user_ref, training_ref);
         let was_complete = self.progress.get(&key).is_some_and(|p| p.completed_at.is_some());
         let completed_at = match (percent, was_complete) {
             (100, true) => self.progress.get(&key).and_then(|p| p.completed_at),
@@ -514,6 +515,16 @@ impl Db {
             input.ends_at.unwrap_or(current.ends_at),
             input.capacity.unwrap_or(current.capacity),
         )?;
+        let seq = current.seq;
+        if let Some(capacity) = input.capacity {
+            let taken = self.seats_taken(seq);
+            if capacity < taken {
+                return Err(invalid(
+                    "input.capacity",
+                    format!("{taken} seats are taken; give at least {taken}, or cancel enrollments first"),
+                ));
+            }
+        }
         let Some(offer) = self.offers.get_mut(ref_) else {
             return Err(invalid("ref", format!("no offer with ref '{ref_}'")));
         };

@@ -13,23 +13,24 @@ use crate::sandbox::deliveries::Outbox;
 #[derive(Default)]
 pub struct MutationRoot;
 
-/// Runs one change under the write lock, then sends its events once the lock is released.
+/// Runs one change under the write lock and queues its events before the lock is released, so
+/// that concurrent mutations' events leave in the order the changes committed. (Queuing does not
+/// wait: the outbox sends from its own tasks.)
 fn commit<T, O>(
     ctx: &Context<'_>,
     change: impl FnOnce(&mut Db) -> Result<(T, Vec<Change>), Invalid>,
     wrap: impl FnOnce(T) -> O,
 ) -> Result<O> {
-    let (record, events) = {
-        let mut db = db(ctx)?.write();
-        change(&mut db).map_err(|invalid| async_graphql::Error::new(invalid.to_string()))?
-    };
+    let mut db = db(ctx)?.write();
+    let (record, events) = change(&mut db).map_err(|invalid| async_graphql::Error::new(invalid.to_string()))?;
     if let Some(outbox) = ctx.data_opt::<Outbox>() {
         outbox.send(events);
     }
+    drop(db);
     Ok(wrap(record))
 }
 
-#[Object]
+#[Object(name = "Mutation")]
 impl MutationRoot {
     /// Needs users.write. Validation errors name the failing field, e.g.
     /// `input.email: not a valid address`. Sends `user.created`.
@@ -117,8 +118,9 @@ impl MutationRoot {
         ctx: &Context<'_>,
         group_ref: String,
         user_refs: Vec<String>,
-        #[graphql(default = false)] as_managers: bool,
+        #[graphql(default_with = "Some(false)")] as_managers: Option<bool>,
     ) -> Result<Group> {
+        let as_managers = as_managers.unwrap_or(false);
         commit(ctx, |db| db.add_group_members(&group_ref, &user_refs, as_managers), Group)
     }
 

@@ -19,7 +19,7 @@ fn not_found<T>(ctx: &Context<'_>, what: &str, key: &str) -> Option<T> {
     None
 }
 
-#[Object]
+#[Object(name = "Query")]
 impl QueryRoot {
     /// Needs users.read. A user by the caller's own identifier; null plus an entry in `errors`
     /// when no user has this ref.
