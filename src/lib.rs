@@ -1,7 +1,12 @@
 //! orgql: a native desktop explorer for an organization-scoped GraphQL learning-platform API
 //! (users, trainings, events, groups, extra categories), with a local sandbox of the service.
 
+pub mod api;
 pub mod cli;
+pub mod profiles;
+pub mod query;
 pub mod sandbox;
 pub mod scopes;
+pub mod secret;
+pub mod table;
 pub mod webhooks;

@@ -1,10 +1,19 @@
-//! The command line (contract section 2).
+//! The command line (contract section 2): the same `api`, `profiles`, `table` and `sandbox`
+//! code as the desktop app, no egui.
 
+mod connection;
+mod export;
+mod input;
+mod profile;
+mod query;
 mod sandbox;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use tokio_util::sync::CancellationToken;
+
+use crate::api::ApiError;
 
 /// orgql: explore an organization's learning-platform GraphQL API.
 #[derive(Parser, Debug)]
@@ -20,33 +29,115 @@ pub struct Cli {
 pub enum Command {
     /// Run the local sandbox: the whole service of the spec on this machine.
     Sandbox(sandbox::SandboxArgs),
+    /// Run a query or mutation and print the JSON response.
+    Query(query::QueryArgs),
+    /// Export every node of the query's one connection to a CSV file.
+    Export(export::ExportArgs),
+    /// Manage connection profiles (their secrets live in the OS keyring).
+    #[command(subcommand)]
+    Profile(profile::ProfileCommand),
 }
 
-/// Exit statuses of the contract.
-pub mod exit {
-    /// Bad usage or input file.
-    pub const USAGE: u8 = 2;
-    /// Network, throttling or server failure.
-    pub const SERVICE: u8 = 6;
+/// A command that failed: the exit status of the contract and one sentence for stderr.
+#[derive(Debug)]
+pub struct Failure {
+    /// 2 usage or input, 3 authentication, 4 scope, 5 GraphQL errors, 6 service or network.
+    pub code: u8,
+    /// What happened and what to do.
+    pub message: String,
+}
+
+impl Failure {
+    /// A failure with an exit status.
+    pub fn new(code: u8, message: impl Into<String>) -> Self {
+        Failure { code, message: message.into() }
+    }
+
+    /// Bad usage or input (exit status 2).
+    pub fn usage(message: impl std::fmt::Display) -> Self {
+        Failure::new(2, message.to_string())
+    }
+}
+
+impl From<ApiError> for Failure {
+    fn from(err: ApiError) -> Self {
+        Failure::new(err.exit_code(), err.to_string())
+    }
 }
 
 /// Parses the arguments and runs the command.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(err),
+    };
     init_logs();
-    match cli.command {
-        Some(Command::Sandbox(args)) => sandbox::run(args),
-        None => {
-            eprintln!(
-                "orgql: the desktop app is not built yet; run 'orgql sandbox' to start the local service, or 'orgql --help'"
-            );
-            ExitCode::from(exit::USAGE)
+    let result = match cli.command {
+        Some(Command::Sandbox(args)) => return sandbox::run(args),
+        Some(Command::Query(args)) => block_on(query::run(args)),
+        Some(Command::Export(args)) => block_on(export::run(args)),
+        Some(Command::Profile(command)) => profile::run(command),
+        None => Err(Failure::usage(
+            "the desktop app is not built yet; run 'orgql sandbox' to start the local service, or 'orgql --help'",
+        )),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("orgql: {}", failure.message);
+            ExitCode::from(failure.code)
         }
     }
+}
+
+/// A command line clap refused, as the contract's one sentence on stderr and exit status 2;
+/// `--help` and `--version` print as clap prints them.
+fn usage_error(err: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        err.exit();
+    }
+    // Clap's first paragraph says what is wrong ("error: the following required arguments were
+    // not provided:\n  --out <OUT>"); its tips and usage follow after a blank line.
+    let rendered = err.render().to_string();
+    let what: Vec<&str> = rendered.lines().map(str::trim).take_while(|line| !line.is_empty()).collect();
+    let what = what.join(" ");
+    let what = what.strip_prefix("error: ").unwrap_or(&what).trim_end_matches('.');
+    eprintln!("orgql: {what}; run the command with --help to see its options");
+    ExitCode::from(2)
+}
+
+fn block_on(future: impl Future<Output = Result<(), Failure>>) -> Result<(), Failure> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .thread_name("orgql-cli")
+        .build()
+        .map_err(|e| Failure::new(6, format!("cannot start the async runtime ({e})")))?;
+    runtime.block_on(future)
+}
+
+/// A token cancelled by Ctrl+C.
+fn cancel_on_ctrl_c() -> CancellationToken {
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            trigger.cancel();
+        }
+    });
+    cancel
 }
 
 fn init_logs() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("ORGQL_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
 }

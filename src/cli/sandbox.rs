@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::exit;
 use crate::sandbox::{ADMIN_CLIENT, Config, READER_CLIENT, Server, WebhookTarget};
 use crate::webhooks::standard::Secret;
 
@@ -50,7 +49,7 @@ pub fn run(args: SandboxArgs) -> ExitCode {
             Ok(secret) => webhooks.push(WebhookTarget { url: url.clone(), secret }),
             Err(err) => {
                 eprintln!("orgql: {err}");
-                return ExitCode::from(exit::USAGE);
+                return ExitCode::from(2);
             }
         }
     }
@@ -69,7 +68,7 @@ pub fn run(args: SandboxArgs) -> ExitCode {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("orgql: cannot start the async runtime ({err})");
-            return ExitCode::from(exit::SERVICE);
+            return ExitCode::from(6);
         }
     };
     runtime.block_on(async move {
@@ -77,7 +76,7 @@ pub fn run(args: SandboxArgs) -> ExitCode {
             Ok(server) => server,
             Err(err) => {
                 eprintln!("orgql: {err}");
-                return ExitCode::from(exit::USAGE);
+                return ExitCode::from(2);
             }
         };
         println!(

@@ -19,7 +19,10 @@ async fn the_sandbox_command_serves_the_authentication_flow_and_stops_on_sigterm
         .expect("orgql starts");
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    assert!(line.contains("sandbox-admin") && line.contains("sandbox-reader") && line.contains("sandbox-secret"), "{line}");
+    assert!(
+        line.contains("sandbox-admin") && line.contains("sandbox-reader") && line.contains("sandbox-secret"),
+        "{line}"
+    );
     let base_url = line.split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")).expect("a base URL").to_owned();
 
     // 1. A token with client credentials, form-encoded.
@@ -78,7 +81,15 @@ fn a_taken_port_is_a_usage_error_with_one_clear_sentence() {
 #[test]
 fn a_malformed_webhook_secret_is_refused_before_starting() {
     let output = Command::new(env!("CARGO_BIN_EXE_orgql"))
-        .args(["sandbox", "--listen", "127.0.0.1:0", "--webhook-url", "http://127.0.0.1:9/", "--webhook-secret", "whsec_%%"])
+        .args([
+            "sandbox",
+            "--listen",
+            "127.0.0.1:0",
+            "--webhook-url",
+            "http://127.0.0.1:9/",
+            "--webhook-secret",
+            "whsec_%%",
+        ])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));

@@ -5,6 +5,8 @@ mod support;
 
 mod bad_input;
 mod cli;
+mod client;
 mod conformance;
+mod export;
 mod mutations;
 mod webhooks;

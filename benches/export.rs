@@ -1,0 +1,86 @@
+//! Export throughput (issue: "Benchmark exporting 10,000 users from the sandbox to CSV, and the
+//! flattening + CSV writing alone for 100,000 rows").
+//!
+//! `cargo bench --bench export` reports:
+//! - `export/10k_users_200_pages`: the API client walks every page of a 10,000-user sandbox on
+//!   loopback and the table module writes each node as a CSV row (to a sink);
+//! - `csv/100k_rows`: flattening and CSV writing alone of 100,000 user nodes held in memory.
+//!
+//! Peak memory of the whole command, and the Python baseline, are measured by
+//! `benches/export-compare.sh`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use orgql::api::{BaseUrl, Client, ClientOptions, Credentials, Pager};
+use orgql::query::{PagingOptions, locate};
+use orgql::sandbox::{Config, Server};
+use orgql::secret::Secret;
+use orgql::table::{CsvOptions, CsvWriter};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+const QUERY: &str = "{ paginatedUsers(first: 50) { edges { node { ref name email isActive groups { name } extraFields { value } } } } }";
+
+fn nodes(count: usize) -> Vec<Value> {
+    let db = orgql::sandbox::data::generate(count, 1);
+    db.users
+        .iter()
+        .map(|u| {
+            let groups: Vec<Value> = u
+                .groups
+                .iter()
+                .filter_map(|g| db.groups.by_seq(*g))
+                .map(|g| json!({ "name": g.name }))
+                .collect();
+            let extra: Vec<Value> = u.extra.iter().map(|e| json!({ "value": e.value })).collect();
+            json!({ "ref": u.ref_, "name": u.name, "email": u.email, "isActive": u.is_active, "groups": groups, "extraFields": extra })
+        })
+        .collect()
+}
+
+fn benches(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let server = runtime.block_on(Server::start(Config { users: 10_000, ..Config::default() })).expect("sandbox");
+    let credentials = Credentials {
+        base_url: BaseUrl::parse(server.base_url()).expect("base URL"),
+        client_id: "sandbox-reader".into(),
+        client_secret: Secret::new("sandbox-secret"),
+        scopes: "users.read".parse().expect("scopes"),
+    };
+    let client = Arc::new(Client::new(credentials, ClientOptions::default(), None).expect("client"));
+    let cancel = CancellationToken::new();
+
+    let mut group = c.benchmark_group("export");
+    group.sample_size(10).measurement_time(Duration::from_secs(20)).throughput(Throughput::Elements(10_000));
+    group.bench_function("10k_users_200_pages", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let mut pager = Pager::new(client.clone(), QUERY, None, None, PagingOptions::default()).expect("pager");
+            let mut csv = CsvWriter::new(std::io::sink(), &pager.site().columns, CsvOptions::default()).expect("csv");
+            while let Some(page) = pager.next_page(&cancel).await.expect("page") {
+                csv.write_page(&page.data, pager.site()).expect("rows");
+            }
+            assert_eq!(csv.rows(), 10_000);
+        })
+    });
+    group.finish();
+
+    let site = locate(QUERY, None).expect("connection");
+    let nodes = nodes(100_000);
+    let mut group = c.benchmark_group("csv");
+    group.sample_size(10).throughput(Throughput::Elements(nodes.len() as u64));
+    group.bench_function("100k_rows", |b| {
+        b.iter(|| {
+            let mut csv = CsvWriter::new(std::io::sink(), &site.columns, CsvOptions::default()).expect("csv");
+            for node in &nodes {
+                csv.write_node(node).expect("row");
+            }
+            csv.rows()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(export, benches);
+criterion_main!(export);

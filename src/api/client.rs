@@ -1,0 +1,306 @@
+//! GraphQL over HTTP for one connection: the token on every request, one renewal after a 401,
+//! `Retry-After` honoured on 429, retries with backoff for queries (never for mutations) on
+//! server and network failures, redirects reported rather than followed, and cancellation.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use backon::{BackoffBuilder, ExponentialBuilder};
+use reqwest::StatusCode;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::Credentials;
+use super::error::{ApiError, GraphQlError, scopes_in_message};
+use super::token::{Token, TokenStore, Tokens};
+use crate::query::{OperationKind, kind_of};
+
+/// How a client behaves.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// The longest wait for one HTTP answer.
+    pub timeout: Duration,
+    /// Renew a token when less than this is left (at most a 24th of its lifetime).
+    pub renew_margin: Duration,
+    /// Retries after 429 or (for queries) a server or network failure.
+    pub max_retries: u32,
+    /// The first backoff delay; it doubles, with jitter.
+    pub retry_base: Duration,
+    /// The longest `Retry-After` honoured.
+    pub max_retry_after: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            timeout: Duration::from_secs(30),
+            renew_margin: Duration::from_secs(3600),
+            max_retries: 5,
+            retry_base: Duration::from_millis(250),
+            max_retry_after: Duration::from_secs(60),
+        }
+    }
+}
+
+/// A GraphQL request body.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct GraphQlRequest {
+    /// The document.
+    pub query: String,
+    /// Variable values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variables: Option<Value>,
+    /// The operation to run, when the document has several.
+    #[serde(rename = "operationName", skip_serializing_if = "Option::is_none")]
+    pub operation_name: Option<String>,
+}
+
+impl GraphQlRequest {
+    /// A request for `query` with no variables.
+    pub fn new(query: impl Into<String>) -> Self {
+        GraphQlRequest { query: query.into(), ..Default::default() }
+    }
+}
+
+/// A GraphQL response body.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GraphQlResponse {
+    /// The data (null when nothing could be resolved).
+    #[serde(default)]
+    pub data: Option<Value>,
+    /// The errors; the spec says to check them even on HTTP 200.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<GraphQlError>,
+}
+
+impl GraphQlResponse {
+    /// The data, or the errors as an [`ApiError::GraphQl`] (with the partial data).
+    pub fn into_data(self) -> Result<Value, ApiError> {
+        if self.errors.is_empty() {
+            Ok(self.data.unwrap_or(Value::Null))
+        } else {
+            Err(ApiError::GraphQl { errors: self.errors, data: self.data })
+        }
+    }
+}
+
+/// One answered request, with what the status bar shows.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    /// The response body.
+    pub response: GraphQlResponse,
+    /// The HTTP status of the last try.
+    pub status: u16,
+    /// Time from the first try to the answer.
+    pub elapsed: Duration,
+    /// Size of the response body in bytes.
+    pub bytes: usize,
+    /// Tries made (1 when the first succeeded).
+    pub tries: u32,
+}
+
+/// A client of one connection. Cheap to share behind an `Arc`.
+pub struct Client {
+    http: reqwest::Client,
+    tokens: Tokens,
+    graphql_url: String,
+    options: ClientOptions,
+}
+
+/// What one try gave.
+enum Try {
+    Answered(GraphQlResponse, u16, usize),
+    Unauthorized,
+    Throttled(Option<Duration>),
+    Failed(ApiError),
+}
+
+impl Client {
+    /// A client for `credentials`; tokens are kept in `store` between runs when one is given.
+    pub fn new(
+        credentials: Credentials,
+        options: ClientOptions,
+        store: Option<Arc<dyn TokenStore>>,
+    ) -> Result<Self, ApiError> {
+        let http = reqwest::Client::builder()
+            .timeout(options.timeout)
+            .connect_timeout(options.timeout.min(Duration::from_secs(10)))
+            // A 301 on a POST must never silently turn into a GET or lose the body: report it.
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("orgql/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| ApiError::Config(format!("the HTTP client could not be set up ({e})")))?;
+        let graphql_url = credentials.base_url.graphql_url();
+        let tokens = Tokens::new(credentials, http.clone(), options.renew_margin, store)?.with_timeout(options.timeout);
+        Ok(Client { http, tokens, graphql_url, options })
+    }
+
+    /// The connection's tokens.
+    pub fn tokens(&self) -> &Tokens {
+        &self.tokens
+    }
+
+    /// The options.
+    pub fn options(&self) -> &ClientOptions {
+        &self.options
+    }
+
+    /// Sends a request and returns the answer, with its GraphQL `errors` unexamined (see
+    /// [`GraphQlResponse::into_data`]). Stops with [`ApiError::Cancelled`] when `cancel` fires.
+    pub async fn execute(&self, request: &GraphQlRequest, cancel: &CancellationToken) -> Result<Exchange, ApiError> {
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => Err(ApiError::Cancelled),
+            result = self.execute_with_retries(request, cancel) => result,
+        }
+    }
+
+    async fn execute_with_retries(
+        &self,
+        request: &GraphQlRequest,
+        cancel: &CancellationToken,
+    ) -> Result<Exchange, ApiError> {
+        // A document that cannot be read counts as a mutation: never sent twice.
+        let retry_failures =
+            kind_of(&request.query, request.operation_name.as_deref()).is_ok_and(|kind| kind == OperationKind::Query);
+        let mut backoff = ExponentialBuilder::default()
+            .with_min_delay(self.options.retry_base)
+            .with_max_delay(self.options.max_retry_after)
+            .with_max_times(self.options.max_retries as usize)
+            .with_jitter()
+            .build();
+        let started = Instant::now();
+        let mut token = self.tokens.get().await?;
+        let mut renewed = false;
+        let mut tries = 0;
+        let mut throttled = 0;
+        loop {
+            tries += 1;
+            match self.try_once(request, &token).await {
+                Try::Answered(response, status, bytes) => {
+                    return Ok(Exchange { response, status, elapsed: started.elapsed(), bytes, tries });
+                }
+                Try::Unauthorized if !renewed => {
+                    renewed = true;
+                    token = self.tokens.renew_after_401(&token).await?;
+                }
+                Try::Unauthorized => return Err(ApiError::Unauthorized),
+                Try::Throttled(retry_after) => {
+                    // Throttling has its own budget (twice the retries): the service has not run
+                    // the request, so waiting as told is always right.
+                    throttled += 1;
+                    if throttled > self.options.max_retries * 2 {
+                        return Err(ApiError::Throttled { retries: throttled - 1, retry_after });
+                    }
+                    let wait = match retry_after {
+                        // Spread the clients that were told the same time over the next second,
+                        // so that they do not all come back at once.
+                        Some(after) => after.min(self.options.max_retry_after) + spread(Duration::from_secs(1)),
+                        None => {
+                            self.options.retry_base * 2u32.saturating_pow(throttled.min(8))
+                                + spread(self.options.retry_base)
+                        }
+                    };
+                    tracing::info!("throttled (HTTP 429); retrying in {wait:?}");
+                    pause(wait, cancel).await?;
+                    token = self.tokens.get().await?;
+                }
+                Try::Failed(err) if retry_failures && err.is_transient() => match backoff.next() {
+                    Some(delay) => {
+                        tracing::info!("{err}; retrying in {delay:?}");
+                        pause(delay, cancel).await?;
+                        token = self.tokens.get().await?;
+                    }
+                    None => return Err(err),
+                },
+                Try::Failed(err) => return Err(err),
+            }
+        }
+    }
+
+    async fn try_once(&self, request: &GraphQlRequest, token: &Token) -> Try {
+        let sent =
+            self.http.post(&self.graphql_url).bearer_auth(token.access_token.expose()).json(request).send().await;
+        let response = match sent {
+            Ok(response) => response,
+            Err(e) if e.is_timeout() => return Try::Failed(ApiError::Timeout(self.options.timeout)),
+            Err(e) => return Try::Failed(ApiError::Network(describe(&e))),
+        };
+        let status = response.status();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
+        let location =
+            response.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let body = match response.bytes().await {
+            Ok(body) => body,
+            Err(e) if e.is_timeout() => return Try::Failed(ApiError::Timeout(self.options.timeout)),
+            Err(e) => return Try::Failed(ApiError::Network(describe(&e))),
+        };
+        let parsed = serde_json::from_slice::<GraphQlResponse>(&body);
+        match status {
+            StatusCode::UNAUTHORIZED => Try::Unauthorized,
+            StatusCode::TOO_MANY_REQUESTS => Try::Throttled(retry_after),
+            StatusCode::FORBIDDEN => {
+                let message =
+                    parsed.ok().and_then(|r| r.errors.into_iter().next()).map(|e| e.message).unwrap_or_default();
+                Try::Failed(ApiError::MissingScope { scopes: scopes_in_message(&message), message })
+            }
+            s if s.is_redirection() => Try::Failed(ApiError::Redirected {
+                status: s.as_u16(),
+                location: location.unwrap_or_else(|| "an unnamed location".to_owned()),
+            }),
+            s if s.is_success() => match parsed {
+                Ok(response) => Try::Answered(response, s.as_u16(), body.len()),
+                Err(e) => Try::Failed(ApiError::BadResponse(format!("the body is not a GraphQL response: {e}"))),
+            },
+            s if s.is_client_error() => match parsed {
+                Ok(response) if !response.errors.is_empty() => Try::Answered(response, s.as_u16(), body.len()),
+                _ => Try::Failed(ApiError::Server { status: s.as_u16(), message: excerpt(&body) }),
+            },
+            s => {
+                let message = parsed.ok().and_then(|r| r.errors.into_iter().next()).map(|e| e.message);
+                Try::Failed(ApiError::Server { status: s.as_u16(), message: message.unwrap_or_else(|| excerpt(&body)) })
+            }
+        }
+    }
+}
+
+/// A random duration up to `max`.
+fn spread(max: Duration) -> Duration {
+    max.mul_f64(rand::random::<f64>())
+}
+
+async fn pause(wait: Duration, cancel: &CancellationToken) -> Result<(), ApiError> {
+    tokio::select! {
+        _ = cancel.cancelled() => Err(ApiError::Cancelled),
+        _ = tokio::time::sleep(wait) => Ok(()),
+    }
+}
+
+fn excerpt(body: &[u8]) -> String {
+    String::from_utf8_lossy(body).chars().take(160).collect::<String>().trim().to_owned()
+}
+
+/// A reqwest error in words, without the URL's query or any header.
+pub(crate) fn describe(err: &reqwest::Error) -> String {
+    let mut text = if err.is_connect() {
+        "connection refused or unreachable".to_owned()
+    } else if err.is_request() {
+        "the request could not be sent".to_owned()
+    } else if err.is_body() || err.is_decode() {
+        "the answer broke off".to_owned()
+    } else {
+        "HTTP failure".to_owned()
+    };
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        text = format!("{text}: {cause}");
+        source = cause.source();
+    }
+    text
+}

@@ -1,0 +1,212 @@
+//! The errors of the API client: each says what happened and what to do, in one sentence, and
+//! none carries a secret.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// One entry of a GraphQL response's `errors` array.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphQlError {
+    /// What went wrong.
+    pub message: String,
+    /// Where in the document.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locations: Vec<Location>,
+    /// The response path of the field (names and list indexes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path: Vec<serde_json::Value>,
+}
+
+/// A line and column of the document, from 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Location {
+    /// Line, from 1.
+    pub line: u32,
+    /// Column, from 1.
+    pub column: u32,
+}
+
+impl GraphQlError {
+    /// `path` written as `a.b.0.c`.
+    pub fn path_text(&self) -> String {
+        self.path
+            .iter()
+            .map(|p| match p {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+}
+
+impl std::fmt::Display for GraphQlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        if !self.path.is_empty() {
+            write!(f, " (at {})", self.path_text())?;
+        }
+        if let Some(location) = self.locations.first() {
+            write!(f, " [line {}, column {}]", location.line, location.column)?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a call to the service failed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ApiError {
+    /// The connection settings are unusable.
+    #[error("{0}")]
+    Config(String),
+    /// The query cannot be used as asked (no connection to walk, bad variables).
+    #[error("{0}")]
+    Document(String),
+    /// The token endpoint refused the client id or secret.
+    #[error(
+        "the service refused the client credentials (invalid_client); check the client ID and secret of the profile"
+    )]
+    InvalidClient,
+    /// The token endpoint refused the request for another reason (RFC 6749 error).
+    #[error("the token request was refused ({code}{}); {hint}", description.as_deref().map(|d| format!(": {d}")).unwrap_or_default())]
+    TokenRefused {
+        /// The RFC 6749 error code, e.g. `invalid_scope`.
+        code: String,
+        /// The server's description.
+        description: Option<String>,
+        /// What to do.
+        hint: &'static str,
+    },
+    /// HTTP 401 even with a fresh token.
+    #[error(
+        "the service answered 401 Unauthorized even with a fresh token; check that the profile's base URL and client belong together"
+    )]
+    Unauthorized,
+    /// HTTP 403: the token lacks a scope.
+    #[error("the token lacks the scope {}; add it to the profile's scopes and run again", if scopes.is_empty() { "this operation needs".to_owned() } else { scopes.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(" and ") })]
+    MissingScope {
+        /// The scopes named by the service.
+        scopes: Vec<String>,
+        /// The service's message.
+        message: String,
+    },
+    /// The response carried GraphQL `errors`.
+    #[error("the service reported {} error{}: {}", errors.len(), if errors.len() == 1 { "" } else { "s" }, errors.first().map(ToString::to_string).unwrap_or_default())]
+    GraphQl {
+        /// The errors.
+        errors: Vec<GraphQlError>,
+        /// Partial data, when there is some.
+        data: Option<serde_json::Value>,
+    },
+    /// HTTP 429 beyond the retries.
+    #[error(
+        "the service is throttling this API client (HTTP 429) and kept doing so after {retries} retries; wait a minute, or arrange higher limits with the service's support"
+    )]
+    Throttled {
+        /// The retries made.
+        retries: u32,
+        /// The last `Retry-After`.
+        retry_after: Option<Duration>,
+    },
+    /// A redirect, which a POST must not follow.
+    #[error(
+        "the service redirected the request (HTTP {status}) to {location}; use that address as the base URL (the spec's paths end in '/')"
+    )]
+    Redirected {
+        /// 301, 302, 307 or 308.
+        status: u16,
+        /// Where to.
+        location: String,
+    },
+    /// HTTP 5xx or another unexpected status.
+    #[error("the service failed with HTTP {status}{}; try again later", if message.is_empty() { String::new() } else { format!(" ({message})") })]
+    Server {
+        /// The status.
+        status: u16,
+        /// The service's message, if it gave one.
+        message: String,
+    },
+    /// No connection, or the connection broke.
+    #[error("could not reach the service ({0}); check the base URL and the network")]
+    Network(String),
+    /// No answer in time.
+    #[error("the service did not answer within {0:?}; try again, or raise the timeout")]
+    Timeout(Duration),
+    /// An answer that is not what the spec describes.
+    #[error("the service's answer could not be read ({0}); check that the base URL points at the GraphQL service")]
+    BadResponse(String),
+    /// The request was cancelled.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+impl ApiError {
+    /// Whether a query (never a mutation) may be tried again after this error.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, ApiError::Server { status: 500..=599, .. } | ApiError::Network(_) | ApiError::Timeout(_))
+    }
+
+    /// The exit status of the command line (contract section 2).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ApiError::Config(_) | ApiError::Document(_) => 2,
+            ApiError::InvalidClient | ApiError::Unauthorized => 3,
+            ApiError::TokenRefused { code, .. } if code == "invalid_scope" => 4,
+            ApiError::TokenRefused { .. } => 3,
+            ApiError::MissingScope { .. } => 4,
+            ApiError::GraphQl { .. } => 5,
+            ApiError::Cancelled => 130,
+            _ => 6,
+        }
+    }
+}
+
+/// The scope names quoted in a 403 message: `… requires 'users.read' and 'groups.read'`.
+pub fn scopes_in_message(message: &str) -> Vec<String> {
+    let mut scopes = Vec::new();
+    let mut rest = message;
+    while let Some(start) = rest.find('\'') {
+        let after = &rest[start + 1..];
+        let Some(end) = after.find('\'') else { break };
+        let candidate = &after[..end];
+        if candidate.parse::<crate::scopes::Scope>().is_ok() && !scopes.iter().any(|s| s == candidate) {
+            scopes.push(candidate.to_owned());
+        }
+        rest = &after[end + 1..];
+    }
+    scopes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_scope_names_from_a_403_message() {
+        assert_eq!(
+            scopes_in_message("Insufficient scope: this operation requires 'users.read' and 'groups.read'"),
+            ["users.read", "groups.read"]
+        );
+        assert!(scopes_in_message("Insufficient scope: 'nope'").is_empty());
+    }
+
+    #[test]
+    fn messages_say_what_to_do() {
+        let err = ApiError::MissingScope { scopes: vec!["events.read".into()], message: String::new() };
+        assert_eq!(
+            err.to_string(),
+            "the token lacks the scope 'events.read'; add it to the profile's scopes and run again"
+        );
+        assert_eq!(err.exit_code(), 4);
+        let err = ApiError::GraphQl {
+            errors: vec![GraphQlError {
+                message: "boom".into(),
+                locations: vec![Location { line: 2, column: 3 }],
+                path: vec!["user".into()],
+            }],
+            data: None,
+        };
+        assert_eq!(err.to_string(), "the service reported 1 error: boom (at user) [line 2, column 3]");
+    }
+}

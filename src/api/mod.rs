@@ -1,0 +1,36 @@
+//! The client of the spec (no egui): tokens, GraphQL over HTTP, typed errors, every page of a
+//! connection.
+
+mod client;
+mod error;
+mod introspection;
+mod pages;
+mod token;
+
+pub use client::{Client, ClientOptions, Exchange, GraphQlRequest, GraphQlResponse};
+pub use error::{ApiError, GraphQlError, Location, scopes_in_message};
+pub use pages::{Page, Pager};
+pub use token::{Token, TokenState, TokenStore, Tokens};
+
+/// A schema as introspection gives it.
+pub use cynic_introspection::Schema;
+
+use crate::scopes::ScopeSet;
+use crate::secret::Secret;
+
+/// The base URL of an organization (`{base_url}` of the spec), without a trailing slash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaseUrl(String);
+
+/// What a connection needs.
+#[derive(Debug, Clone)]
+pub struct Credentials {
+    /// The organization's base URL.
+    pub base_url: BaseUrl,
+    /// The API client's id.
+    pub client_id: String,
+    /// The API client's secret.
+    pub client_secret: Secret,
+    /// The scopes to request.
+    pub scopes: ScopeSet,
+}

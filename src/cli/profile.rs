@@ -1,0 +1,136 @@
+//! `orgql profile add | list | remove`: named connections, their secrets in the OS keyring.
+
+use std::io::{BufRead, IsTerminal};
+
+use clap::{Args, Subcommand};
+
+use super::Failure;
+use super::connection::secret_store;
+use crate::api::BaseUrl;
+use crate::profiles::{Profile, ProfileFile, SECRET_ENV};
+use crate::scopes::ScopeSet;
+use crate::secret::Secret;
+
+/// The profile subcommands.
+#[derive(Subcommand, Debug)]
+pub enum ProfileCommand {
+    /// Add or replace a profile; the secret is read from standard input (or a hidden prompt).
+    Add(AddArgs),
+    /// List the profiles.
+    List,
+    /// Remove a profile and its stored secret.
+    Remove {
+        /// The profile's name.
+        name: String,
+    },
+}
+
+/// Options of `orgql profile add`.
+#[derive(Args, Debug)]
+pub struct AddArgs {
+    /// The profile's name.
+    name: String,
+    /// The organization's base URL.
+    #[arg(long)]
+    base_url: String,
+    /// The API client's id.
+    #[arg(long)]
+    client_id: String,
+    /// Space-separated scopes, e.g. "users.read groups.read".
+    #[arg(long)]
+    scope: String,
+}
+
+/// Runs a profile subcommand.
+pub fn run(command: ProfileCommand) -> Result<(), Failure> {
+    let file = ProfileFile::default_location().map_err(Failure::usage)?;
+    match command {
+        ProfileCommand::Add(args) => add(&file, args),
+        ProfileCommand::List => list(&file),
+        ProfileCommand::Remove { name } => {
+            file.remove(&name).map_err(Failure::usage)?;
+            let store = secret_store();
+            if store.is_available()
+                && let Err(err) = store.delete_client_secret(&name)
+            {
+                eprintln!("orgql: the profile was removed, but its secret could not be: {err}");
+            }
+            eprintln!("orgql: removed the profile '{name}'");
+            Ok(())
+        }
+    }
+}
+
+fn add(file: &ProfileFile, args: AddArgs) -> Result<(), Failure> {
+    crate::profiles::check_name(&args.name).map_err(Failure::usage)?;
+    let base_url = BaseUrl::parse(&args.base_url)?;
+    let scopes = ScopeSet::parse(&args.scope).map_err(|e| Failure::usage(format!("--scope: {e}")))?;
+    if scopes.is_empty() {
+        return Err(Failure::usage("--scope is empty; give the scopes this client should request"));
+    }
+    let store = secret_store();
+    let secret = read_secret(&args.name)?;
+    file.upsert(Profile {
+        name: args.name.clone(),
+        base_url: base_url.as_str().to_owned(),
+        client_id: args.client_id,
+        scopes,
+    })
+    .map_err(Failure::usage)?;
+    match (secret, store.is_available()) {
+        (Some(secret), true) => {
+            store
+                .set_client_secret(&args.name, &secret)
+                .map_err(|e| Failure::new(2, format!("the profile was saved, but its secret was not: {e}")))?;
+            eprintln!("orgql: saved the profile '{}' with its secret in the OS keyring", args.name);
+        }
+        (Some(_), false) => {
+            let why = store.unavailable_reason().unwrap_or_default();
+            eprintln!(
+                "orgql: saved the profile '{}', but not its secret: no OS keyring service is available ({why}); set {SECRET_ENV} when you use it",
+                args.name
+            );
+        }
+        (None, _) => {
+            eprintln!("orgql: saved the profile '{}' without a secret; set {SECRET_ENV} when you use it", args.name)
+        }
+    }
+    Ok(())
+}
+
+/// The secret from a hidden prompt on a terminal, or the first line of standard input.
+fn read_secret(name: &str) -> Result<Option<Secret>, Failure> {
+    let text = if std::io::stdin().is_terminal() {
+        rpassword::prompt_password(format!("Client secret for '{name}' (hidden): "))
+            .map_err(|e| Failure::usage(format!("cannot read the secret ({e})")))?
+    } else {
+        let mut line = String::new();
+        std::io::stdin()
+            .lock()
+            .read_line(&mut line)
+            .map_err(|e| Failure::usage(format!("cannot read the secret from standard input ({e})")))?;
+        line
+    };
+    let secret = text.trim_end_matches(['\r', '\n']);
+    Ok((!secret.is_empty()).then(|| Secret::new(secret)))
+}
+
+fn list(file: &ProfileFile) -> Result<(), Failure> {
+    let profiles = file.load().map_err(Failure::usage)?;
+    if profiles.is_empty() {
+        eprintln!(
+            "orgql: no profiles yet; add one with 'orgql profile add NAME --base-url URL --client-id ID --scope \"…\"'"
+        );
+        return Ok(());
+    }
+    let store = secret_store();
+    for profile in profiles {
+        let secret = match store.client_secret(&profile.name) {
+            Ok(Some(_)) => "secret in keyring",
+            Ok(None) => "no stored secret",
+            Err(_) => "keyring unavailable",
+        };
+        println!("{}\t{}\t{}\t{}\t{secret}", profile.name, profile.base_url, profile.client_id, profile.scopes);
+    }
+    Ok(())
+}

@@ -1,0 +1,105 @@
+//! `orgql query`: runs a query or mutation and prints the JSON response on stdout.
+
+use std::io::Write;
+
+use clap::Args;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::connection::ConnectionArgs;
+use super::input::QueryInput;
+use super::{Failure, cancel_on_ctrl_c};
+use crate::api::{ApiError, GraphQlRequest, GraphQlResponse, Pager};
+use crate::query::{ConnectionSite, PagingOptions};
+
+/// Options of `orgql query`.
+#[derive(Args, Debug)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    input: QueryInput,
+    /// Follow every page of the query's one connection and print them as one response.
+    #[arg(long)]
+    all_pages: bool,
+    #[command(flatten)]
+    connection: ConnectionArgs,
+}
+
+/// Runs `orgql query`.
+pub async fn run(args: QueryArgs) -> Result<(), Failure> {
+    let query = args.input.query()?;
+    let variables = args.input.variables()?;
+    let client = args.connection.client()?;
+    let cancel = cancel_on_ctrl_c();
+    let operation = args.input.operation.as_deref();
+    let response = if args.all_pages {
+        all_pages(client, &query, variables, operation, &cancel).await?
+    } else {
+        let request = GraphQlRequest { query, variables, operation_name: operation.map(str::to_owned) };
+        client.execute(&request, &cancel).await?.response
+    };
+    print_json(&response)?;
+    match response.errors.first() {
+        Some(_) => Err(ApiError::GraphQl { errors: response.errors, data: None }.into()),
+        None => Ok(()),
+    }
+}
+
+/// Every page merged into the first: its edges followed by the others', the last `pageInfo`.
+async fn all_pages(
+    client: std::sync::Arc<crate::api::Client>,
+    query: &str,
+    variables: Option<Value>,
+    operation: Option<&str>,
+    cancel: &CancellationToken,
+) -> Result<GraphQlResponse, Failure> {
+    let mut pager = Pager::new(client, query, variables, operation, PagingOptions::default())?;
+    for warning in pager.warnings() {
+        eprintln!("orgql: {warning}");
+    }
+    let site = pager.site().clone();
+    let mut merged: Option<Value> = None;
+    loop {
+        match pager.next_page(cancel).await {
+            Ok(Some(page)) => match merged.as_mut() {
+                None => merged = Some(page.data),
+                Some(base) => append_page(base, page.data, &site),
+            },
+            Ok(None) => break,
+            Err(ApiError::GraphQl { errors, data }) => {
+                // Print what arrived with the errors, as a single response.
+                let data = merged.or(data);
+                return Ok(GraphQlResponse { data, errors });
+            }
+            Err(err) => return Err(err.into()),
+        }
+    }
+    Ok(GraphQlResponse { data: merged, errors: Vec::new() })
+}
+
+fn append_page(base: &mut Value, page: Value, site: &ConnectionSite) {
+    let Some(Value::Object(mut next)) = site.connection(&page).cloned() else { return };
+    let Some(Value::Object(target)) = connection_mut(base, &site.path) else { return };
+    if let (Some(Value::Array(edges)), Some(Value::Array(more))) =
+        (target.get_mut(&site.edges_key), next.remove(&site.edges_key))
+    {
+        edges.extend(more);
+    }
+    if let Some(key) = &site.page_info_key
+        && let Some(info) = next.remove(key)
+    {
+        target.insert(key.clone(), info);
+    }
+}
+
+fn connection_mut<'a>(data: &'a mut Value, path: &[String]) -> Option<&'a mut Value> {
+    path.iter().try_fold(data, |value, key| value.get_mut(key))
+}
+
+fn print_json(response: &GraphQlResponse) -> Result<(), Failure> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    serde_json::to_writer_pretty(&mut out, response)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(out))
+        .map_err(|e| Failure::new(6, format!("cannot write to standard output ({e})")))
+}

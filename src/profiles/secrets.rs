@@ -1,0 +1,170 @@
+//! Secrets of profiles, and cached tokens, in the OS keyring (Secret Service on Linux, Keychain
+//! on macOS, Credential Manager on Windows). Never in a file: where no keyring service runs, the
+//! secret comes from `ORGQL_CLIENT_SECRET`.
+
+use std::sync::Arc;
+
+use keyring_core::{CredentialStore, Error as KeyringError};
+
+use crate::api::{Token, TokenStore};
+use crate::secret::Secret;
+
+/// The environment variable that holds a client secret.
+pub const SECRET_ENV: &str = "ORGQL_CLIENT_SECRET";
+
+const SERVICE: &str = "orgql";
+
+/// Where secrets are kept.
+#[derive(Clone)]
+pub enum SecretStore {
+    /// A keyring store.
+    Keyring(Arc<CredentialStore>),
+    /// No keyring service is running; the reason says which.
+    Unavailable(String),
+}
+
+impl std::fmt::Debug for SecretStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SecretStore::Keyring(store) => write!(f, "SecretStore::Keyring({})", store.vendor()),
+            SecretStore::Unavailable(why) => write!(f, "SecretStore::Unavailable({why})"),
+        }
+    }
+}
+
+/// Why a secret could not be stored or read.
+#[derive(Debug, thiserror::Error)]
+pub enum SecretError {
+    /// No keyring service.
+    #[error("no OS keyring service is available ({0}); set {SECRET_ENV} in the environment instead")]
+    Unavailable(String),
+    /// The keyring refused.
+    #[error("the OS keyring refused ({0}); unlock it, or set {SECRET_ENV} in the environment instead")]
+    Keyring(String),
+}
+
+impl SecretStore {
+    /// The platform's keyring, or `Unavailable` with the reason (for example, no D-Bus session).
+    pub fn system() -> Self {
+        match keyring::Entry::store_status() {
+            Ok(()) => match keyring_core::get_default_store() {
+                Some(store) => SecretStore::Keyring(store),
+                None => SecretStore::Unavailable("no default credential store".to_owned()),
+            },
+            Err(err) => SecretStore::Unavailable(describe(err)),
+        }
+    }
+
+    /// Whether secrets can be kept.
+    pub fn is_available(&self) -> bool {
+        matches!(self, SecretStore::Keyring(_))
+    }
+
+    /// Why there is no keyring, when there is none.
+    pub fn unavailable_reason(&self) -> Option<&str> {
+        match self {
+            SecretStore::Unavailable(why) => Some(why),
+            SecretStore::Keyring(_) => None,
+        }
+    }
+
+    fn entry(&self, user: &str) -> Result<keyring_core::Entry, SecretError> {
+        match self {
+            SecretStore::Keyring(store) => {
+                store.build(SERVICE, user, None).map_err(|e| SecretError::Keyring(describe(&e)))
+            }
+            SecretStore::Unavailable(why) => Err(SecretError::Unavailable(why.clone())),
+        }
+    }
+
+    /// The client secret of a profile, if one is stored.
+    pub fn client_secret(&self, profile: &str) -> Result<Option<Secret>, SecretError> {
+        match self.entry(&secret_user(profile))?.get_password() {
+            Ok(secret) => Ok(Some(Secret::new(secret))),
+            Err(KeyringError::NoEntry) => Ok(None),
+            Err(e) => Err(SecretError::Keyring(describe(&e))),
+        }
+    }
+
+    /// Stores the client secret of a profile.
+    pub fn set_client_secret(&self, profile: &str, secret: &Secret) -> Result<(), SecretError> {
+        self.entry(&secret_user(profile))?.set_password(secret.expose()).map_err(|e| SecretError::Keyring(describe(&e)))
+    }
+
+    /// Forgets the client secret of a profile (nothing to do when there is none).
+    pub fn delete_client_secret(&self, profile: &str) -> Result<(), SecretError> {
+        match self.entry(&secret_user(profile))?.delete_credential() {
+            Ok(()) | Err(KeyringError::NoEntry) => Ok(()),
+            Err(e) => Err(SecretError::Keyring(describe(&e))),
+        }
+    }
+}
+
+fn secret_user(profile: &str) -> String {
+    format!("client-secret:{profile}")
+}
+
+/// A keyring error in words. The variants that carry stored bytes are named, never printed.
+fn describe(err: &KeyringError) -> String {
+    match err {
+        KeyringError::BadEncoding(_) => "a stored value is not text".to_owned(),
+        KeyringError::BadDataFormat(_, _) => "a stored value has an unexpected format".to_owned(),
+        KeyringError::Ambiguous(_) => "several matching entries".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+impl TokenStore for SecretStore {
+    fn load(&self, key: &str) -> Option<Token> {
+        let text = self.entry(key).ok()?.get_password().ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    fn save(&self, key: &str, token: &Token) {
+        let Ok(entry) = self.entry(key) else { return };
+        match serde_json::to_string(token) {
+            Ok(text) => {
+                if let Err(e) = entry.set_password(&text) {
+                    tracing::debug!("the token could not be kept in the keyring: {}", describe(&e));
+                }
+            }
+            Err(e) => tracing::debug!("the token could not be encoded: {e}"),
+        }
+    }
+
+    fn forget(&self, key: &str) {
+        if let Ok(entry) = self.entry(key)
+            && let Err(e) = entry.delete_credential()
+            && !matches!(e, KeyringError::NoEntry)
+        {
+            tracing::debug!("the token could not be removed from the keyring: {}", describe(&e));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mock() -> SecretStore {
+        SecretStore::Keyring(keyring_core::mock::Store::new().unwrap())
+    }
+
+    #[test]
+    fn keeps_and_forgets_a_secret() {
+        let store = mock();
+        assert_eq!(store.client_secret("p").unwrap(), None);
+        store.set_client_secret("p", &Secret::new("s3cret")).unwrap();
+        assert_eq!(store.client_secret("p").unwrap().unwrap().expose(), "s3cret");
+        store.delete_client_secret("p").unwrap();
+        store.delete_client_secret("p").unwrap();
+        assert_eq!(store.client_secret("p").unwrap(), None);
+    }
+
+    #[test]
+    fn without_a_keyring_says_what_to_do() {
+        let store = SecretStore::Unavailable("no D-Bus session".into());
+        let err = store.client_secret("p").unwrap_err().to_string();
+        assert!(err.contains("ORGQL_CLIENT_SECRET") && err.contains("no D-Bus session"), "{err}");
+    }
+}

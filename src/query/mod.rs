@@ -1,0 +1,21 @@
+//! The GraphQL document: parse it, find the one connection a query pages through, and rewrite
+//! the query so that it can be walked page by page.
+//!
+//! A *connection* is a field whose selection set contains `edges { node { … } }` (the Relay
+//! convention of the service). [`locate`] finds it and names its columns; [`prepare_paging`]
+//! adds what walking every page needs (`first`, `after`, `pageInfo`) while keeping the user's
+//! text, comments and formatting.
+
+mod columns;
+pub mod connection;
+mod document;
+mod edit;
+mod error;
+mod fields;
+mod paging;
+mod rewrite;
+
+pub use connection::{ArgumentValue, Column, ConnectionSite, locate, value_at};
+pub use document::{OperationKind, kind_of};
+pub use error::DocumentError;
+pub use paging::{PAGE_SIZE_LIMIT, PagedQuery, PagingOptions, prepare_paging};

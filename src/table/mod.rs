@@ -1,0 +1,7 @@
+//! JSON results into rows and columns, and rows into CSV (contract, section 3).
+
+mod cells;
+pub mod csv;
+
+pub use self::cells::{cell, cells};
+pub use self::csv::{CsvError, CsvOptions, CsvWriter, guard_formula};

@@ -1,0 +1,618 @@
+//! The `orgql` binary's headless commands (`query`, `export`, `profile`) against an in-process
+//! sandbox: the CSV of contract section 3 cell by cell, the exit statuses and one-sentence errors
+//! of section 2, partial exports, and a secret that never reaches a file or the terminal.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use orgql::sandbox::{Config, RunningServer};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use crate::support::{SECRET, sandbox, sandbox_with, token, walk};
+
+const SELECTION: &str = "ref name email isActive groups { name } extraFields { category { ref } value }";
+const HEADER: [&str; 7] =
+    ["ref", "name", "email", "isActive", "groups.name", "extraFields.category.ref", "extraFields.value"];
+
+/// A home for one test's runs of `orgql`: config, data and cache under a temporary directory,
+/// no keyring.
+struct Home {
+    dir: TempDir,
+}
+
+impl Home {
+    fn new() -> Home {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        for sub in ["home", "config", "data", "cache", "out"] {
+            std::fs::create_dir_all(dir.path().join(sub)).expect("a directory");
+        }
+        Home { dir }
+    }
+
+    fn path(&self, sub: &str) -> PathBuf {
+        self.dir.path().join(sub)
+    }
+
+    /// `orgql ARGS` with a clean environment pointing into the temporary directory.
+    fn orgql(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_orgql"));
+        command
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("ORGQL_NO_KEYRING", "1")
+            .env("HOME", self.path("home"))
+            .env("XDG_CONFIG_HOME", self.path("config"))
+            .env("XDG_DATA_HOME", self.path("data"))
+            .env("XDG_CACHE_HOME", self.path("cache"))
+            .current_dir(self.path("out"))
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// `orgql ARGS` with the client secret in the environment.
+    fn orgql_with_secret(&self, secret: &str, args: &[&str]) -> Command {
+        let mut command = self.orgql(args);
+        command.env("ORGQL_CLIENT_SECRET", secret);
+        command
+    }
+}
+
+/// Runs a command off the async runtime (the sandbox must keep serving meanwhile).
+async fn output(mut command: Command) -> Output {
+    tokio::task::spawn_blocking(move || command.output().expect("orgql runs")).await.expect("the run ends")
+}
+
+/// Runs a command with `input` on its standard input.
+async fn output_with_stdin(mut command: Command, input: &'static str) -> Output {
+    tokio::task::spawn_blocking(move || {
+        let mut child =
+            command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("orgql runs");
+        child.stdin.take().expect("a stdin").write_all(input.as_bytes()).expect("stdin takes the input");
+        child.wait_with_output().expect("orgql ends")
+    })
+    .await
+    .expect("the run ends")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The connection options of `sandbox-admin` on `server`.
+fn connection<'a>(server: &'a RunningServer, scope: &'a str) -> [&'a str; 6] {
+    ["--base-url", server.base_url(), "--client-id", "sandbox-admin", "--scope", scope]
+}
+
+fn args<'a>(head: &[&'a str], tail: &[&'a str]) -> Vec<&'a str> {
+    head.iter().chain(tail).copied().collect()
+}
+
+/// Checks a failed run: its exit status, and one sentence on stderr that starts with `orgql: `,
+/// mentions `needle`, and holds none of `secrets`.
+fn assert_fails(output: &Output, code: i32, needle: &str, secrets: &[&str]) {
+    let err = stderr(output);
+    assert_eq!(output.status.code(), Some(code), "stderr: {err}\nstdout: {}", stdout(output));
+    let text = err.trim_end();
+    assert!(text.starts_with("orgql: "), "stderr should start with 'orgql: ': {err:?}");
+    assert_eq!(text.lines().count(), 1, "stderr should be one sentence on one line: {err:?}");
+    assert!(text.contains(needle), "stderr should mention {needle:?}: {err:?}");
+    for secret in secrets {
+        assert!(!err.contains(secret) && !stdout(output).contains(secret), "the secret leaked: {err:?}");
+    }
+}
+
+/// The cell the contract wants for `value`: lists joined with `; `, booleans as words, null empty.
+fn cell_of(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::Bool(flag) => flag.to_string(),
+        Value::String(text) => text.clone(),
+        Value::Number(number) => number.to_string(),
+        other => panic!("not a scalar: {other}"),
+    }
+}
+
+fn joined(list: &Value, pick: impl Fn(&Value) -> &Value) -> String {
+    list.as_array().expect("a list").iter().map(|item| cell_of(pick(item))).collect::<Vec<_>>().join("; ")
+}
+
+/// The formula guard of the contract.
+fn guarded(cell: String) -> String {
+    if cell.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{cell}") } else { cell }
+}
+
+/// The rows the export of `SELECTION` should hold, from the nodes of a direct GraphQL walk.
+fn expected_rows(nodes: &[Value], raw: bool) -> Vec<Vec<String>> {
+    nodes
+        .iter()
+        .map(|node| {
+            let row = vec![
+                cell_of(&node["ref"]),
+                cell_of(&node["name"]),
+                cell_of(&node["email"]),
+                cell_of(&node["isActive"]),
+                joined(&node["groups"], |g| &g["name"]),
+                joined(&node["extraFields"], |f| &f["category"]["ref"]),
+                joined(&node["extraFields"], |f| &f["value"]),
+            ];
+            if raw { row } else { row.into_iter().map(guarded).collect() }
+        })
+        .collect()
+}
+
+/// Every record of a CSV file (after an optional BOM), the header included.
+fn read_csv(bytes: &[u8]) -> Vec<Vec<String>> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).from_reader(bytes);
+    reader.records().map(|r| r.expect("a CSV record").iter().map(str::to_owned).collect()).collect()
+}
+
+fn compare(got: &[Vec<String>], want: &[Vec<String>]) {
+    assert_eq!(got[0], HEADER, "the header row");
+    assert_eq!(got.len(), want.len() + 1, "rows: every node plus the header");
+    for (i, (row, expected)) in got[1..].iter().zip(want).enumerate() {
+        assert_eq!(row.len(), HEADER.len(), "row {i} has {} cells", row.len());
+        for (column, (cell, wanted)) in row.iter().zip(expected).enumerate() {
+            assert_eq!(cell, wanted, "row {i} ({}), column {}", expected[0], HEADER[column]);
+        }
+    }
+}
+
+/// Lists every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("a readable directory") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+/// Opens the CSV with Python's csv module when python3 is installed; the number of records, or
+/// `None` (with a note) when there is no python3.
+fn python_rows(path: &Path) -> Option<usize> {
+    let script = r#"import csv,sys; rows=list(csv.reader(open(sys.argv[1], newline="", encoding="utf-8-sig"))); print(len(rows))"#;
+    match Command::new("python3").arg("-c").arg(script).arg(path).output() {
+        Ok(output) => {
+            assert!(output.status.success(), "python3 could not read the CSV: {}", stderr(&output));
+            Some(stdout(&output).trim().parse().expect("a number of rows"))
+        }
+        Err(err) => {
+            println!("note: python3 is not on PATH ({err}); skipping the check with Python's csv module");
+            None
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_export_of_every_page_matches_a_direct_query_cell_by_cell() {
+    let server = sandbox(500).await;
+    let home = Home::new();
+    let query = format!("{{ paginatedUsers {{ edges {{ node {{ {SELECTION} }} }} }} }}");
+    let out = home.path("out").join("users.csv");
+    let out_text = out.to_str().expect("a UTF-8 path").to_owned();
+    let run = output(home.orgql_with_secret(
+        SECRET,
+        &args(&["export", "-e", &query, "--out", &out_text], &connection(&server, "users.read")),
+    ))
+    .await;
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert!(stderr(&run).contains("500 rows"), "{}", stderr(&run));
+
+    let admin = token(&server, "users.read").await;
+    let (nodes, count) = walk(&server, &admin, "paginatedUsers", "", SELECTION).await;
+    assert_eq!((nodes.len(), count), (500, 500));
+    let bytes = std::fs::read(&out).expect("the CSV exists");
+    assert!(bytes.starts_with(b"ref,name,"), "no BOM unless asked");
+    let rows = read_csv(&bytes);
+    compare(&rows, &expected_rows(&nodes, false));
+
+    // The tricky names made it through quoting and the guard.
+    let names: Vec<&str> = rows[1..].iter().map(|row| row[1].as_str()).collect();
+    for name in ["'=SUM(A1:A9)", "'+49 Caller", "'-Dash Minus", "'@mention Handle", "'\tTab Leading"] {
+        assert_eq!(names.iter().filter(|n| **n == name).count(), 10, "{name:?}");
+    }
+    for name in ["O'Brien, Seán", "Ana \"Nana\" Souza", "Jordan\nLee", "Zoë 🚀 Quinn", "Carriage\rReturn"] {
+        assert_eq!(names.iter().filter(|n| **n == name).count(), 10, "{name:?}");
+    }
+    // Lists became joined cells.
+    assert!(rows[1..].iter().any(|row| row[4].contains("; ")), "no user in two groups?");
+    assert!(rows[1..].iter().all(|row| row[6].matches("; ").count() == 2), "three extra fields each");
+
+    if let Some(count) = python_rows(&out) {
+        assert_eq!(count, 501, "Python's csv module reads another number of rows");
+    }
+    // Only the file: no temporary file is left next to it.
+    let left: Vec<PathBuf> = files_under(&home.path("out"));
+    assert_eq!(left, [out], "{left:?}");
+}
+
+#[tokio::test]
+async fn bom_starts_the_file_and_raw_turns_the_guard_off() {
+    let server = sandbox(100).await;
+    let home = Home::new();
+    let query = format!("{{ paginatedUsers {{ edges {{ node {{ {SELECTION} }} }} }} }}");
+    let admin = token(&server, "users.read").await;
+    let (nodes, _) = walk(&server, &admin, "paginatedUsers", "", SELECTION).await;
+
+    let bom = home.path("out").join("bom.csv");
+    let bom_text = bom.to_str().expect("a UTF-8 path");
+    let run = output(home.orgql_with_secret(
+        SECRET,
+        &args(&["export", "-e", &query, "--out", bom_text, "--bom"], &connection(&server, "users.read")),
+    ))
+    .await;
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let bytes = std::fs::read(&bom).expect("the CSV exists");
+    assert!(bytes.starts_with(&[0xEF, 0xBB, 0xBF]), "{:?}", &bytes[..8]);
+    assert!(bytes[3..].starts_with(b"ref,name,"));
+    compare(&read_csv(&bytes), &expected_rows(&nodes, false));
+    if let Some(count) = python_rows(&bom) {
+        assert_eq!(count, 101);
+    }
+
+    let raw = home.path("out").join("raw.csv");
+    let raw_text = raw.to_str().expect("a UTF-8 path");
+    let run = output(home.orgql_with_secret(
+        SECRET,
+        &args(&["export", "-e", &query, "--out", raw_text, "--raw"], &connection(&server, "users.read")),
+    ))
+    .await;
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let bytes = std::fs::read(&raw).expect("the CSV exists");
+    assert!(bytes.starts_with(b"ref,name,"), "no BOM unless asked");
+    let rows = read_csv(&bytes);
+    compare(&rows, &expected_rows(&nodes, true));
+    assert!(rows.iter().any(|row| row[1] == "=SUM(A1:A9)"), "--raw keeps the formula as it is");
+    assert!(!rows.iter().any(|row| row[1].starts_with('\'') && row[1] != "'"), "--raw adds no quote");
+}
+
+#[tokio::test]
+async fn query_all_pages_prints_every_edge_as_one_response() {
+    let server = sandbox(120).await;
+    let home = Home::new();
+    let run = output(home.orgql_with_secret(
+        SECRET,
+        &args(
+            &["query", "--all-pages", "-e", "{ paginatedUsers { count edges { node { ref name } } } }"],
+            &connection(&server, "users.read"),
+        ),
+    ))
+    .await;
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let response: Value = serde_json::from_slice(&run.stdout).expect("JSON on stdout");
+    assert!(response.get("errors").is_none(), "{response}");
+    let connection = &response["data"]["paginatedUsers"];
+    assert_eq!(connection["count"], 120);
+    let refs: Vec<&str> =
+        connection["edges"].as_array().expect("edges").iter().map(|e| e["node"]["ref"].as_str().unwrap()).collect();
+    let want: Vec<String> = (1..=120).map(|n| format!("u{n:05}")).collect();
+    assert_eq!(refs, want, "all 120 edges, each once, in order");
+    assert_eq!(connection["pageInfo"]["hasNextPage"], false, "the last page's pageInfo");
+}
+
+#[tokio::test]
+async fn a_capped_page_size_is_said_once_and_the_export_is_complete() {
+    let server = sandbox(120).await;
+    let home = Home::new();
+    let query = "{ paginatedUsers(first: 200) { edges { node { ref } } } }";
+    let out = home.path("out").join("capped.csv");
+    let out_text = out.to_str().expect("a UTF-8 path");
+    for command in [&["export", "-e", query, "--out", out_text][..], &["query", "--all-pages", "-e", query][..]] {
+        let run = output(home.orgql_with_secret(SECRET, &args(command, &connection(&server, "users.read")))).await;
+        assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+        let err = stderr(&run);
+        assert_eq!(err.matches("first: 200 is above the page-size limit of 50").count(), 1, "said once: {err:?}");
+        assert!(err.lines().all(|line| line.starts_with("orgql: ")), "{err:?}");
+    }
+    let refs: Vec<String> =
+        read_csv(&std::fs::read(&out).expect("the CSV"))[1..].iter().map(|r| r[0].clone()).collect();
+    assert_eq!(refs, (1..=120).map(|n| format!("u{n:05}")).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn usage_errors_exit_with_status_2_and_one_sentence() {
+    let server = sandbox(60).await;
+    let home = Home::new();
+    let conn = connection(&server, "users.read");
+    let query = "{ paginatedUsers { edges { node { ref } } } }";
+    let out = home.path("out").join("x.csv");
+    let out = out.to_str().expect("a UTF-8 path");
+
+    // No --out.
+    let run = output(home.orgql_with_secret(SECRET, &args(&["export", "-e", query], &conn))).await;
+    assert_fails(&run, 2, "--out", &[SECRET]);
+    // A query file that cannot be read.
+    let missing = home.path("nowhere.graphql");
+    let missing = missing.to_str().expect("a UTF-8 path");
+    let run = output(home.orgql_with_secret(SECRET, &args(&["query", "--file", missing], &conn))).await;
+    assert_fails(&run, 2, "nowhere.graphql", &[SECRET]);
+    let run = output(home.orgql_with_secret(SECRET, &args(&["export", "--file", missing, "--out", out], &conn))).await;
+    assert_fails(&run, 2, "nowhere.graphql", &[SECRET]);
+    // Variables that are not JSON, or not an object.
+    let run =
+        output(home.orgql_with_secret(SECRET, &args(&["query", "-e", query, "--variables", "{ref: u1}"], &conn))).await;
+    assert_fails(&run, 2, "--variables", &[SECRET]);
+    let run = output(home.orgql_with_secret(SECRET, &args(&["query", "-e", query, "--variables", "[1]"], &conn))).await;
+    assert_fails(&run, 2, "--variables", &[SECRET]);
+    // A query with no connection cannot be exported.
+    let run = output(home.orgql_with_secret(
+        SECRET,
+        &args(&["export", "-e", "{ user(ref: \"u00001\") { name } }", "--out", out], &conn),
+    ))
+    .await;
+    assert_fails(&run, 2, "connection", &[SECRET]);
+    // No secret in the environment.
+    let run = output(home.orgql(&args(&["query", "-e", query], &conn))).await;
+    assert_fails(&run, 2, "ORGQL_CLIENT_SECRET", &[]);
+    // None of them left a file behind.
+    assert!(files_under(&home.path("out")).is_empty(), "{:?}", files_under(&home.path("out")));
+}
+
+#[tokio::test]
+async fn service_failures_exit_with_the_contract_statuses() {
+    let server = sandbox(60).await;
+    let home = Home::new();
+    let query = "{ paginatedUsers { edges { node { ref } } } }";
+
+    // 3: a wrong secret.
+    let wrong = "wrong-secret-3a8c";
+    let run =
+        output(home.orgql_with_secret(wrong, &args(&["query", "-e", query], &connection(&server, "users.read")))).await;
+    assert_fails(&run, 3, "client", &[wrong, SECRET]);
+    assert!(run.stdout.is_empty());
+
+    // 4: a token without the scope the query needs, and a scope the client may not request.
+    let run =
+        output(home.orgql_with_secret(SECRET, &args(&["query", "-e", query], &connection(&server, "groups.read"))))
+            .await;
+    assert_fails(&run, 4, "users.read", &[SECRET]);
+    let reader =
+        ["--base-url", server.base_url(), "--client-id", "sandbox-reader", "--scope", "users.read users.write"];
+    let run = output(home.orgql_with_secret(SECRET, &args(&["query", "-e", query], &reader))).await;
+    assert_fails(&run, 4, "invalid_scope", &[SECRET]);
+
+    // 5: GraphQL errors; stdout still holds the response with them.
+    let run = output(home.orgql_with_secret(
+        SECRET,
+        &args(&["query", "-e", "{ user(ref: \"nobody\") { name } }"], &connection(&server, "users.read")),
+    ))
+    .await;
+    assert_fails(&run, 5, "nobody", &[SECRET]);
+    let response: Value = serde_json::from_slice(&run.stdout).expect("the JSON response on stdout");
+    assert_eq!(response["data"], json!({ "user": null }));
+    assert!(response["errors"][0]["message"].as_str().unwrap().contains("nobody"), "{response}");
+    assert_eq!(response["errors"][0]["path"], json!(["user"]));
+
+    // 6: nothing listens at the base URL.
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        listener.local_addr().expect("an address").port()
+    };
+    let closed = format!("http://127.0.0.1:{port}");
+    let conn = ["--base-url", closed.as_str(), "--client-id", "sandbox-admin", "--scope", "users.read"];
+    let run = output(home.orgql_with_secret(SECRET, &args(&["query", "-e", query], &conn))).await;
+    assert_fails(&run, 6, "reach", &[SECRET]);
+    let out = home.path("out").join("closed.csv");
+    let run = output(home.orgql_with_secret(
+        SECRET,
+        &args(&["export", "-e", query, "--out", out.to_str().expect("a UTF-8 path")], &conn),
+    ))
+    .await;
+    assert_fails(&run, 6, "reach", &[SECRET]);
+    assert!(!out.exists());
+
+    // 0: the same query, right.
+    let run =
+        output(home.orgql_with_secret(SECRET, &args(&["query", "-e", query], &connection(&server, "users.read"))))
+            .await;
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert!(run.stderr.is_empty(), "{}", stderr(&run));
+}
+
+/// A front for a sandbox that passes the first `pages` GraphQL requests through and answers every
+/// later one with a GraphQL error, as a service that breaks off mid-walk.
+struct BreakingProxy {
+    upstream: String,
+    pages: usize,
+    seen: AtomicUsize,
+    http: reqwest::Client,
+}
+
+async fn forward(State(proxy): State<Arc<BreakingProxy>>, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
+    if uri.path() == "/graphql/" && proxy.seen.fetch_add(1, Ordering::SeqCst) >= proxy.pages {
+        let body = json!({ "data": null, "errors": [{ "message": "The service broke off the walk" }] });
+        return (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response();
+    }
+    let mut request = proxy.http.post(format!("{}{}", proxy.upstream, uri.path())).body(body);
+    for name in [header::CONTENT_TYPE, header::AUTHORIZATION] {
+        if let Some(value) = headers.get(&name) {
+            request = request.header(name.as_str(), value.as_bytes());
+        }
+    }
+    let answer = request.send().await.expect("the sandbox answers");
+    let status = StatusCode::from_u16(answer.status().as_u16()).expect("a status");
+    let content_type = answer
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap_or_default().to_owned())
+        .unwrap_or_default();
+    let bytes = answer.bytes().await.expect("a body").to_vec();
+    (status, [(header::CONTENT_TYPE, content_type)], bytes).into_response()
+}
+
+#[tokio::test]
+async fn an_export_that_fails_midway_keeps_a_partial_file_and_says_how_many_rows() {
+    let server = sandbox(500).await;
+    let proxy = Arc::new(BreakingProxy {
+        upstream: server.base_url().to_owned(),
+        pages: 3,
+        seen: AtomicUsize::new(0),
+        http: crate::support::http(),
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+    let front = format!("http://{}", listener.local_addr().expect("an address"));
+    let app = axum::Router::new().fallback(forward).with_state(proxy.clone());
+    let serving = tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let home = Home::new();
+    let out = home.path("out").join("users.csv");
+    let conn = ["--base-url", front.as_str(), "--client-id", "sandbox-admin", "--scope", "users.read"];
+    let query = "{ paginatedUsers { edges { node { ref name } } } }";
+    let run = output(home.orgql_with_secret(
+        SECRET,
+        &args(&["export", "-e", query, "--out", out.to_str().expect("a UTF-8 path")], &conn),
+    ))
+    .await;
+    serving.abort();
+    assert_eq!(proxy.seen.load(Ordering::SeqCst), 4, "three pages, then the broken one, not retried");
+    assert_fails(&run, 5, "150 rows", &[SECRET]);
+    assert!(stderr(&run).contains("users.csv.partial"), "{}", stderr(&run));
+
+    assert!(!out.exists(), "a failed export must not leave {}", out.display());
+    let partial = home.path("out").join("users.csv.partial");
+    let rows = read_csv(&std::fs::read(&partial).expect("the partial file exists"));
+    assert_eq!(rows[0], ["ref", "name"]);
+    assert_eq!(rows.len(), 151, "the header and the 150 rows the message states");
+    let refs: Vec<String> = rows[1..].iter().map(|row| row[0].clone()).collect();
+    let want: Vec<String> = (1..=150).map(|n| format!("u{n:05}")).collect();
+    assert_eq!(refs, want);
+    assert_eq!(files_under(&home.path("out")), [partial], "no temporary file is left");
+}
+
+#[tokio::test]
+async fn the_secret_never_reaches_a_file_stdout_or_stderr() {
+    let secret = "s3cr3t-Zq8w-never-written";
+    let server = sandbox_with(Config { users: 60, secret: secret.to_owned(), ..Config::default() }).await;
+    let home = Home::new();
+    let mut outputs = Vec::new();
+
+    // profile add: the secret on stdin; without a keyring it is not kept, and the command says so.
+    let add = home.orgql(&[
+        "profile",
+        "add",
+        "acme",
+        "--base-url",
+        server.base_url(),
+        "--client-id",
+        "sandbox-admin",
+        "--scope",
+        "users.read",
+    ]);
+    let run = output_with_stdin(add, "s3cr3t-Zq8w-never-written\n").await;
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert!(stderr(&run).contains("no OS keyring"), "{}", stderr(&run));
+    assert!(stderr(&run).contains("ORGQL_CLIENT_SECRET"), "{}", stderr(&run));
+    outputs.push(run);
+    let profiles = home.path("config").join("orgql").join("profiles.toml");
+    let text = std::fs::read_to_string(&profiles).expect("the profile was saved");
+    assert!(text.contains("acme") && text.contains(server.base_url()), "{text}");
+
+    // profile list.
+    let run = output(home.orgql(&["profile", "list"])).await;
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert!(stdout(&run).contains("acme") && stdout(&run).contains("sandbox-admin"), "{}", stdout(&run));
+    outputs.push(run);
+
+    // query --profile, the secret from the environment; with the most verbose logs.
+    let query = "{ paginatedUsers { count edges { node { ref } } } }";
+    let mut command = home.orgql_with_secret(secret, &["query", "--profile", "acme", "-e", query]);
+    command.env("ORGQL_LOG", "trace");
+    let run = output(command).await;
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let response: Value = serde_json::from_slice(&run.stdout).expect("JSON on stdout");
+    assert_eq!(response["data"]["paginatedUsers"]["count"], 60);
+    outputs.push(run);
+    // Without the variable, the profile has no secret to use.
+    let run = output(home.orgql(&["query", "--profile", "acme", "-e", query])).await;
+    assert_fails(&run, 2, "ORGQL_CLIENT_SECRET", &[secret]);
+    outputs.push(run);
+
+    // export --profile, and export with the connection options.
+    let out = home.path("out").join("users.csv");
+    let out_text = out.to_str().expect("a UTF-8 path");
+    let run =
+        output(home.orgql_with_secret(secret, &["export", "--profile", "acme", "-e", query, "--out", out_text])).await;
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    outputs.push(run);
+    let run = output(home.orgql_with_secret(
+        secret,
+        &args(&["export", "-e", query, "--out", out_text, "--bom"], &connection(&server, "users.read")),
+    ))
+    .await;
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    outputs.push(run);
+    assert_eq!(read_csv(&std::fs::read(&out).expect("the CSV")).len(), 61);
+
+    // A wrong secret's failure does not print the secret either.
+    let mut command = home.orgql_with_secret("wrong-Zq8w", &["query", "--profile", "acme", "-e", query]);
+    command.env("ORGQL_LOG", "trace");
+    outputs.push(output(command).await);
+
+    for (i, run) in outputs.iter().enumerate() {
+        assert!(!contains(&run.stdout, secret), "run {i} printed the secret on stdout");
+        assert!(!contains(&run.stderr, secret), "run {i} printed the secret on stderr");
+        assert!(!contains(&run.stderr, "wrong-Zq8w"), "run {i} printed the wrong secret on stderr");
+    }
+    let files = files_under(home.dir.path());
+    assert!(files.contains(&profiles) && files.contains(&out), "{files:?}");
+    for file in files {
+        let bytes = std::fs::read(&file).expect("a readable file");
+        assert!(!contains(&bytes, secret), "{} holds the secret", file.display());
+    }
+}
+
+#[tokio::test]
+async fn removing_profiles() {
+    let server = sandbox(5).await;
+    let home = Home::new();
+    let run = output(home.orgql(&["profile", "remove", "ghost"])).await;
+    assert_fails(&run, 2, "ghost", &[]);
+    assert!(stderr(&run).contains("no profile"), "{}", stderr(&run));
+
+    let add = home.orgql(&[
+        "profile",
+        "add",
+        "real",
+        "--base-url",
+        server.base_url(),
+        "--client-id",
+        "sandbox-admin",
+        "--scope",
+        "users.read",
+    ]);
+    let run = output_with_stdin(add, "sandbox-secret\n").await;
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let run = output(home.orgql(&["profile", "remove", "real"])).await;
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert!(stderr(&run).contains("removed the profile 'real'"), "{}", stderr(&run));
+    let run = output(home.orgql(&["profile", "list"])).await;
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert!(!stdout(&run).contains("real"), "{}", stdout(&run));
+    let run = output(home.orgql(&["profile", "remove", "real"])).await;
+    assert_fails(&run, 2, "real", &[]);
+}
