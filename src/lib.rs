@@ -3,10 +3,14 @@
 
 pub mod api;
 pub mod cli;
+pub mod export;
 pub mod profiles;
 pub mod query;
 pub mod sandbox;
 pub mod scopes;
 pub mod secret;
+pub mod store;
 pub mod table;
+pub mod ui;
 pub mod webhooks;
+pub mod worker;

@@ -23,7 +23,7 @@ use crate::secret::Secret;
 pub struct BaseUrl(String);
 
 /// What a connection needs.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Credentials {
     /// The organization's base URL.
     pub base_url: BaseUrl,

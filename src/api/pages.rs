@@ -90,6 +90,18 @@ impl Pager {
         &self.warnings
     }
 
+    /// Positions the walk so that the next page is the one after `cursor` (the first page
+    /// for `None`): how a grid moves forward and back through remembered cursors.
+    pub fn seek(&mut self, cursor: Option<String>) {
+        self.cursor = cursor;
+        self.finished = false;
+    }
+
+    /// The cursor the next page starts after (`None` for the first page).
+    pub fn cursor(&self) -> Option<&str> {
+        self.cursor.as_deref()
+    }
+
     /// The query as sent.
     pub fn query_text(&self) -> &str {
         &self.paged.text

@@ -2,8 +2,8 @@
 //! streamed to disk. The file appears under its name only when complete; a failed or
 //! interrupted export keeps what it wrote as `F.partial` and says how many rows that holds.
 
-use std::io::{BufWriter, IsTerminal};
-use std::path::{Path, PathBuf};
+use std::io::IsTerminal;
+use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -12,8 +12,9 @@ use super::connection::ConnectionArgs;
 use super::input::QueryInput;
 use super::{Failure, cancel_on_ctrl_c};
 use crate::api::Pager;
+use crate::export::export_all;
 use crate::query::PagingOptions;
-use crate::table::{CsvOptions, CsvWriter};
+use crate::table::CsvOptions;
 
 /// Options of `orgql export`.
 #[derive(Args, Debug)]
@@ -43,59 +44,24 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
     for warning in pager.warnings() {
         eprintln!("orgql: {warning}");
     }
-    let cannot_write = |e: &dyn std::fmt::Display| {
-        Failure::usage(format!("cannot write {} ({e}); choose another --out", args.out.display()))
-    };
-    let dir = match args.out.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = args.out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "export.csv".into());
-    let temp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
-        .tempfile_in(&dir)
-        .map_err(|e| cannot_write(&e))?;
-    let file = temp.reopen().map_err(|e| cannot_write(&e))?;
-    let options = CsvOptions { bom: args.bom, raw: args.raw };
-    let mut csv = CsvWriter::new(BufWriter::new(file), &pager.site().columns, options).map_err(|e| cannot_write(&e))?;
     let progress = progress_bar();
     let cancel = cancel_on_ctrl_c();
-
-    let outcome: Result<(), Failure> = async {
-        while let Some(page) = pager.next_page(&cancel).await? {
-            csv.write_page(&page.data, pager.site()).map_err(|e| Failure::new(6, e.to_string()))?;
-            if let Some(total) = page.total {
-                progress.set_length(total);
-            }
-            progress.set_position(csv.rows());
+    let options = CsvOptions { bom: args.bom, raw: args.raw };
+    let result = export_all(&mut pager, &args.out, options, &cancel, |p| {
+        if let Some(total) = p.total {
+            progress.set_length(total);
         }
-        Ok(())
-    }
+        progress.set_position(p.rows);
+    })
     .await;
     progress.finish_and_clear();
-    let rows = csv.rows();
-    let flushed = csv.finish().map_err(|e| Failure::new(6, e.to_string()));
-    match outcome.and(flushed.map(drop)) {
-        Ok(()) => {
-            temp.persist(&args.out).map_err(|e| cannot_write(&e.error))?;
+    match result {
+        Ok(rows) => {
             eprintln!("orgql: wrote {rows} rows to {}", args.out.display());
             Ok(())
         }
-        Err(failure) => Err(keep_partial(temp, &args.out, rows, failure)),
+        Err(err) => Err(Failure::new(err.exit_code(), err.to_string())),
     }
-}
-
-/// Keeps the rows written so far as `F.partial` and adds that to the failure's message.
-fn keep_partial(temp: tempfile::NamedTempFile, out: &Path, rows: u64, failure: Failure) -> Failure {
-    let mut partial = out.as_os_str().to_owned();
-    partial.push(".partial");
-    let partial = PathBuf::from(partial);
-    let kept = match temp.persist(&partial) {
-        Ok(_) => format!("the {rows} rows written so far are in {} (not {})", partial.display(), out.display()),
-        Err(e) => format!("the {rows} rows written so far could not be kept ({})", e.error),
-    };
-    Failure::new(failure.code, format!("{}; {kept}", failure.message))
 }
 
 fn progress_bar() -> ProgressBar {

@@ -77,9 +77,7 @@ pub fn main() -> ExitCode {
         Some(Command::Query(args)) => block_on(query::run(args)),
         Some(Command::Export(args)) => block_on(export::run(args)),
         Some(Command::Profile(command)) => profile::run(command),
-        None => Err(Failure::usage(
-            "the desktop app is not built yet; run 'orgql sandbox' to start the local service, or 'orgql --help'",
-        )),
+        None => desktop(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -108,6 +106,32 @@ fn usage_error(err: clap::Error) -> ExitCode {
     let what = what.strip_prefix("error: ").unwrap_or(&what).trim_end_matches('.');
     eprintln!("orgql: {what}; run the command with --help to see its options");
     ExitCode::from(2)
+}
+
+/// Opens the desktop app: `main` owns the runtime and hands the app a handle.
+fn desktop() -> Result<(), Failure> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .thread_name("orgql-worker")
+        .build()
+        .map_err(|e| Failure::new(6, format!("cannot start the async runtime ({e})")))?;
+    let export_dir = directories::UserDirs::new()
+        .and_then(|dirs| {
+            dirs.document_dir().map(std::path::Path::to_path_buf).or_else(|| Some(dirs.home_dir().to_path_buf()))
+        })
+        .unwrap_or_else(|| std::path::PathBuf::from("."));
+    let config = crate::ui::AppConfig {
+        runtime: runtime.handle().clone(),
+        profiles: crate::profiles::ProfileFile::default_location().ok(),
+        secrets: connection::secret_store(),
+        store_path: crate::store::Store::default_path(),
+        sandbox_users: 500,
+        export_dir,
+    };
+    let result = crate::ui::run_native(config).map_err(|e| Failure::new(6, e));
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    result
 }
 
 fn block_on(future: impl Future<Output = Result<(), Failure>>) -> Result<(), Failure> {

@@ -12,6 +12,7 @@ mod document;
 mod edit;
 mod error;
 mod fields;
+pub mod highlight;
 mod paging;
 mod rewrite;
 

@@ -81,6 +81,17 @@ impl<W: Write> CsvWriter<W> {
         Ok(())
     }
 
+    /// Writes one row of cells already flattened (by [`super::cells`]), e.g. the rows a grid shows.
+    ///
+    /// # Errors
+    ///
+    /// [`CsvError`] when the underlying writer fails.
+    pub fn write_cells(&mut self, row: &[String]) -> Result<(), CsvError> {
+        self.write_record(row.to_vec())?;
+        self.rows += 1;
+        Ok(())
+    }
+
     /// Writes a row for every node of one page (`data` is the response's `data`; `site` says
     /// where the nodes are) and returns how many it wrote.
     ///

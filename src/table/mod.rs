@@ -2,6 +2,8 @@
 
 mod cells;
 pub mod csv;
+mod file;
 
 pub use self::cells::{cell, cells};
 pub use self::csv::{CsvError, CsvOptions, CsvWriter, guard_formula};
+pub use self::file::{CsvFile, FileError, Partial};

@@ -1,0 +1,411 @@
+//! The app: drains the worker's events into state in `logic`, draws the panels in `ui`, and
+//! turns what panels return into commands for the worker.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+
+use super::editor::{EditorIntent, QueryEditor};
+use super::export_window::{ExportRequest, ExportWindow};
+use super::history::HistoryPanel;
+use super::profiles::{ProfileChoice, ProfilesWindow};
+use super::results::{ResultsIntent, ResultsPanel};
+use super::status_bar::StatusBar;
+use super::tab::{Export, FetchAll, Grid, SAMPLE_QUERY, Tab};
+use crate::profiles::{ProfileFile, SecretStore};
+use crate::store::HistoryEntry;
+use crate::table::CsvOptions;
+use crate::worker::{Command, Connection, Event, JobId, QuerySpec, Worker};
+
+/// How long `logic` may spend draining events in one frame.
+const EVENT_BUDGET: Duration = Duration::from_millis(4);
+
+/// What the app is started with (tests inject temporary places).
+pub struct AppConfig {
+    /// The runtime `main` owns.
+    pub runtime: tokio::runtime::Handle,
+    /// The profiles file (none: only the built-in sandbox).
+    pub profiles: Option<ProfileFile>,
+    /// Where secrets are kept.
+    pub secrets: SecretStore,
+    /// The history database (none: no history).
+    pub store_path: Option<PathBuf>,
+    /// Users of the in-process sandbox.
+    pub sandbox_users: usize,
+    /// The folder exports are proposed in.
+    pub export_dir: PathBuf,
+}
+
+/// The orgql desktop app.
+pub struct OrgqlApp {
+    worker: Worker,
+    events: mpsc::Receiver<Event>,
+    tabs: Vec<Tab>,
+    active: usize,
+    next_tab: u64,
+    next_job: JobId,
+    profiles: ProfilesWindow,
+    connection: ProfileChoice,
+    editor: QueryEditor,
+    results: ResultsPanel,
+    export_window: ExportWindow,
+    history: HistoryPanel,
+    status: StatusBar,
+    problems: Vec<String>,
+}
+
+impl OrgqlApp {
+    /// The app, with its worker started on `config.runtime`; `repaint` wakes the UI.
+    pub fn new(config: AppConfig, repaint: crate::worker::Repaint) -> Self {
+        let mut problems = Vec::new();
+        let store = match config.store_path.as_deref().map(crate::store::Store::open) {
+            Some(Ok(store)) => Some(store),
+            Some(Err(e)) => {
+                problems.push(format!("{e}; the history is off for this session"));
+                None
+            }
+            None => None,
+        };
+        let has_store = store.is_some();
+        let (worker, events) = Worker::spawn(&config.runtime, repaint, store, config.sandbox_users);
+        let profiles = ProfilesWindow::new(config.profiles, config.secrets);
+        if let Some(problem) = profiles.problem() {
+            problems.push(problem.to_owned());
+        }
+        let mut app = OrgqlApp {
+            worker,
+            events,
+            tabs: vec![Tab::new(1, "Users", SAMPLE_QUERY)],
+            active: 0,
+            next_tab: 2,
+            next_job: 1,
+            profiles,
+            connection: ProfileChoice::Sandbox,
+            editor: QueryEditor::default(),
+            results: ResultsPanel::default(),
+            export_window: ExportWindow::new(config.export_dir),
+            history: HistoryPanel::default(),
+            status: StatusBar::default(),
+            problems,
+        };
+        if has_store {
+            app.send(Command::LoadHistory);
+        }
+        app
+    }
+
+    fn send(&mut self, command: Command) {
+        if let Err(e) = self.worker.send(command) {
+            self.problems.push(e.to_string());
+        }
+    }
+
+    fn job(&mut self) -> JobId {
+        self.next_job += 1;
+        self.next_job
+    }
+
+    /// The tabs (for tests and for the window title).
+    pub fn tabs(&self) -> &[Tab] {
+        &self.tabs
+    }
+
+    /// The active tab.
+    pub fn active_tab(&self) -> &Tab {
+        &self.tabs[self.active]
+    }
+
+    fn connection(&mut self) -> Result<Connection, String> {
+        self.profiles.connection(&self.connection)
+    }
+
+    fn spec(&mut self) -> Result<QuerySpec, String> {
+        let connection = self.connection()?;
+        let tab = &self.tabs[self.active];
+        let variables = super::editor::parse_variables(&tab.variables)?;
+        Ok(QuerySpec { connection, query: tab.query.clone(), variables, operation: None })
+    }
+
+    /// Runs the active tab's query from its first page.
+    fn run(&mut self, cursor: Option<String>, back: Option<Vec<Option<String>>>) {
+        let spec = match self.spec() {
+            Ok(spec) => spec,
+            Err(message) => {
+                self.tabs[self.active].result.finish(Err(crate::api::ApiError::Document(message)));
+                return;
+            }
+        };
+        if let Some(job) = self.tabs[self.active].job.take() {
+            self.send(Command::Cancel(job));
+        }
+        let job = self.job();
+        let tab = &mut self.tabs[self.active];
+        tab.result.start();
+        tab.job = Some(job);
+        tab.paging.back = back.unwrap_or_default();
+        tab.paging.current = cursor.clone();
+        self.send(Command::Run { job, spec, cursor });
+    }
+
+    fn handle_results(&mut self, intent: ResultsIntent) {
+        match intent {
+            ResultsIntent::NextPage => {
+                let paging = &self.tabs[self.active].paging;
+                if let Some(next) = paging.next.clone() {
+                    let mut back = paging.back.clone();
+                    back.push(paging.current.clone());
+                    self.run(Some(next), Some(back));
+                }
+            }
+            ResultsIntent::PreviousPage => {
+                let mut back = self.tabs[self.active].paging.back.clone();
+                if let Some(previous) = back.pop() {
+                    self.run(previous, Some(back));
+                }
+            }
+            ResultsIntent::FetchAll => match self.spec() {
+                Ok(spec) => {
+                    let job = self.job();
+                    let tab = &mut self.tabs[self.active];
+                    tab.fetch_all = Some(FetchAll { job, so_far: 0, total: None, outcome: None });
+                    tab.grid = None;
+                    self.send(Command::FetchAll { job, spec });
+                }
+                Err(message) => self.problems.push(message),
+            },
+            ResultsIntent::Cancel => {
+                let tab = &mut self.tabs[self.active];
+                let jobs: Vec<JobId> = [
+                    tab.job.take(),
+                    tab.fetch_all.as_ref().filter(|f| f.outcome.is_none()).map(|f| f.job),
+                    tab.export.as_ref().filter(|e| e.outcome.is_none()).map(|e| e.job),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                if tab.result.is_pending() {
+                    tab.result.finish(Err(crate::api::ApiError::Cancelled));
+                }
+                for job in jobs {
+                    self.send(Command::Cancel(job));
+                }
+            }
+            ResultsIntent::Export => self.export_window.open(),
+            ResultsIntent::JumpTo(line, column) => self.tabs[self.active].jump_to = Some((line, column)),
+            ResultsIntent::CopyText(text) => self.results.copy(text),
+        }
+    }
+
+    fn handle_export(&mut self, request: ExportRequest) {
+        let options = CsvOptions { bom: request.bom, raw: request.raw };
+        let job = self.job();
+        let command = if request.all_pages {
+            match self.spec() {
+                Ok(spec) => Command::ExportAll { job, spec, path: request.path, options },
+                Err(message) => {
+                    self.problems.push(message);
+                    return;
+                }
+            }
+        } else {
+            let Some(grid) = self.tabs[self.active].grid.as_ref() else {
+                self.problems.push("there are no rows to export yet; run the query first".into());
+                return;
+            };
+            Command::ExportRows {
+                job,
+                columns: grid.columns.clone(),
+                rows: grid.rows.clone(),
+                path: request.path,
+                options,
+            }
+        };
+        self.tabs[self.active].export = Some(Export { job, rows: 0, total: None, outcome: None });
+        self.send(command);
+    }
+
+    fn tab_of(&mut self, job: JobId) -> Option<&mut Tab> {
+        self.tabs.iter_mut().find(|t| {
+            t.job == Some(job)
+                || t.fetch_all.as_ref().is_some_and(|f| f.job == job)
+                || t.export.as_ref().is_some_and(|e| e.job == job)
+        })
+    }
+
+    fn apply(&mut self, event: Event) {
+        match event {
+            Event::SandboxStarted { base_url } => self.status.sandbox = Some(base_url),
+            Event::Ran { job, result } => {
+                let Some(tab) = self.tab_of(job) else { return };
+                tab.job = None;
+                if let Ok(result) = &result {
+                    if let Some(rows) = &result.rows {
+                        tab.paging.next = rows.has_next_page.then(|| rows.end_cursor.clone()).flatten();
+                        let first_row = 1 + 50 * tab.paging.back.len() as u64;
+                        tab.grid = Some(Grid::from_rows(rows.clone(), first_row));
+                        tab.fetch_all = None;
+                    } else {
+                        tab.grid = None;
+                        tab.paging = Default::default();
+                    }
+                }
+                tab.result.finish(result.clone());
+                self.status.last =
+                    result.ok().map(|r| (r.status, r.elapsed, r.bytes, r.rows.and_then(|rows| rows.total)));
+            }
+            Event::RowsArrived { job, rows, so_far } => {
+                let Some(tab) = self.tab_of(job) else { return };
+                if let Some(fetch) = tab.fetch_all.as_mut() {
+                    fetch.so_far = so_far;
+                    fetch.total = rows.total.or(fetch.total);
+                }
+                match tab.grid.as_mut() {
+                    Some(grid) if rows.columns.is_empty() => grid.append(rows.rows),
+                    _ => tab.grid = Some(Grid::from_rows(rows, 1)),
+                }
+            }
+            Event::FetchedAll { job, result } => {
+                if let Some(tab) = self.tab_of(job)
+                    && let Some(fetch) = tab.fetch_all.as_mut()
+                {
+                    fetch.outcome = Some(result);
+                    tab.paging = Default::default();
+                }
+            }
+            Event::ExportProgress { job, rows, total } => {
+                if let Some(export) = self.tab_of(job).and_then(|t| t.export.as_mut()) {
+                    export.rows = rows;
+                    export.total = total;
+                }
+            }
+            Event::Exported { job, result } => {
+                if let Some(export) = self.tab_of(job).and_then(|t| t.export.as_mut()) {
+                    if let Ok((_, rows)) = &result {
+                        export.rows = *rows;
+                    }
+                    export.outcome = Some(result);
+                }
+            }
+            Event::ConnectionTested { job, result } => self.profiles.tested(job, result),
+            Event::Token { connection, state } => {
+                self.status.tokens.insert(connection, (state, Instant::now()));
+            }
+            Event::History(entries) => self.history.entries = entries,
+            Event::Problem(problem) => self.problems.push(problem),
+        }
+    }
+
+    fn open_history(&mut self, entry: HistoryEntry) {
+        let title = format!("History {}", entry.id);
+        self.tabs.push(Tab::new(self.next_tab, title, entry.query));
+        self.next_tab += 1;
+        self.active = self.tabs.len() - 1;
+        self.tabs[self.active].variables = entry.variables;
+    }
+
+    fn tabs_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            let mut close = None;
+            for (i, tab) in self.tabs.iter().enumerate() {
+                let label = if tab.busy() { format!("{} …", tab.title) } else { tab.title.clone() };
+                if ui.selectable_label(i == self.active, label).clicked() {
+                    self.active = i;
+                }
+                if self.tabs.len() > 1 && ui.small_button("×").on_hover_text("Close tab").clicked() {
+                    close = Some(i);
+                }
+            }
+            if ui.button("+").on_hover_text("New tab").clicked() {
+                self.tabs.push(Tab::new(self.next_tab, format!("Query {}", self.next_tab), SAMPLE_QUERY));
+                self.next_tab += 1;
+                self.active = self.tabs.len() - 1;
+            }
+            if let Some(i) = close {
+                self.tabs.remove(i);
+                self.active = self.active.min(self.tabs.len() - 1);
+            }
+        });
+    }
+
+    fn problems_ui(&mut self, ui: &mut egui::Ui) {
+        if self.problems.is_empty() {
+            return;
+        }
+        egui::Panel::top("problems").show(ui, |ui| {
+            let mut dismiss = false;
+            ui.horizontal_wrapped(|ui| {
+                ui.colored_label(ui.visuals().warn_fg_color, self.problems.join(" · "));
+                dismiss = ui.button("Dismiss").clicked();
+            });
+            if dismiss {
+                self.problems.clear();
+            }
+        });
+    }
+}
+
+impl eframe::App for OrgqlApp {
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        let started = Instant::now();
+        while started.elapsed() < EVENT_BUDGET {
+            match self.events.try_recv() {
+                Ok(event) => self.apply(event),
+                Err(_) => break,
+            }
+        }
+        if !self.events.is_empty() {
+            ctx.request_repaint();
+        }
+        // Keep the token countdown and progress moving while something is under way.
+        if self.tabs.iter().any(Tab::busy) {
+            ctx.request_repaint_after(Duration::from_millis(250));
+        }
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let ctx = ui.ctx().clone();
+        egui::Panel::top("toolbar").show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.strong("orgql");
+                ui.separator();
+                self.profiles.choice_ui(ui, &mut self.connection);
+                if ui.button("Profiles…").clicked() {
+                    self.profiles.open = true;
+                }
+            });
+            self.tabs_ui(ui);
+        });
+        self.problems_ui(ui);
+        let connection_name = self.profiles.name_of(&self.connection);
+        egui::Panel::bottom("status").show(ui, |ui| {
+            self.status.ui(ui, &connection_name);
+        });
+        egui::Panel::left("history").resizable(true).default_size(220.0).show(ui, |ui| {
+            if let Some(entry) = self.history.ui(ui) {
+                self.open_history(entry);
+            }
+        });
+        egui::CentralPanel::default().show(ui, |ui| {
+            let tab = &mut self.tabs[self.active];
+            let intent = self.editor.ui(ui, tab);
+            ui.separator();
+            let results = self.results.ui(ui, tab);
+            match intent {
+                Some(EditorIntent::Run) => self.run(None, None),
+                Some(EditorIntent::Cancel) => self.handle_results(ResultsIntent::Cancel),
+                None => {}
+            }
+            if let Some(intent) = results {
+                self.handle_results(intent);
+            }
+        });
+        let has_rows = self.tabs[self.active].grid.is_some();
+        if let Some(request) = self.export_window.ui(&ctx, has_rows, self.tabs[self.active].export.as_ref()) {
+            self.handle_export(request);
+        }
+        if let Some(job) = self.profiles.window_ui(&ctx, &mut self.next_job) {
+            self.send(job);
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! The query editor: the document (monospace, highlighted), its variables (JSON, checked before
+//! sending), Run (Ctrl+Enter) and Cancel.
+
+use std::sync::Arc;
+
+use egui::text::{LayoutJob, TextFormat};
+use egui::{Color32, FontId, Key, KeyboardShortcut, Modifiers};
+use serde_json::Value;
+
+use super::tab::Tab;
+use crate::query::highlight::Highlighter;
+
+/// Ctrl+Enter (Cmd+Enter on macOS) runs the query.
+pub const RUN_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Enter);
+
+/// What the editor asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditorIntent {
+    /// Run the query.
+    Run,
+    /// Stop the request under way.
+    Cancel,
+}
+
+/// The editor of the active tab. The highlighter keeps its per-line states between frames, so a
+/// keystroke re-highlights only the lines it changed.
+#[derive(Default)]
+pub struct QueryEditor {
+    highlighter: Option<(bool, Highlighter)>,
+    /// The last layout, reused while neither the text nor the wrap width changes.
+    cached: Option<(String, f32, bool, Arc<egui::Galley>)>,
+}
+
+/// Reads the variables editor's text: empty means none; otherwise a JSON object.
+pub fn parse_variables(text: &str) -> Result<Option<Value>, String> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(value @ Value::Object(_)) => Ok(Some(value)),
+        Ok(_) => Err("the variables must be a JSON object, like {\"active\": true}".to_owned()),
+        Err(e) => Err(format!(
+            "the variables are not valid JSON (line {}, column {}): fix them before running",
+            e.line(),
+            e.column()
+        )),
+    }
+}
+
+impl QueryEditor {
+    /// Draws the editor of `tab`; returns what the user asked for.
+    pub fn ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab) -> Option<EditorIntent> {
+        let mut intent = None;
+        let variables_error = parse_variables(&tab.variables).err();
+        ui.horizontal(|ui| {
+            let run = ui.add_enabled(variables_error.is_none(), egui::Button::new("Run"));
+            if run.on_hover_text("Run the query (Ctrl+Enter)").clicked() {
+                intent = Some(EditorIntent::Run);
+            }
+            if tab.busy() && ui.button("Cancel").clicked() {
+                intent = Some(EditorIntent::Cancel);
+            }
+            if tab.result.is_pending() {
+                ui.spinner();
+            }
+        });
+        if variables_error.is_none() && ui.input_mut(|i| i.consume_shortcut(&RUN_SHORTCUT)) {
+            intent = Some(EditorIntent::Run);
+        }
+        let height = (ui.available_height() * 0.45).max(120.0);
+        ui.horizontal_top(|ui| {
+            let width = ui.available_width();
+            ui.vertical(|ui| {
+                ui.set_width(width * 0.66);
+                let label = ui.label("Query");
+                egui::ScrollArea::vertical().id_salt(("query-scroll", tab.id)).max_height(height).show(ui, |ui| {
+                    self.query_ui(ui, tab, label.id);
+                });
+            });
+            ui.vertical(|ui| {
+                let label = ui.label("Variables (JSON)");
+                let response = ui.add(
+                    egui::TextEdit::multiline(&mut tab.variables)
+                        .id_salt(("variables", tab.id))
+                        .code_editor()
+                        .desired_rows(6)
+                        .desired_width(f32::INFINITY)
+                        .hint_text("{\"active\": true}"),
+                );
+                response.labelled_by(label.id);
+                if let Some(error) = &variables_error {
+                    ui.colored_label(ui.visuals().error_fg_color, error);
+                }
+            });
+        });
+        intent
+    }
+
+    fn query_ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab, label: egui::Id) {
+        let dark = ui.visuals().dark_mode;
+        if self.highlighter.as_ref().is_none_or(|(d, _)| *d != dark) {
+            self.highlighter = Highlighter::new(dark).ok().map(|h| (dark, h));
+            self.cached = None;
+        }
+        let font = FontId::monospace(13.0);
+        let default_color = ui.visuals().text_color();
+        let QueryEditor { highlighter, cached } = self;
+        let mut layouter = |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap_width: f32| {
+            let text = text.as_str();
+            if let Some((cached_text, width, cached_dark, galley)) = cached.as_ref()
+                && cached_text == text
+                && *width == wrap_width
+                && *cached_dark == dark
+            {
+                return galley.clone();
+            }
+            let mut job = match highlighter.as_mut() {
+                Some((_, h)) => layout_job(text, &h.spans(text), &font),
+                None => LayoutJob::simple(text.to_owned(), font.clone(), default_color, wrap_width),
+            };
+            job.wrap.max_width = wrap_width;
+            let galley = ui.fonts_mut(|f| f.layout_job(job));
+            *cached = Some((text.to_owned(), wrap_width, dark, galley.clone()));
+            galley
+        };
+        let output = egui::TextEdit::multiline(&mut tab.query)
+            .id_salt(("query", tab.id))
+            .code_editor()
+            .desired_rows(16)
+            .desired_width(f32::INFINITY)
+            .lock_focus(true)
+            .layouter(&mut layouter)
+            .show(ui);
+        output.response.response.clone().labelled_by(label);
+        if let Some((line, column)) = tab.jump_to.take() {
+            let index = char_index(&tab.query, line, column);
+            let mut state = output.state;
+            let cursor = egui::text::CCursor::new(index);
+            state.cursor.set_char_range(Some(egui::text::CCursorRange::one(cursor)));
+            state.store(ui.ctx(), output.response.response.id);
+            output.response.response.request_focus();
+        }
+    }
+}
+
+/// The character index of a line and column (from 1) in `text`, clamped to the text.
+fn char_index(text: &str, line: u32, column: u32) -> usize {
+    let mut index = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line as usize {
+            return index + (column as usize).saturating_sub(1).min(l.chars().count());
+        }
+        index += l.chars().count();
+    }
+    index
+}
+
+fn layout_job(text: &str, spans: &[crate::query::highlight::Span], font: &FontId) -> LayoutJob {
+    let mut job = LayoutJob::default();
+    let mut end = 0;
+    for span in spans {
+        if span.range.start > end || span.range.end > text.len() {
+            break;
+        }
+        let [r, g, b, a] = span.color;
+        let format = TextFormat {
+            font_id: font.clone(),
+            color: Color32::from_rgba_unmultiplied(r, g, b, a),
+            italics: span.italic,
+            ..Default::default()
+        };
+        job.append(&text[span.range.clone()], 0.0, format);
+        end = span.range.end;
+    }
+    if end < text.len() {
+        job.append(&text[end..], 0.0, TextFormat { font_id: font.clone(), ..Default::default() });
+    }
+    job
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variables_are_an_object_or_nothing() {
+        assert_eq!(parse_variables("  ").unwrap(), None);
+        assert!(parse_variables("{\"a\": 1}").unwrap().is_some());
+        assert!(parse_variables("[1]").unwrap_err().contains("JSON object"));
+        assert!(parse_variables("{\"a\": }").unwrap_err().contains("line 1"));
+    }
+
+    #[test]
+    fn finds_a_line_and_column() {
+        let text = "ab\ncdé\nf";
+        assert_eq!(char_index(text, 1, 1), 0);
+        assert_eq!(char_index(text, 2, 3), 5);
+        assert_eq!(char_index(text, 3, 99), 8);
+    }
+}

@@ -1,0 +1,42 @@
+//! The desktop app (egui): panels draw state and turn clicks into commands for the worker.
+
+mod app;
+mod editor;
+mod export_window;
+mod history;
+mod json_tree;
+mod profiles;
+mod results;
+mod state;
+mod status_bar;
+mod tab;
+
+pub use app::{AppConfig, OrgqlApp};
+pub use tab::{SAMPLE_QUERY, Tab, View};
+
+use std::sync::Arc;
+
+/// The window's title.
+pub const TITLE: &str = "orgql — GraphQL explorer";
+
+/// Opens the window and runs the app until it closes.
+pub fn run_native(config: AppConfig) -> Result<(), String> {
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title(TITLE)
+            .with_app_id("orgql")
+            .with_inner_size([1280.0, 800.0])
+            .with_min_inner_size([640.0, 400.0]),
+        ..Default::default()
+    };
+    eframe::run_native(
+        TITLE,
+        options,
+        Box::new(move |cc| {
+            let ctx = cc.egui_ctx.clone();
+            let repaint = Arc::new(move || ctx.request_repaint());
+            Ok(Box::new(OrgqlApp::new(config, repaint)))
+        }),
+    )
+    .map_err(|e| format!("the window could not be opened ({e}); check that a display is available"))
+}

@@ -1,0 +1,204 @@
+//! One query tab: its document, variables, result, pages and exports.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::state::Requested;
+use crate::api::ApiError;
+use crate::worker::{JobId, QueryResult, Rows};
+
+/// How the result is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum View {
+    /// The connection's rows.
+    #[default]
+    Grid,
+    /// The response as a tree.
+    Tree,
+    /// The response as text.
+    Raw,
+}
+
+/// The rows the grid shows: the current page, or every page fetched so far.
+#[derive(Debug, Clone, Default)]
+pub struct Grid {
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Rows, shared with exports (never copied).
+    pub rows: Arc<Vec<Vec<String>>>,
+    /// The connection's `count`.
+    pub total: Option<u64>,
+    /// The row order: indexes into `rows` (sorted by a column when asked).
+    pub order: Vec<usize>,
+    /// The column sorted by, and whether ascending.
+    pub sort: Option<(usize, bool)>,
+    /// The number of the first row (for "51–100 of 500").
+    pub first_row: u64,
+}
+
+impl Grid {
+    /// A grid of one page (or the start of "fetch all").
+    pub fn from_rows(rows: Rows, first_row: u64) -> Self {
+        let order = (0..rows.rows.len()).collect();
+        Grid { columns: rows.columns, rows: Arc::new(rows.rows), total: rows.total, order, sort: None, first_row }
+    }
+
+    /// Appends rows of a further page.
+    pub fn append(&mut self, more: Vec<Vec<String>>) {
+        let rows = Arc::make_mut(&mut self.rows);
+        let start = rows.len();
+        rows.extend(more);
+        self.order.extend(start..rows.len());
+        if let Some((column, ascending)) = self.sort {
+            self.sort_by(column, ascending);
+        }
+    }
+
+    /// Sorts the rows by a column (numbers as numbers, text as text).
+    pub fn sort_by(&mut self, column: usize, ascending: bool) {
+        let rows = &self.rows;
+        let key = |i: &usize| rows[*i].get(column).map(String::as_str).unwrap_or("");
+        self.order.sort_by(|a, b| {
+            let (x, y) = (key(a), key(b));
+            let ordering = match (x.parse::<f64>(), y.parse::<f64>()) {
+                (Ok(x), Ok(y)) => x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Equal),
+                _ => x.to_lowercase().cmp(&y.to_lowercase()),
+            };
+            if ascending { ordering } else { ordering.reverse() }
+        });
+        self.sort = Some((column, ascending));
+    }
+}
+
+/// Where the pages are.
+#[derive(Debug, Clone, Default)]
+pub struct Paging {
+    /// The cursors each earlier page started after (for "Previous").
+    pub back: Vec<Option<String>>,
+    /// The cursor the shown page started after.
+    pub current: Option<String>,
+    /// The cursor of the next page, when there is one.
+    pub next: Option<String>,
+}
+
+/// A "fetch all pages" under way or done.
+#[derive(Debug, Clone)]
+pub struct FetchAll {
+    /// The job.
+    pub job: JobId,
+    /// Rows so far.
+    pub so_far: u64,
+    /// Rows expected.
+    pub total: Option<u64>,
+    /// Whether it has ended, and how.
+    pub outcome: Option<Result<u64, ApiError>>,
+}
+
+/// An export under way or done.
+#[derive(Debug, Clone)]
+pub struct Export {
+    /// The job.
+    pub job: JobId,
+    /// Rows written so far.
+    pub rows: u64,
+    /// Rows expected.
+    pub total: Option<u64>,
+    /// The file and its rows, or why it failed.
+    pub outcome: Option<Result<(PathBuf, u64), String>>,
+}
+
+/// A query tab.
+#[derive(Debug, Clone)]
+pub struct Tab {
+    /// Stable id (for widget ids).
+    pub id: u64,
+    /// Shown on the tab.
+    pub title: String,
+    /// The GraphQL document.
+    pub query: String,
+    /// The variables as JSON text.
+    pub variables: String,
+    /// The last request.
+    pub result: Requested<QueryResult, ApiError>,
+    /// The job of the request under way.
+    pub job: Option<JobId>,
+    /// The grid's rows.
+    pub grid: Option<Grid>,
+    /// Pages.
+    pub paging: Paging,
+    /// How the result is shown.
+    pub view: View,
+    /// A "fetch all" under way or done.
+    pub fetch_all: Option<FetchAll>,
+    /// An export under way or done.
+    pub export: Option<Export>,
+    /// Where the editor's cursor should go (line, column from 1), after a click on an error.
+    pub jump_to: Option<(u32, u32)>,
+}
+
+impl Tab {
+    /// A tab with a document.
+    pub fn new(id: u64, title: impl Into<String>, query: impl Into<String>) -> Self {
+        Tab {
+            id,
+            title: title.into(),
+            query: query.into(),
+            variables: String::new(),
+            result: Requested::Idle,
+            job: None,
+            grid: None,
+            paging: Paging::default(),
+            view: View::Grid,
+            fetch_all: None,
+            export: None,
+            jump_to: None,
+        }
+    }
+
+    /// Whether a request, fetch or export of this tab is under way.
+    pub fn busy(&self) -> bool {
+        self.result.is_pending()
+            || self.fetch_all.as_ref().is_some_and(|f| f.outcome.is_none())
+            || self.export.as_ref().is_some_and(|e| e.outcome.is_none())
+    }
+}
+
+/// The sample the first start opens: the sandbox's users, one click from a grid.
+pub const SAMPLE_QUERY: &str = "# Users of the organization, 50 a page. Press Run (Ctrl+Enter).
+query Users($active: Boolean) {
+  paginatedUsers(first: 50, isActive: $active) {
+    count
+    edges {
+      node {
+        ref
+        name
+        email
+        isActive
+        roles
+        groups { name }
+      }
+    }
+  }
+}
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorts_numbers_as_numbers_and_keeps_order_when_appending() {
+        let rows = Rows {
+            columns: vec!["n".into()],
+            rows: vec![vec!["10".into()], vec!["9".into()], vec!["100".into()]],
+            ..Rows::default()
+        };
+        let mut grid = Grid::from_rows(rows, 1);
+        grid.sort_by(0, true);
+        assert_eq!(grid.order, [1, 0, 2]);
+        grid.append(vec![vec!["1".into()]]);
+        assert_eq!(grid.order, [3, 1, 0, 2]);
+        grid.sort_by(0, false);
+        assert_eq!(grid.order, [2, 0, 1, 3]);
+    }
+}

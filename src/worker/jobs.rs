@@ -1,0 +1,244 @@
+//! The jobs: each runs as its own task, ends by sending its result, and stops when cancelled.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::{Connection, Event, JobId, QueryResult, QuerySpec, Rows, Shared};
+use crate::api::{ApiError, Client, GraphQlRequest, Page, Pager, TokenState};
+use crate::query::{ConnectionSite, PagingOptions};
+use crate::table::{CsvFile, CsvOptions, cells};
+
+/// How many history entries the UI lists.
+const HISTORY_SHOWN: usize = 200;
+
+fn rows_of(site: &ConnectionSite, data: &Value, with_columns: bool) -> Rows {
+    Rows {
+        columns: if with_columns { site.columns.iter().map(|c| c.name.clone()).collect() } else { Vec::new() },
+        rows: site.nodes(data).map(|node| cells(node, &site.columns)).collect(),
+        total: site.count(data),
+        has_next_page: site.has_next_page(data).unwrap_or(false),
+        end_cursor: site.end_cursor(data).map(str::to_owned),
+    }
+}
+
+fn pretty(value: &impl serde::Serialize) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("(the response could not be shown: {e})"))
+}
+
+fn pager(client: Arc<Client>, spec: &QuerySpec) -> Result<Pager, ApiError> {
+    Pager::new(
+        client,
+        &spec.query,
+        spec.variables.clone(),
+        spec.operation.as_deref(),
+        PagingOptions { ensure_count: true },
+    )
+}
+
+/// Whether the query has one connection to page through (and is a query).
+fn pageable(spec: &QuerySpec) -> bool {
+    crate::query::prepare_paging(&spec.query, spec.operation.as_deref(), PagingOptions::default()).is_ok()
+}
+
+/// Runs a query: one page of its connection, or the document as it is.
+pub(super) async fn run(
+    shared: Arc<Shared>,
+    job: JobId,
+    spec: QuerySpec,
+    cursor: Option<String>,
+    cancel: CancellationToken,
+) {
+    let result = run_inner(&shared, &spec, cursor, &cancel).await;
+    shared.end_job(job);
+    let outcome = match &result {
+        Ok(r) => match &r.rows {
+            Some(rows) => format!("{} · {} rows", r.status, rows.rows.len()),
+            None if r.errors.is_empty() => format!("{}", r.status),
+            None => format!("{} · {} errors", r.status, r.errors.len()),
+        },
+        Err(e) => e.to_string(),
+    };
+    let variables = spec.variables.as_ref().map(|v| v.to_string()).unwrap_or_default();
+    let (profile, query) = (spec.connection.name().to_owned(), spec.query.clone());
+    if let Some(Err(e)) = shared.with_store(move |s| s.add_history(&profile, &query, &variables, &outcome)).await {
+        shared.emit(Event::Problem(e)).await;
+    }
+    shared.emit(Event::Ran { job, result }).await;
+    report_token(&shared, &spec.connection).await;
+    load_history(shared).await;
+}
+
+async fn run_inner(
+    shared: &Shared,
+    spec: &QuerySpec,
+    cursor: Option<String>,
+    cancel: &CancellationToken,
+) -> Result<QueryResult, ApiError> {
+    let client = shared.client(&spec.connection).await?;
+    if pageable(spec) {
+        let mut pager = pager(client, spec)?;
+        pager.seek(cursor);
+        let warnings = pager.warnings().to_vec();
+        return match pager.next_page(cancel).await {
+            Ok(Some(Page { data, status, elapsed, bytes, .. })) => Ok(QueryResult {
+                rows: Some(rows_of(pager.site(), &data, true)),
+                raw: pretty(&serde_json::json!({ "data": data })),
+                data: Some(data),
+                errors: Vec::new(),
+                status,
+                elapsed,
+                bytes,
+                warnings,
+            }),
+            Ok(None) => Err(ApiError::BadResponse("no page came back".into())),
+            // A page with GraphQL errors is shown as a response with errors, not as a failure.
+            Err(ApiError::GraphQl { errors, data }) => Ok(QueryResult {
+                raw: pretty(&serde_json::json!({ "data": data, "errors": errors })),
+                rows: None,
+                data,
+                errors,
+                status: 200,
+                elapsed: std::time::Duration::ZERO,
+                bytes: 0,
+                warnings,
+            }),
+            Err(e) => Err(e),
+        };
+    }
+    let request = GraphQlRequest {
+        query: spec.query.clone(),
+        variables: spec.variables.clone(),
+        operation_name: spec.operation.clone(),
+    };
+    let exchange = client.execute(&request, cancel).await?;
+    Ok(QueryResult {
+        raw: pretty(&exchange.response),
+        data: exchange.response.data,
+        errors: exchange.response.errors,
+        rows: None,
+        status: exchange.status,
+        elapsed: exchange.elapsed,
+        bytes: exchange.bytes,
+        warnings: Vec::new(),
+    })
+}
+
+async fn report_token(shared: &Shared, connection: &Connection) {
+    if let Ok(client) = shared.client(connection).await {
+        let state = client.tokens().state().await;
+        shared.emit(Event::Token { connection: connection.name().to_owned(), state }).await;
+    }
+}
+
+/// Fetches every page, sending each page's rows as it arrives.
+pub(super) async fn fetch_all(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel: CancellationToken) {
+    let result = async {
+        let client = shared.client(&spec.connection).await?;
+        let mut pager = pager(client, &spec)?;
+        let mut so_far = 0;
+        while let Some(page) = pager.next_page(&cancel).await? {
+            let rows = rows_of(pager.site(), &page.data, page.number == 1);
+            so_far += rows.rows.len() as u64;
+            shared.emit(Event::RowsArrived { job, rows, so_far }).await;
+        }
+        Ok(so_far)
+    }
+    .await;
+    shared.end_job(job);
+    shared.emit(Event::FetchedAll { job, result }).await;
+    report_token(&shared, &spec.connection).await;
+}
+
+/// Writes rows the UI holds to a CSV file, off the UI thread.
+pub(super) async fn export_rows(
+    shared: Arc<Shared>,
+    job: JobId,
+    columns: Vec<String>,
+    rows: Arc<Vec<Vec<String>>>,
+    path: PathBuf,
+    options: CsvOptions,
+) {
+    let target = path.clone();
+    let written = tokio::task::spawn_blocking(move || {
+        let columns: Vec<crate::query::Column> =
+            columns.into_iter().map(|name| crate::query::Column { keys: vec![name.clone()], name }).collect();
+        let mut file = CsvFile::create(&target, &columns, options).map_err(|e| e.to_string())?;
+        for row in rows.iter() {
+            if let Err(e) = file.writer().write_cells(row) {
+                let partial = file.keep_partial();
+                return Err(format!("{e}; {}", partial.describe(&target)));
+            }
+        }
+        file.commit().map_err(|e| e.to_string())
+    })
+    .await
+    .unwrap_or_else(|e| Err(format!("the export task failed ({e})")));
+    shared.emit(Event::Exported { job, result: written.map(|rows| (path, rows)) }).await;
+}
+
+/// Exports every page to a CSV file: the same code as `orgql export`.
+pub(super) async fn export_all(
+    shared: Arc<Shared>,
+    job: JobId,
+    spec: QuerySpec,
+    path: PathBuf,
+    options: CsvOptions,
+    cancel: CancellationToken,
+) {
+    let result = async {
+        let client = shared.client(&spec.connection).await.map_err(|e| e.to_string())?;
+        let mut pager = pager(client, &spec).map_err(|e| e.to_string())?;
+        let (progress_tx, mut progress_rx) = tokio::sync::watch::channel((0u64, None::<u64>));
+        let reporter = {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                while progress_rx.changed().await.is_ok() {
+                    let (rows, total) = *progress_rx.borrow_and_update();
+                    shared.emit(Event::ExportProgress { job, rows, total }).await;
+                }
+            })
+        };
+        let exported = crate::export::export_all(&mut pager, &path, options, &cancel, |p| {
+            progress_tx.send_replace((p.rows, p.total));
+        })
+        .await;
+        drop(progress_tx);
+        if let Err(e) = reporter.await {
+            tracing::debug!("the progress reporter ended abnormally: {e}");
+        }
+        exported.map(|rows| (path.clone(), rows)).map_err(|e| e.to_string())
+    }
+    .await;
+    shared.end_job(job);
+    shared.emit(Event::Exported { job, result }).await;
+}
+
+/// Requests a fresh token (not the cached one) and reports what it grants.
+pub(super) async fn test_connection(shared: Arc<Shared>, job: JobId, connection: Connection) {
+    let result = async {
+        let fresh = Client::new(client_credentials(&shared, &connection).await?, Default::default(), None)?;
+        let token = fresh.tokens().get().await?;
+        Ok(TokenState::Valid { remaining: token.remaining(), scopes: token.scopes })
+    }
+    .await;
+    shared.emit(Event::ConnectionTested { job, result }).await;
+}
+
+async fn client_credentials(shared: &Shared, connection: &Connection) -> Result<crate::api::Credentials, ApiError> {
+    match connection {
+        Connection::Remote { credentials, .. } => Ok(credentials.clone()),
+        Connection::Sandbox => shared.sandbox_credentials().await,
+    }
+}
+
+/// Sends the newest history entries.
+pub(super) async fn load_history(shared: Arc<Shared>) {
+    match shared.with_store(|s| s.history(HISTORY_SHOWN)).await {
+        Some(Ok(entries)) => shared.emit(Event::History(entries)).await,
+        Some(Err(e)) => shared.emit(Event::Problem(e)).await,
+        None => {}
+    }
+}

@@ -1,0 +1,189 @@
+//! The background side of the app (no egui): one tokio runtime owned by `main`, a task per job,
+//! typed [`Command`]s in and [`Event`]s out over bounded channels, and a repaint callback that
+//! wakes the UI after every event.
+
+mod command;
+mod jobs;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+pub use command::*;
+
+use crate::api::{ApiError, Client, ClientOptions, Credentials};
+use crate::sandbox::{RunningServer, Server};
+use crate::store::Store;
+
+/// Wakes the UI (a closure around `egui::Context::request_repaint`).
+pub type Repaint = Arc<dyn Fn() + Send + Sync>;
+
+/// Commands waiting for the worker; the UI never blocks on a full queue.
+const COMMAND_QUEUE: usize = 256;
+/// Events waiting for the UI.
+const EVENT_QUEUE: usize = 1024;
+
+/// The UI's handle on the worker.
+#[derive(Clone)]
+pub struct Worker {
+    commands: mpsc::Sender<Command>,
+}
+
+/// The worker is gone or its queue is full.
+#[derive(Debug, thiserror::Error)]
+#[error("the background worker is not taking requests ({0}); restart orgql")]
+pub struct WorkerGone(&'static str);
+
+impl Worker {
+    /// Starts the worker on `runtime`. `store` keeps the history (none: history is off).
+    pub fn spawn(
+        runtime: &tokio::runtime::Handle,
+        repaint: Repaint,
+        store: Option<Store>,
+        sandbox_users: usize,
+    ) -> (Worker, mpsc::Receiver<Event>) {
+        let (commands, command_rx) = mpsc::channel(COMMAND_QUEUE);
+        let (events, event_rx) = mpsc::channel(EVENT_QUEUE);
+        let shared = Arc::new(Shared {
+            events,
+            repaint,
+            store: store.map(Mutex::new),
+            clients: tokio::sync::Mutex::new(HashMap::new()),
+            sandbox: tokio::sync::Mutex::new(None),
+            sandbox_users,
+            jobs: Mutex::new(HashMap::new()),
+        });
+        runtime.spawn(dispatch(shared, command_rx));
+        (Worker { commands }, event_rx)
+    }
+
+    /// Hands a command to the worker without waiting.
+    pub fn send(&self, command: Command) -> Result<(), WorkerGone> {
+        self.commands.try_send(command).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(_) => WorkerGone("its queue is full"),
+            mpsc::error::TrySendError::Closed(_) => WorkerGone("it has stopped"),
+        })
+    }
+}
+
+/// What the worker's tasks share.
+pub(crate) struct Shared {
+    events: mpsc::Sender<Event>,
+    repaint: Repaint,
+    store: Option<Mutex<Store>>,
+    /// One client per connection name, so that tokens are shared by its requests.
+    clients: tokio::sync::Mutex<HashMap<String, (Credentials, Arc<Client>)>>,
+    sandbox: tokio::sync::Mutex<Option<RunningServer>>,
+    sandbox_users: usize,
+    jobs: Mutex<HashMap<JobId, CancellationToken>>,
+}
+
+impl Shared {
+    /// Sends an event and wakes the UI. An event for a UI that is gone is dropped on purpose.
+    pub(crate) async fn emit(&self, event: Event) {
+        if self.events.send(event).await.is_err() {
+            tracing::debug!("the UI is gone; event dropped");
+        }
+        (self.repaint)();
+    }
+
+    /// The client of a connection, made on first use (starting the sandbox if it is the one).
+    pub(crate) async fn client(&self, connection: &Connection) -> Result<Arc<Client>, ApiError> {
+        let credentials = match connection {
+            Connection::Sandbox => self.sandbox_credentials().await?,
+            Connection::Remote { credentials, .. } => credentials.clone(),
+        };
+        let mut clients = self.clients.lock().await;
+        if let Some((known, client)) = clients.get(connection.name())
+            && *known == credentials
+        {
+            return Ok(client.clone());
+        }
+        let client = Arc::new(Client::new(credentials.clone(), ClientOptions::default(), None)?);
+        clients.insert(connection.name().to_owned(), (credentials, client.clone()));
+        Ok(client)
+    }
+
+    pub(crate) async fn sandbox_credentials(&self) -> Result<Credentials, ApiError> {
+        let mut sandbox = self.sandbox.lock().await;
+        if sandbox.is_none() {
+            let config = crate::sandbox::Config { users: self.sandbox_users, ..Default::default() };
+            let server = Server::start(config).await.map_err(|e| ApiError::Config(e.to_string()))?;
+            self.emit(Event::SandboxStarted { base_url: server.base_url().to_owned() }).await;
+            *sandbox = Some(server);
+        }
+        let server = sandbox.as_ref().ok_or_else(|| ApiError::Config("the sandbox did not start".into()))?;
+        Ok(Credentials {
+            base_url: crate::api::BaseUrl::parse(server.base_url())?,
+            client_id: crate::sandbox::ADMIN_CLIENT.to_owned(),
+            client_secret: crate::secret::Secret::new(server.client_secret()),
+            scopes: crate::scopes::ScopeSet::all(),
+        })
+    }
+
+    /// Runs `work` with the store, off the async threads; `None` when there is no store.
+    pub(crate) async fn with_store<T: Send + 'static>(
+        self: &Arc<Self>,
+        work: impl FnOnce(&Store) -> Result<T, crate::store::StoreError> + Send + 'static,
+    ) -> Option<Result<T, String>> {
+        self.store.as_ref()?;
+        let shared = self.clone();
+        let joined = tokio::task::spawn_blocking(move || {
+            let store = shared.store.as_ref()?;
+            let store = store.lock().unwrap_or_else(PoisonError::into_inner);
+            Some(work(&store).map_err(|e| e.to_string()))
+        })
+        .await;
+        match joined {
+            Ok(result) => result,
+            Err(e) => Some(Err(format!("the database task failed ({e})"))),
+        }
+    }
+
+    fn start_job(&self, job: JobId) -> CancellationToken {
+        let token = CancellationToken::new();
+        self.jobs.lock().unwrap_or_else(PoisonError::into_inner).insert(job, token.clone());
+        token
+    }
+
+    pub(crate) fn end_job(&self, job: JobId) {
+        self.jobs.lock().unwrap_or_else(PoisonError::into_inner).remove(&job);
+    }
+
+    fn cancel(&self, job: JobId) {
+        if let Some(token) = self.jobs.lock().unwrap_or_else(PoisonError::into_inner).remove(&job) {
+            token.cancel();
+        }
+    }
+}
+
+async fn dispatch(shared: Arc<Shared>, mut commands: mpsc::Receiver<Command>) {
+    while let Some(command) = commands.recv().await {
+        match command {
+            Command::Cancel(job) => shared.cancel(job),
+            Command::Run { job, spec, cursor } => {
+                let cancel = shared.start_job(job);
+                tokio::spawn(jobs::run(shared.clone(), job, spec, cursor, cancel));
+            }
+            Command::FetchAll { job, spec } => {
+                let cancel = shared.start_job(job);
+                tokio::spawn(jobs::fetch_all(shared.clone(), job, spec, cancel));
+            }
+            Command::ExportRows { job, columns, rows, path, options } => {
+                tokio::spawn(jobs::export_rows(shared.clone(), job, columns, rows, path, options));
+            }
+            Command::ExportAll { job, spec, path, options } => {
+                let cancel = shared.start_job(job);
+                tokio::spawn(jobs::export_all(shared.clone(), job, spec, path, options, cancel));
+            }
+            Command::TestConnection { job, connection } => {
+                tokio::spawn(jobs::test_connection(shared.clone(), job, connection));
+            }
+            Command::LoadHistory => {
+                tokio::spawn(jobs::load_history(shared.clone()));
+            }
+        }
+    }
+}
