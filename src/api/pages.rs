@@ -107,6 +107,16 @@ impl Pager {
         &self.paged.text
     }
 
+    /// The service reports errors at places in the query as sent; they are shown against the
+    /// query as the user wrote it.
+    fn locate_in_the_users_text(&self, error: ApiError) -> ApiError {
+        let ApiError::GraphQl { mut errors, data } = error else { return error };
+        for location in errors.iter_mut().flat_map(|e| e.locations.iter_mut()) {
+            (location.line, location.column) = self.paged.original_location(location.line, location.column);
+        }
+        ApiError::GraphQl { errors, data }
+    }
+
     /// The next page, or `None` after the last one. A page whose response carries GraphQL
     /// errors ends the walk with [`ApiError::GraphQl`].
     pub async fn next_page(&mut self, cancel: &CancellationToken) -> Result<Option<Page>, ApiError> {
@@ -120,7 +130,7 @@ impl Pager {
             operation_name: self.operation_name.clone(),
         };
         let Exchange { response, status, elapsed, bytes, .. } = self.client.execute(&request, cancel).await?;
-        let data = response.into_data()?;
+        let data = response.into_data().map_err(|error| self.locate_in_the_users_text(error))?;
         let site = &self.paged.site;
         if site.connection(&data).is_none() {
             self.finished = true;

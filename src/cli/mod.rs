@@ -158,7 +158,7 @@ fn cancel_on_ctrl_c() -> CancellationToken {
 
 fn init_logs() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("ORGQL_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,egui_system_font_provider=error"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -21,10 +21,15 @@ impl Edit {
     }
 }
 
+/// Puts `edits` in the order [`apply`] applies them (stable: insertions at one place keep theirs).
+pub(crate) fn sort(edits: &mut [Edit]) {
+    edits.sort_by_key(|edit| (edit.start, edit.end));
+}
+
 /// Applies `edits` to `text`. Edits must not overlap; insertions at the same position keep the
 /// order of `edits`. An edit outside the text or overlapping another is an `Err` naming it.
 pub(crate) fn apply(text: &str, mut edits: Vec<Edit>) -> Result<String, String> {
-    edits.sort_by_key(|edit| (edit.start, edit.end));
+    sort(&mut edits);
     let mut out = String::with_capacity(text.len() + edits.iter().map(|edit| edit.text.len()).sum::<usize>());
     let mut position = 0;
     for edit in &edits {
@@ -40,6 +45,24 @@ pub(crate) fn apply(text: &str, mut edits: Vec<Edit>) -> Result<String, String> 
     }
     out.push_str(text.get(position..).unwrap_or_default());
     Ok(out)
+}
+
+/// Where byte `at` of the text that [`apply`] made with `edits` (sorted as it sorts them) was in
+/// the text before; a byte of an inserted or replacing piece maps to where that piece went in.
+pub(crate) fn original_byte(edits: &[Edit], at: usize) -> usize {
+    // How much longer the new text is than the old one, before the edit looked at.
+    let mut shift = 0isize;
+    for edit in edits {
+        let start = edit.start.saturating_add_signed(shift);
+        if at < start {
+            break;
+        }
+        if at < start + edit.text.len() {
+            return edit.start;
+        }
+        shift += edit.text.len() as isize - (edit.end - edit.start) as isize;
+    }
+    at.saturating_add_signed(-shift)
 }
 
 /// An edit that appends `items` to a list (arguments, variable definitions, selections) whose
@@ -139,5 +162,13 @@ mod tests {
         let text = "x { a\r\n}";
         let edit = append(text, 4, 5, 7, &items(&["b"]), false);
         assert_eq!(apply(text, vec![edit]), Ok("x { a\r\n  b\r\n}".to_string()));
+    }
+
+    #[test]
+    fn maps_bytes_of_the_new_text_back() {
+        let edits = vec![Edit::insert(1, "xy"), Edit::replace(3, 5, "Z")];
+        assert_eq!(apply("abcdef", edits.clone()), Ok("axybcZf".to_string()));
+        let back: Vec<usize> = (0..7).map(|at| original_byte(&edits, at)).collect();
+        assert_eq!(back, [0, 1, 1, 1, 2, 3, 5]);
     }
 }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::connection::{ArgumentValue, ConnectionSite, find, locate};
 use super::document::{OperationKind, Parsed, operation_kind, span};
-use super::edit::{Edit, apply};
+use super::edit::{Edit, apply, original_byte, sort};
 use super::rewrite::{
     append_selections, argument_edits, define_variable, field_text, first_selection_set, fresh_variable,
     operations_using, rewrite_error,
@@ -42,9 +42,22 @@ pub struct PagedQuery {
     /// The connection in the rewritten text: `pageInfo`, `hasNextPage` and `endCursor` are
     /// always selected there (and `count` with [`PagingOptions::ensure_count`]).
     pub site: ConnectionSite,
+    /// The user's text, and the edits that made [`text`](Self::text) of it, in the order applied.
+    original: (String, Vec<Edit>),
 }
 
 impl PagedQuery {
+    /// Where a line and column (from 1, in characters) of the rewritten text are in the user's
+    /// text: what the service reports of an error is shown against what the user wrote. A
+    /// place inside an added piece maps to where that piece went in.
+    pub fn original_location(&self, line: u32, column: u32) -> (u32, u32) {
+        let (original, edits) = &self.original;
+        match byte_of(&self.text, line, column) {
+            Some(at) => line_column(original, original_byte(edits, at)),
+            None => (line, column),
+        }
+    }
+
     /// Sets the cursor variable in `variables` (`null` when `cursor` is `None`).
     pub fn set_cursor(&self, variables: &mut Map<String, Value>, cursor: Option<&str>) {
         let value = cursor.map_or(Value::Null, |cursor| Value::String(cursor.to_string()));
@@ -138,7 +151,8 @@ pub fn prepare_paging(
     }
     edits.extend(selection_edits(query, &found, options)?);
 
-    let text = apply(query, edits).map_err(|detail| rewrite_error(&detail))?;
+    sort(&mut edits);
+    let text = apply(query, edits.clone()).map_err(|detail| rewrite_error(&detail))?;
     let site = locate(&text, operation_name).map_err(|error| rewrite_error(&error.to_string()))?;
     let complete = site.has_next_page_key.is_some()
         && site.end_cursor_key.is_some()
@@ -147,7 +161,30 @@ pub fn prepare_paging(
     if !complete {
         return Err(rewrite_error("the rewritten query lacks pageInfo or the cursor variable"));
     }
-    Ok(PagedQuery { text, after_variable, start_cursor, first_variable, warnings, site })
+    let original = (query.to_owned(), edits);
+    Ok(PagedQuery { text, after_variable, start_cursor, first_variable, warnings, site, original })
+}
+
+/// The byte at a line and column (from 1, in characters) of `text`, the column clamped to its line.
+fn byte_of(text: &str, line: u32, column: u32) -> Option<usize> {
+    let mut start = 0;
+    for (number, content) in text.split('\n').enumerate() {
+        if number + 1 == line as usize {
+            let skip = (column as usize).saturating_sub(1);
+            let within = content.char_indices().nth(skip).map_or(content.len(), |(i, _)| i);
+            return Some(start + within);
+        }
+        start += content.len() + 1;
+    }
+    None
+}
+
+/// The line and column (from 1, in characters) of byte `at` of `text`.
+fn line_column(text: &str, at: usize) -> (u32, u32) {
+    let before = text.get(..at.min(text.len())).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or_default().chars().count() + 1;
+    (u32::try_from(line).unwrap_or(u32::MAX), u32::try_from(column).unwrap_or(u32::MAX))
 }
 
 /// The edits that select `pageInfo { hasNextPage endCursor }` (and `count` when asked).

@@ -54,6 +54,9 @@ impl CsvFile {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        if !dir.is_dir() {
+            return Err(error(&format_args!("the folder {} does not exist", dir.display())));
+        }
         let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "export.csv".into());
         let temp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))

@@ -116,6 +116,16 @@ impl OrgqlApp {
         &self.tabs[self.active]
     }
 
+    /// The active tab, to change (for benchmarks and tests).
+    pub fn active_tab_mut(&mut self) -> &mut Tab {
+        &mut self.tabs[self.active]
+    }
+
+    /// The history entries listed, the newest first (for tests).
+    pub fn history(&self) -> &[HistoryEntry] {
+        &self.history.entries
+    }
+
     fn connection(&mut self) -> Result<Connection, String> {
         self.profiles.connection(&self.connection)
     }
@@ -213,13 +223,12 @@ impl OrgqlApp {
                 self.problems.push("there are no rows to export yet; run the query first".into());
                 return;
             };
-            Command::ExportRows {
-                job,
-                columns: grid.columns.clone(),
-                rows: grid.rows.clone(),
-                path: request.path,
-                options,
-            }
+            // The rows as shown: in the grid's sort order when it is sorted (a copy only then).
+            let rows = match grid.sort {
+                Some(_) => std::sync::Arc::new(grid.order.iter().map(|i| grid.rows[*i].clone()).collect()),
+                None => grid.rows.clone(),
+            };
+            Command::ExportRows { job, columns: grid.columns.clone(), rows, path: request.path, options }
         };
         self.tabs[self.active].export = Some(Export { job, rows: 0, total: None, outcome: None });
         self.send(command);
@@ -242,7 +251,10 @@ impl OrgqlApp {
                 if let Ok(result) = &result {
                     if let Some(rows) = &result.rows {
                         tab.paging.next = rows.has_next_page.then(|| rows.end_cursor.clone()).flatten();
-                        let first_row = 1 + 50 * tab.paging.back.len() as u64;
+                        if rows.has_next_page {
+                            tab.paging.page_size = rows.rows.len() as u64;
+                        }
+                        let first_row = 1 + tab.paging.page_size * tab.paging.back.len() as u64;
                         tab.grid = Some(Grid::from_rows(rows.clone(), first_row));
                         tab.fetch_all = None;
                     } else {

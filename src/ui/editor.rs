@@ -1,8 +1,6 @@
 //! The query editor: the document (monospace, highlighted), its variables (JSON, checked before
 //! sending), Run (Ctrl+Enter) and Cancel.
 
-use std::sync::Arc;
-
 use egui::text::{LayoutJob, TextFormat};
 use egui::{Color32, FontId, Key, KeyboardShortcut, Modifiers};
 use serde_json::Value;
@@ -27,8 +25,10 @@ pub enum EditorIntent {
 #[derive(Default)]
 pub struct QueryEditor {
     highlighter: Option<(bool, Highlighter)>,
-    /// The last layout, reused while neither the text nor the wrap width changes.
-    cached: Option<(String, f32, bool, Arc<egui::Galley>)>,
+    /// The last highlighted text and its layout job, reused while the text does not change. The
+    /// galley itself is left to egui's cache (which lays out only the changed lines again): a
+    /// galley kept across frames goes stale when the fonts change (system fonts arriving, zoom).
+    cached: Option<(String, bool, LayoutJob)>,
 }
 
 /// Reads the variables editor's text: empty means none; otherwise a JSON object.
@@ -57,7 +57,7 @@ impl QueryEditor {
             if run.on_hover_text("Run the query (Ctrl+Enter)").clicked() {
                 intent = Some(EditorIntent::Run);
             }
-            if tab.busy() && ui.button("Cancel").clicked() {
+            if tab.result.is_pending() && ui.button("Cancel").clicked() {
                 intent = Some(EditorIntent::Cancel);
             }
             if tab.result.is_pending() {
@@ -107,21 +107,17 @@ impl QueryEditor {
         let QueryEditor { highlighter, cached } = self;
         let mut layouter = |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap_width: f32| {
             let text = text.as_str();
-            if let Some((cached_text, width, cached_dark, galley)) = cached.as_ref()
-                && cached_text == text
-                && *width == wrap_width
-                && *cached_dark == dark
-            {
-                return galley.clone();
+            let fresh = cached.as_ref().is_some_and(|(t, d, _)| t == text && *d == dark);
+            if !fresh {
+                let job = match highlighter.as_mut() {
+                    Some((_, h)) => layout_job(text, &h.spans(text), &font),
+                    None => LayoutJob::simple(text.to_owned(), font.clone(), default_color, wrap_width),
+                };
+                *cached = Some((text.to_owned(), dark, job));
             }
-            let mut job = match highlighter.as_mut() {
-                Some((_, h)) => layout_job(text, &h.spans(text), &font),
-                None => LayoutJob::simple(text.to_owned(), font.clone(), default_color, wrap_width),
-            };
+            let mut job = cached.as_ref().map(|(_, _, job)| job.clone()).unwrap_or_default();
             job.wrap.max_width = wrap_width;
-            let galley = ui.fonts_mut(|f| f.layout_job(job));
-            *cached = Some((text.to_owned(), wrap_width, dark, galley.clone()));
-            galley
+            ui.fonts_mut(|f| f.layout_job(job))
         };
         let output = egui::TextEdit::multiline(&mut tab.query)
             .id_salt(("query", tab.id))

@@ -62,34 +62,41 @@ impl ExportWindow {
         }
         let mut request = None;
         let mut open = self.open;
-        egui::Window::new("Export CSV").open(&mut open).collapsible(false).resizable(false).show(ctx, |ui| {
-            ui.horizontal(|ui| {
-                let label = ui.label("File");
-                ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(360.0)).labelled_by(label.id);
-                if ui.button("Browse…").clicked() {
-                    self.browse(ctx);
+        let center = ctx.content_rect().center();
+        egui::Window::new("Export CSV")
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(false)
+            .pivot(egui::Align2::CENTER_CENTER)
+            .default_pos(center)
+            .show(ctx, |ui| {
+                ui.horizontal(|ui| {
+                    let label = ui.label("File");
+                    ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(360.0)).labelled_by(label.id);
+                    if ui.button("Browse…").clicked() {
+                        self.browse(ctx);
+                    }
+                });
+                ui.radio_value(&mut self.all_pages, false, "The rows shown");
+                ui.radio_value(&mut self.all_pages, true, "Every page of the query");
+                ui.checkbox(&mut self.bom, "UTF-8 BOM (for spreadsheet programs)");
+                ui.checkbox(&mut self.raw, "Raw cells (no ' before =, +, -, @)");
+                if let Some(error) = &self.error {
+                    ui.colored_label(ui.visuals().error_fg_color, error);
+                }
+                let busy = running.is_some_and(|e| e.outcome.is_none());
+                let can = !busy && (self.all_pages || has_rows);
+                if ui.add_enabled(can, egui::Button::new("Export")).clicked() {
+                    let path = PathBuf::from(self.path.trim());
+                    if self.path.trim().is_empty() {
+                        self.error = Some("give a file name to export to".into());
+                    } else if path.is_dir() {
+                        self.error = Some(format!("{} is a folder; give a file name", path.display()));
+                    } else {
+                        request = Some(ExportRequest { path, bom: self.bom, raw: self.raw, all_pages: self.all_pages });
+                    }
                 }
             });
-            ui.radio_value(&mut self.all_pages, false, "The rows shown");
-            ui.radio_value(&mut self.all_pages, true, "Every page of the query");
-            ui.checkbox(&mut self.bom, "UTF-8 BOM (for spreadsheet programs)");
-            ui.checkbox(&mut self.raw, "Raw cells (no ' before =, +, -, @)");
-            if let Some(error) = &self.error {
-                ui.colored_label(ui.visuals().error_fg_color, error);
-            }
-            let busy = running.is_some_and(|e| e.outcome.is_none());
-            let can = !busy && (self.all_pages || has_rows);
-            if ui.add_enabled(can, egui::Button::new("Export")).clicked() {
-                let path = PathBuf::from(self.path.trim());
-                if self.path.trim().is_empty() {
-                    self.error = Some("give a file name to export to".into());
-                } else if path.is_dir() {
-                    self.error = Some(format!("{} is a folder; give a file name", path.display()));
-                } else {
-                    request = Some(ExportRequest { path, bom: self.bom, raw: self.raw, all_pages: self.all_pages });
-                }
-            }
-        });
         self.open = open && request.is_none();
         request
     }

@@ -1,8 +1,10 @@
 //! The desktop app (egui): panels draw state and turn clicks into commands for the worker.
 
 mod app;
+mod bench;
 mod editor;
 mod export_window;
+mod fonts;
 mod history;
 mod json_tree;
 mod profiles;
@@ -12,7 +14,10 @@ mod status_bar;
 mod tab;
 
 pub use app::{AppConfig, OrgqlApp};
-pub use tab::{SAMPLE_QUERY, Tab, View};
+pub use bench::synthetic_rows;
+pub use editor::{EditorIntent, QueryEditor};
+pub use results::{ResultsIntent, ResultsPanel};
+pub use tab::{Grid, SAMPLE_QUERY, Tab, View};
 
 use std::sync::Arc;
 
@@ -33,9 +38,10 @@ pub fn run_native(config: AppConfig) -> Result<(), String> {
         TITLE,
         options,
         Box::new(move |cc| {
+            fonts::install_system_fonts(&cc.egui_ctx);
             let ctx = cc.egui_ctx.clone();
             let repaint = Arc::new(move || ctx.request_repaint());
-            Ok(Box::new(OrgqlApp::new(config, repaint)))
+            Ok(bench::wrap(OrgqlApp::new(config, repaint)))
         }),
     )
     .map_err(|e| format!("the window could not be opened ({e}); check that a display is available"))

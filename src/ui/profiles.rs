@@ -157,14 +157,20 @@ impl ProfilesWindow {
         }
         let mut command = None;
         let mut open = self.open;
-        egui::Window::new("Profiles").open(&mut open).default_width(560.0).show(ctx, |ui| {
-            command = self.list_ui(ui, next_job);
-            ui.separator();
-            if let Some(c) = self.draft_ui(ui, next_job) {
-                command = Some(c);
-            }
-            self.test_ui(ui);
-        });
+        let center = ctx.content_rect().center();
+        egui::Window::new("Profiles")
+            .open(&mut open)
+            .default_width(560.0)
+            .pivot(egui::Align2::CENTER_CENTER)
+            .default_pos(center)
+            .show(ctx, |ui| {
+                command = self.list_ui(ui, next_job);
+                ui.separator();
+                if let Some(c) = self.draft_ui(ui, next_job) {
+                    command = Some(c);
+                }
+                self.test_ui(ui);
+            });
         self.open = open;
         command
     }
@@ -174,7 +180,8 @@ impl ProfilesWindow {
         ui.horizontal(|ui| {
             ui.strong("Sandbox");
             ui.weak("built in: this machine, generated data, no secret needed");
-            if ui.button("Test connection").clicked() {
+            // Named apart from the form's "Test connection", for screen readers and tests.
+            if ui.button("Test connection").accessible_name("Test the sandbox connection").clicked() {
                 command = Some(self.start_test(next_job, Connection::Sandbox));
             }
         });
@@ -183,7 +190,7 @@ impl ProfilesWindow {
             ui.horizontal(|ui| {
                 ui.strong(&profile.name);
                 ui.label(format!("{} · {}", profile.base_url, profile.client_id));
-                if ui.button("Edit").clicked() {
+                if ui.button("Edit").accessible_name(format!("Edit {}", profile.name)).clicked() {
                     let secret = self.session.get(&profile.name).map(|s| s.expose().to_owned()).unwrap_or_default();
                     self.draft = Some(Draft {
                         original: Some(profile.name.clone()),
@@ -195,7 +202,7 @@ impl ProfilesWindow {
                         error: None,
                     });
                 }
-                if ui.button("Delete").clicked() {
+                if ui.button("Delete").accessible_name(format!("Delete {}", profile.name)).clicked() {
                     delete = Some(profile.name.clone());
                 }
             });

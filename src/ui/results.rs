@@ -55,7 +55,11 @@ impl ResultsPanel {
                 ui.colored_label(ui.visuals().warn_fg_color, warning);
             }
             if !result.errors.is_empty() {
-                ui.label(egui::RichText::new(format!("{} errors", result.errors.len())).strong());
+                let count = match result.errors.len() {
+                    1 => "1 error".to_owned(),
+                    n => format!("{n} errors"),
+                };
+                ui.label(egui::RichText::new(count).strong());
                 for error in &result.errors {
                     ui.horizontal_wrapped(|ui| {
                         ui.colored_label(ui.visuals().error_fg_color, &error.message);
@@ -150,7 +154,7 @@ impl ResultsPanel {
                     None => format!("{} rows", thousands(fetch.so_far)),
                 };
                 ui.add(egui::ProgressBar::new(fraction.unwrap_or(0.0)).text(text).desired_width(200.0));
-                if ui.button("Cancel").clicked() {
+                if ui.button("Cancel fetching").clicked() {
                     *intent = Some(ResultsIntent::Cancel);
                 }
             } else if let Some(fetch) = &tab.fetch_all {

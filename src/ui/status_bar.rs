@@ -57,7 +57,10 @@ impl StatusBar {
             }
             if let Some((status, elapsed, bytes, count)) = self.last {
                 ui.separator();
-                let mut text = format!("HTTP {status} · {} ms · {}", elapsed.as_millis(), size(bytes));
+                let mut text = format!("HTTP {status} · {} ms", elapsed.as_millis());
+                if bytes > 0 {
+                    text.push_str(&format!(" · {}", size(bytes)));
+                }
                 if let Some(count) = count {
                     text.push_str(&format!(" · count {}", thousands(count)));
                 }

@@ -79,6 +79,8 @@ pub struct Paging {
     pub current: Option<String>,
     /// The cursor of the next page, when there is one.
     pub next: Option<String>,
+    /// The rows of a full page (every page but the last), to number the rows of later pages.
+    pub page_size: u64,
 }
 
 /// A "fetch all pages" under way or done.

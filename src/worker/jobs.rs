@@ -78,6 +78,7 @@ async fn run_inner(
     cancel: &CancellationToken,
 ) -> Result<QueryResult, ApiError> {
     let client = shared.client(&spec.connection).await?;
+    let started = std::time::Instant::now();
     if pageable(spec) {
         let mut pager = pager(client, spec)?;
         pager.seek(cursor);
@@ -100,8 +101,10 @@ async fn run_inner(
                 rows: None,
                 data,
                 errors,
+                // The page's HTTP details stay inside the pager when it reports errors: the
+                // status was 200 (GraphQL errors come with 200), the size is not known.
                 status: 200,
-                elapsed: std::time::Duration::ZERO,
+                elapsed: started.elapsed(),
                 bytes: 0,
                 warnings,
             }),

@@ -467,3 +467,35 @@ async fn cancelling_stops_a_slow_request_promptly() {
     assert!(matches!(result, Err(ApiError::Cancelled)), "{result:?}");
     assert!(started.elapsed() < Duration::from_secs(2), "took {:?}", started.elapsed());
 }
+
+#[tokio::test]
+async fn a_token_kept_in_the_keyring_is_reused_by_the_next_run_until_it_is_refused() {
+    use orgql::api::TokenStore;
+    use orgql::profiles::SecretStore;
+
+    let server = sandbox(20).await;
+    let store = SecretStore::Keyring(keyring_core::mock::Store::new().unwrap());
+    let kept: Arc<dyn TokenStore> = Arc::new(store.clone());
+    let creds = credentials(server.base_url(), "sandbox-admin", SECRET, "users.read");
+    let query = "{ paginatedUsers(first: 1) { count } }";
+
+    // The first run asks for a token and keeps it.
+    let first = Client::new(creds.clone(), ClientOptions::default(), Some(kept.clone())).unwrap();
+    run(&first, query).await;
+    assert_eq!(first.tokens().requests_made(), 1);
+
+    // A second run (a new client, as a new process would make) reuses it.
+    let second = Client::new(creds.clone(), ClientOptions::default(), Some(kept.clone())).unwrap();
+    run(&second, query).await;
+    assert_eq!(second.tokens().requests_made(), 0);
+
+    // A kept token the service no longer knows (a restarted service) gets one 401, then a new token.
+    let restarted = sandbox(20).await;
+    let moved = credentials(restarted.base_url(), "sandbox-admin", SECRET, "users.read");
+    let key_of_moved = Client::new(moved.clone(), ClientOptions::default(), None).unwrap().tokens().store_key();
+    let stale = first.tokens().get().await.unwrap();
+    kept.save(&key_of_moved, &stale);
+    let third = Client::new(moved, ClientOptions::default(), Some(kept)).unwrap();
+    run(&third, query).await;
+    assert_eq!(third.tokens().requests_made(), 1);
+}

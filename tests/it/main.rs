@@ -9,4 +9,6 @@ mod client;
 mod conformance;
 mod export;
 mod mutations;
+mod smoke;
+mod ui;
 mod webhooks;

@@ -232,3 +232,20 @@ fn preparing_twice_changes_nothing_more() {
     assert_eq!(twice.after_variable, once.after_variable);
     assert!(twice.warnings.is_empty());
 }
+
+#[test]
+fn maps_a_location_of_the_rewritten_query_back_to_the_users_text() {
+    let query =
+        "query {\n  paginatedUsers {\n    edges { node { ...U } }\n  }\n}\nfragment U on User {\n  ref\n  emial\n}\n";
+    let paged = prepare_with(query, None, PagingOptions { ensure_count: true });
+    let line = |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).map(|i| i as u32 + 1);
+    let moved = line(&paged.text, "emial").unwrap_or_default();
+    assert_ne!(moved, 8, "the rewrite adds lines above the fragment:\n{}", paged.text);
+    assert_eq!(paged.original_location(moved, 3), (8, 3));
+    // On a line the rewrite changed, and inside what it added.
+    assert_eq!(line(&paged.text, "paginatedUsers"), Some(2));
+    assert_eq!(paged.original_location(2, 3), (2, 3));
+    let added = paged.text.lines().nth(1).unwrap_or_default().find("after").unwrap_or_default() as u32 + 1;
+    assert_eq!(paged.original_location(2, added), (2, 17));
+    assert_eq!(paged.original_location(99, 1), (99, 1));
+}

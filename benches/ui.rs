@@ -1,0 +1,238 @@
+//! CPU time of the desktop app's hot paths, headless (no window, no GPU): egui's
+//! `Context::run_ui` lays out and paints into shapes, `Context::tessellate` turns them into
+//! triangles, as eframe does every frame before handing them to the GPU.
+//!
+//! `cargo bench --bench ui` reports:
+//! - `grid_100k/scroll_frame`: one frame of the results panel (`ResultsPanel::ui`) holding
+//!   100,000 rows × 12 columns while it scrolls (a mouse-wheel event every frame), shapes
+//!   tessellated; `grid_100k/scroll_frame_ui_only` is the same without tessellation
+//!   (aim: one frame below 2 ms);
+//! - `highlight_2000_lines/one_char_edit`: `Highlighter::spans` after a one-character edit in the
+//!   middle of a 2,000-line document (aim below 5 ms), and `full` the same document highlighted
+//!   from scratch (what an edit would cost without the per-line cache);
+//! - `editor_2000_lines/one_char_edit_frame`: one frame of the query editor (`QueryEditor::ui`)
+//!   after such an edit: highlighting, layout job, egui's layout (cached per line), the text edit
+//!   and tessellation; `unchanged_frame` the same without an edit.
+//!
+//! The system fonts are installed as in the app, so the Chinese, Arabic and emoji names of the
+//! grid are drawn with real fonts when the machine has them.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use egui::{Event, Modifiers, MouseWheelSource, MouseWheelUnit, Pos2, RawInput, Rect, TouchPhase, vec2};
+use egui_system_font_provider::SystemFontProvider;
+use orgql::query::highlight::Highlighter;
+use orgql::ui::{Grid, QueryEditor, ResultsPanel, SAMPLE_QUERY, Tab, synthetic_rows};
+
+const SCREEN: Rect = Rect::from_min_max(Pos2::ZERO, Pos2::new(1280.0, 800.0));
+/// Where the wheel turns: over the grid's rows.
+const OVER_THE_GRID: Pos2 = Pos2::new(400.0, 400.0);
+/// Frames scrolled in one direction before turning back (never resting at an end).
+const FRAMES_EACH_WAY: u64 = 2_000;
+
+/// A headless egui with the app's fonts, fed frame after frame.
+struct Headless {
+    ctx: egui::Context,
+    frame: u64,
+}
+
+impl Headless {
+    fn new() -> Self {
+        let ctx = egui::Context::default();
+        ctx.add_font_provider(Arc::new(SystemFontProvider::new()));
+        Headless { ctx, frame: 0 }
+    }
+
+    /// One frame: `ui` inside a central panel, with `events`; returns the shapes (tessellated
+    /// when asked) and the texts drawn.
+    fn frame(&mut self, events: Vec<Event>, tessellate: bool, mut ui: impl FnMut(&mut egui::Ui)) -> Vec<String> {
+        self.frame += 1;
+        let input = RawInput {
+            screen_rect: Some(SCREEN),
+            time: Some(self.frame as f64 / 60.0),
+            predicted_dt: 1.0 / 60.0,
+            events,
+            ..RawInput::default()
+        };
+        let mut output = self.ctx.run_ui(input, |root| {
+            egui::CentralPanel::default().show(root, |inner| ui(inner));
+        });
+        output.textures_delta.clear();
+        let shapes = std::mem::take(&mut output.shapes);
+        if tessellate {
+            let primitives = self.ctx.tessellate(shapes, output.pixels_per_point);
+            std::hint::black_box(primitives);
+            Vec::new()
+        } else {
+            let texts = shapes.iter().flat_map(|s| texts(&s.shape)).collect();
+            std::hint::black_box(shapes);
+            texts
+        }
+    }
+}
+
+/// The texts of a shape.
+fn texts(shape: &egui::Shape) -> Vec<String> {
+    match shape {
+        egui::Shape::Text(text) => vec![text.galley.text().to_owned()],
+        egui::Shape::Vec(shapes) => shapes.iter().flat_map(texts).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The wheel event of frame `n`: 3 rows a frame, down then up.
+fn wheel(n: u64) -> Event {
+    let down = (n / FRAMES_EACH_WAY).is_multiple_of(2);
+    Event::MouseWheel {
+        unit: MouseWheelUnit::Point,
+        delta: vec2(0.0, if down { -60.0 } else { 60.0 }),
+        phase: TouchPhase::Move,
+        source: MouseWheelSource::Unknown,
+        modifiers: Modifiers::NONE,
+    }
+}
+
+/// The first user ref (`u000123`) among the texts drawn.
+fn first_ref(texts: &[String]) -> Option<u32> {
+    texts.iter().filter_map(|t| t.strip_prefix('u').and_then(|n| n.parse().ok())).min()
+}
+
+fn grid(c: &mut Criterion) {
+    let mut tab = Tab::new(1, "Users", SAMPLE_QUERY);
+    tab.grid = Some(Grid::from_rows(synthetic_rows(100_000), 1));
+    let mut panel = ResultsPanel::default();
+    let mut headless = Headless::new();
+    // Point at the grid, lay everything out once, and check that the wheel does scroll the rows.
+    headless.frame(vec![Event::PointerMoved(OVER_THE_GRID)], false, |ui| {
+        panel.ui(ui, &mut tab);
+    });
+    let before = first_ref(&headless.frame(Vec::new(), false, |ui| {
+        panel.ui(ui, &mut tab);
+    }));
+    let mut after = None;
+    for n in 0..30 {
+        after = first_ref(&headless.frame(vec![wheel(n)], false, |ui| {
+            panel.ui(ui, &mut tab);
+        }));
+    }
+    assert!(before.is_some() && after > before, "the wheel scrolls the grid: first row {before:?} → {after:?}");
+
+    let mut group = c.benchmark_group("grid_100k");
+    group.measurement_time(Duration::from_secs(10));
+    let mut n = 0;
+    group.bench_function("scroll_frame", |b| {
+        b.iter(|| {
+            n += 1;
+            headless.frame(vec![wheel(n)], true, |ui| {
+                panel.ui(ui, &mut tab);
+            })
+        })
+    });
+    group.bench_function("scroll_frame_ui_only", |b| {
+        b.iter(|| {
+            n += 1;
+            headless.frame(vec![wheel(n)], false, |ui| {
+                panel.ui(ui, &mut tab);
+            })
+        })
+    });
+    group.finish();
+}
+
+/// A 2,000-line document: queries with arguments, variables, strings, comments and fragments.
+fn document() -> String {
+    let block = "# Users of a group, with their trainings.
+query UsersOfGroup($group: ID!, $after: String) {
+  paginatedUsers(first: 50, after: $after, groupId: $group, isActive: true) {
+    count
+    pageInfo { hasNextPage endCursor }
+    edges {
+      node {
+        ref
+        name
+        email
+        groups { name }
+        ...TrainingFields
+      }
+    }
+  }
+}
+fragment TrainingFields on User {
+  trainings(status: \"COMPLETED\") { title completedAt }
+}
+";
+    let text: String = block.lines().cycle().take(2000).map(|l| format!("{l}\n")).collect();
+    assert_eq!(text.lines().count(), 2000);
+    text
+}
+
+/// The byte offset of the middle of a field name near line 1,000.
+fn middle(text: &str) -> usize {
+    let line_start: usize = text.lines().take(1000).map(|l| l.len() + 1).sum();
+    line_start + text[line_start..].find("name").expect("a field") + 2
+}
+
+/// Inserts `x` at `at`, or takes it out again: a one-character edit each call.
+fn edit(text: &mut String, at: usize, n: u64) {
+    if n.is_multiple_of(2) {
+        text.insert(at, 'x');
+    } else {
+        text.remove(at);
+    }
+}
+
+fn highlight(c: &mut Criterion) {
+    let mut text = document();
+    let at = middle(&text);
+    let mut group = c.benchmark_group("highlight_2000_lines");
+    let mut highlighter = Highlighter::new(true).expect("syntax");
+    highlighter.spans(&text);
+    let mut n = 0;
+    group.bench_function("one_char_edit", |b| {
+        b.iter(|| {
+            edit(&mut text, at, n);
+            n += 1;
+            highlighter.spans(&text)
+        })
+    });
+    assert!(highlighter.reparsed() <= 2, "an edit reparses its line, not {}", highlighter.reparsed());
+    group.sample_size(10);
+    group.bench_function("full", |b| b.iter(|| Highlighter::new(true).expect("syntax").spans(&text)));
+    group.finish();
+}
+
+fn editor(c: &mut Criterion) {
+    let mut tab = Tab::new(1, "Long", document());
+    let at = middle(&tab.query);
+    let mut editor = QueryEditor::default();
+    let mut headless = Headless::new();
+    for _ in 0..3 {
+        headless.frame(Vec::new(), true, |ui| {
+            editor.ui(ui, &mut tab);
+        });
+    }
+    let mut group = c.benchmark_group("editor_2000_lines");
+    let mut n = 0;
+    group.bench_function("one_char_edit_frame", |b| {
+        b.iter(|| {
+            edit(&mut tab.query, at, n);
+            n += 1;
+            headless.frame(Vec::new(), true, |ui| {
+                editor.ui(ui, &mut tab);
+            })
+        })
+    });
+    group.bench_function("unchanged_frame", |b| {
+        b.iter(|| {
+            headless.frame(Vec::new(), true, |ui| {
+                editor.ui(ui, &mut tab);
+            })
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(ui, grid, highlight, editor);
+criterion_main!(ui);

@@ -1,0 +1,119 @@
+//! Hooks for `benches/app-startup.sh`, off unless their environment variables are set:
+//!
+//! - `ORGQL_BENCH_ROWS=N` loads a synthetic result of `N` rows × 12 columns ([`synthetic_rows`])
+//!   into the first tab before the first frame;
+//! - `ORGQL_BENCH_EXIT_AFTER_FRAMES=N` draws `N` frames (repainting at once), closes the window,
+//!   and prints `orgql-bench: first_frame_unix_ns=… rows=… rows_generated_ms=…` to stderr, where
+//!   the first frame counts as drawn when the second begins (after the first was painted).
+
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use super::app::OrgqlApp;
+use super::tab::Grid;
+use crate::worker::Rows;
+
+/// Column names of [`synthetic_rows`].
+const COLUMNS: [&str; 12] = [
+    "ref",
+    "name",
+    "email",
+    "isActive",
+    "roles",
+    "groups.name",
+    "createdAt",
+    "lastLoginAt",
+    "language",
+    "manager.name",
+    "extraFields.value",
+    "trainings.title",
+];
+
+/// Names in the scripts the grid must draw.
+const NAMES: [&str; 8] = [
+    "O'Brien, Seán",
+    "张伟",
+    "محمد الأحمد",
+    "Дмитрий Иванов",
+    "Γιώργος Παπαδόπουλος",
+    "Zoë 🚀 Quinn",
+    "Jordan Lee",
+    "Ñandú; Semi;colon",
+];
+
+/// A result of `count` generated users with 12 columns, in several scripts, for benchmarks.
+pub fn synthetic_rows(count: usize) -> Rows {
+    let rows = (0..count)
+        .map(|i| {
+            vec![
+                format!("u{i:06}"),
+                NAMES[i % NAMES.len()].to_owned(),
+                format!("user.{i}@example.org"),
+                (i % 7 != 0).to_string(),
+                if i % 10 == 0 { "LEARNER; MANAGER".to_owned() } else { "LEARNER".to_owned() },
+                format!("Field Team {}; Safety {}", i % 13, i % 5),
+                format!("2026-{:02}-{:02}T09:{:02}:00Z", 1 + i % 12, 1 + i % 28, i % 60),
+                format!("2026-11-{:02}T18:{:02}:00Z", 1 + i % 21, i % 60),
+                ["en", "fr", "zh", "ar", "ru"][i % 5].to_owned(),
+                NAMES[(i + 3) % NAMES.len()].to_owned(),
+                format!("badge {}", i % 1000),
+                format!("Onboarding {}; Compliance {}", i % 17, i % 3),
+            ]
+        })
+        .collect();
+    Rows {
+        columns: COLUMNS.map(str::to_owned).to_vec(),
+        rows,
+        total: Some(count as u64),
+        has_next_page: false,
+        end_cursor: None,
+    }
+}
+
+/// The app, wrapped in the hooks when their environment variables ask for them.
+pub(crate) fn wrap(mut app: OrgqlApp) -> Box<dyn eframe::App> {
+    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok());
+    let rows = var("ORGQL_BENCH_ROWS");
+    let exit_after = var("ORGQL_BENCH_EXIT_AFTER_FRAMES");
+    if rows.is_none() && exit_after.is_none() {
+        return Box::new(app);
+    }
+    let started = Instant::now();
+    if let Some(rows) = rows {
+        app.active_tab_mut().grid = Some(Grid::from_rows(synthetic_rows(rows as usize), 1));
+    }
+    let generated = started.elapsed();
+    Box::new(Hooked { app, frames: 0, exit_after, rows: rows.unwrap_or(0), generated_ms: generated.as_millis() })
+}
+
+struct Hooked {
+    app: OrgqlApp,
+    frames: u64,
+    exit_after: Option<u64>,
+    rows: u64,
+    generated_ms: u128,
+}
+
+impl eframe::App for Hooked {
+    fn logic(&mut self, ctx: &egui::Context, frame: &mut eframe::Frame) {
+        if self.frames == 1 {
+            let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos();
+            eprintln!(
+                "orgql-bench: first_frame_unix_ns={now} rows={} rows_generated_ms={}",
+                self.rows, self.generated_ms
+            );
+        }
+        self.app.logic(ctx, frame);
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
+        self.app.ui(ui, frame);
+        self.frames += 1;
+        if let Some(exit_after) = self.exit_after {
+            if self.frames >= exit_after {
+                ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+            } else {
+                ui.ctx().request_repaint();
+            }
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! System fonts for the scripts and emoji that egui's own fonts lack.
+//!
+//! egui's default fonts (Ubuntu Light, Hack) draw Latin, Greek and Cyrillic; names in Chinese
+//! (张伟), Arabic (محمد), Hebrew, Devanagari, Thai or with emoji (🚀) come out as empty boxes. Support
+//! staff must read them, so [`install_system_fonts`] adds the machine's own fonts as fallbacks,
+//! after egui's fonts, for the proportional and the monospace family alike.
+//!
+//! # How
+//!
+//! The fonts are found by egui's own [`SystemFontProvider`] (crate `egui_system_font_provider`, made
+//! and released together with egui, and what `eframe`'s `system_fonts` feature installs). It asks
+//! the platform's font fallback through `fontique` (linebender; fontconfig is opened at run time,
+//! so building needs no system library) for a font *for a script and locale*, and egui installs
+//! what it finds at the end of the family's fallback chain, only when a character no installed
+//! font has shows up. The font files are memory-mapped, not read into memory: a 20 MB CJK
+//! collection costs only the pages of the glyphs drawn. It tells Simplified from Traditional
+//! Chinese and Japanese by the user's locale, prefers a monospace face for the monospace family,
+//! and draws colour emoji fonts (COLR, CBDT, sbix) too.
+//!
+//! Chosen over `fontdb` plus [`egui::Context::set_fonts`]: `fontdb` lists faces but knows nothing
+//! of scripts or the user's fallback configuration, so this module would have to hand-pick a face
+//! per script and read whole files into memory (tens of MB for CJK) before installing them; and
+//! over a hand-written walk of font directories for the same reasons, plus the platforms' paths.
+//!
+//! # Without slowing the start
+//!
+//! Enumerating the system fonts takes tens of milliseconds, the first lookup of a script up to 50 ms
+//! more (emoji), and the provider blocks a lookup until the enumeration is done. So the provider is
+//! built and asked once for each script of [`SAMPLES`] on a named thread (`orgql-fonts`), which also
+//! leaves its caches warm for the UI thread's own lookups, and handed to egui
+//! ([`egui::Context::add_font_provider`], which also requests a repaint) only when it is ready: the
+//! first frames never wait, and show boxes for those scripts until then. A machine without
+//! fontconfig or without such fonts is no error: the missing scripts are logged at debug level
+//! (`ORGQL_LOG=orgql=debug`) and stay boxes; a failure of the search is logged and ignored.
+//!
+//! Debian (checked on bookworm): `fonts-noto-core` (Devanagari, Thai, …; Arabic and Hebrew also come
+//! with `fonts-dejavu-core`), `fonts-noto-cjk` (or the much lighter `fonts-droid-fallback`) and
+//! `fonts-noto-color-emoji` (drawn in colour).
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use egui::{FallbackRequest, FontFamily, FontProvider};
+use egui_system_font_provider::SystemFontProvider;
+
+/// The scripts (and emoji) that egui's fonts lack and names are written in, each with a character
+/// of it: the system fonts are asked for these up front, to log what the machine covers.
+pub const SAMPLES: [(&str, &str); 6] =
+    [("CJK", "张"), ("Arabic", "م"), ("Hebrew", "ש"), ("Devanagari", "क"), ("Thai", "ก"), ("emoji", "🚀")];
+
+/// Which font, if any, draws one of [`SAMPLES`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Coverage {
+    /// The script, as named in [`SAMPLES`].
+    pub script: &'static str,
+    /// The font's name (`system:Noto Sans CJK SC:…`), or none when no font on the machine has it.
+    pub font: Option<String>,
+}
+
+/// Starts looking for system fonts on a background thread and returns at once; when they are
+/// found, egui uses them as fallbacks after its own fonts and the window repaints.
+pub fn install_system_fonts(ctx: &egui::Context) {
+    if let Err(e) = spawn_installer(ctx.clone(), load_system_fonts) {
+        tracing::debug!("system fonts are not loaded: no thread for them ({e})");
+    }
+}
+
+/// Finds the system fonts (blocking: call it off the UI thread) and logs which scripts of
+/// [`SAMPLES`] they cover.
+pub fn load_system_fonts() -> SystemFontProvider {
+    let started = Instant::now();
+    let provider = SystemFontProvider::new();
+    for Coverage { script, font } in coverage(&provider) {
+        match font {
+            Some(font) => tracing::debug!("{script}: {font}"),
+            None => tracing::debug!("no system font draws {script}; such text shows as boxes"),
+        }
+    }
+    tracing::debug!("system fonts enumerated in {:?}", started.elapsed());
+    provider
+}
+
+/// Asks `provider` for a font for each of [`SAMPLES`] (proportional family).
+pub fn coverage(provider: &dyn FontProvider) -> Vec<Coverage> {
+    SAMPLES
+        .iter()
+        .map(|&(script, sample)| {
+            let request = FallbackRequest { cluster: sample, family: &FontFamily::Proportional };
+            Coverage { script, font: provider.font_for(&request).map(|insert| insert.name) }
+        })
+        .collect()
+}
+
+/// Runs `load` on the `orgql-fonts` thread and adds the provider it returns to `ctx`. The thread's
+/// result says whether a provider was added (`false` when `load` panicked).
+fn spawn_installer<P: FontProvider + 'static>(
+    ctx: egui::Context,
+    load: impl FnOnce() -> P + Send + 'static,
+) -> std::io::Result<JoinHandle<bool>> {
+    std::thread::Builder::new().name("orgql-fonts".to_owned()).spawn(move || {
+        match std::panic::catch_unwind(AssertUnwindSafe(load)) {
+            Ok(provider) => {
+                // Takes effect at the next pass, and requests it.
+                ctx.add_font_provider(Arc::new(provider));
+                true
+            }
+            Err(_) => {
+                tracing::debug!("the search for system fonts failed; only egui's own fonts are used");
+                false
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+    use std::sync::mpsc;
+
+    use egui::{FontId, FontInsert, RawInput};
+
+    use super::*;
+
+    /// One frame laying out a name in both families.
+    fn frame(ctx: &egui::Context) {
+        ctx.run_ui(RawInput::default(), |ui| {
+            ui.label("张伟 Zoë");
+            ui.monospace("张伟");
+        })
+        .drop_without_applying_deltas();
+    }
+
+    #[test]
+    fn frames_run_while_the_fonts_load_and_the_fonts_come_after_egui_s_own() {
+        let ctx = egui::Context::default();
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let provider = {
+            let asked = asked.clone();
+            move |request: &FallbackRequest<'_>| -> Option<FontInsert> {
+                asked.lock().expect("lock").push((request.family.clone(), request.cluster.to_owned()));
+                None
+            }
+        };
+        let (release, gate) = mpsc::channel::<()>();
+        let loader = spawn_installer(ctx.clone(), move || {
+            gate.recv().expect("released");
+            provider
+        })
+        .expect("thread");
+        // The loader is still blocked: the frame runs without it.
+        frame(&ctx);
+        assert!(asked.lock().expect("lock").is_empty());
+        release.send(()).expect("loader waiting");
+        assert!(loader.join().expect("no panic"), "the provider is added");
+        frame(&ctx);
+        let asked = asked.lock().expect("lock").clone();
+        // Asked only for what egui's fonts lack, for both families.
+        assert!(asked.contains(&(FontFamily::Proportional, "张".to_owned())), "{asked:?}");
+        assert!(asked.contains(&(FontFamily::Monospace, "张".to_owned())), "{asked:?}");
+        assert!(!asked.iter().any(|(_, c)| c == "Z" || c == "ë"), "{asked:?}");
+    }
+
+    #[test]
+    fn a_failed_search_leaves_egui_s_fonts_working() {
+        let ctx = egui::Context::default();
+        let loader = spawn_installer(ctx.clone(), || -> fn(&FallbackRequest<'_>) -> Option<FontInsert> {
+            panic!("no fonts here")
+        })
+        .expect("thread");
+        assert!(!loader.join().expect("the panic is caught"));
+        frame(&ctx);
+    }
+
+    /// Uses the fonts of the machine it runs on: without fonts for a script, that script is
+    /// reported missing and egui keeps drawing boxes for it; with them, egui draws it.
+    #[test]
+    fn the_system_fonts_egui_is_given_are_those_the_coverage_reports() {
+        let report = coverage(&load_system_fonts());
+        assert_eq!(report.iter().map(|c| c.script).collect::<Vec<_>>(), SAMPLES.map(|(s, _)| s));
+        let ctx = egui::Context::default();
+        let loader = spawn_installer(ctx.clone(), load_system_fonts).expect("thread");
+        assert!(loader.join().expect("no panic"));
+        frame(&ctx);
+        for (Coverage { script, font }, (_, sample)) in report.iter().zip(SAMPLES) {
+            let c = sample.chars().next().expect("a character");
+            let drawn = ctx.fonts_mut(|f| f.has_glyph(&FontId::proportional(14.0), c));
+            assert_eq!(drawn, font.is_some(), "{script} ({sample}): {font:?}");
+        }
+    }
+}

@@ -1,0 +1,534 @@
+//! The desktop app driven as a person would, with egui_kittest: widgets are found by their
+//! accessible names and roles, clicked and typed into. The worker runs on a real tokio runtime
+//! and talks to real sandboxes over HTTP, so its events arrive asynchronously: the tests step the
+//! harness in bounded loops until what a person would wait for is on screen.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use egui::accesskit::Role;
+use egui::{Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+use orgql::profiles::{ProfileFile, SecretStore};
+use orgql::sandbox::{Config, RunningServer};
+use orgql::ui::{AppConfig, OrgqlApp};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use crate::support::{ALL_SCOPES, SECRET, sandbox, sandbox_with};
+
+/// Users of the app's in-process sandbox: three pages of 50.
+const USERS: usize = 120;
+/// The longest wait for something the worker does.
+const PATIENCE: Duration = Duration::from_secs(15);
+
+/// One app under test: its runtime, its temporary places, and the harness driving it.
+struct Session {
+    harness: Harness<'static, OrgqlApp>,
+    dir: TempDir,
+    // Dropped last: the worker's tasks run on it.
+    runtime: tokio::runtime::Runtime,
+}
+
+impl Session {
+    /// The app as on a first start: no profiles, no keyring, an empty history.
+    fn start() -> Session {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .thread_name("ui-test-worker")
+            .build()
+            .expect("a runtime");
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let config = AppConfig {
+            runtime: runtime.handle().clone(),
+            profiles: Some(ProfileFile::at(dir.path().join("profiles.toml"))),
+            secrets: SecretStore::Unavailable("tests".into()),
+            store_path: Some(dir.path().join("history.sqlite3")),
+            sandbox_users: USERS,
+            export_dir: dir.path().to_path_buf(),
+        };
+        // The sandbox's names include CJK and other scripts that egui's default fonts lack; the
+        // window adds system fonts for them (`run_native`), the harness does not, and would
+        // otherwise panic on the first missing glyph.
+        let harness =
+            Harness::builder().with_size(egui::vec2(1280.0, 800.0)).allow_missing_glyphs().build_eframe(move |cc| {
+                let ctx = cc.egui_ctx.clone();
+                OrgqlApp::new(config, Arc::new(move || ctx.request_repaint()))
+            });
+        Session { harness, dir, runtime }
+    }
+
+    fn app(&self) -> &OrgqlApp {
+        self.harness.state()
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Steps the harness until `done` holds; fails after [`PATIENCE`], saying what it waited for.
+    #[track_caller]
+    fn wait_for(&mut self, what: &str, done: impl Fn(&Harness<'static, OrgqlApp>) -> bool) {
+        let started = Instant::now();
+        loop {
+            self.harness.step();
+            if done(&self.harness) {
+                // Let the frame that follows lay out what arrived.
+                self.harness.step();
+                return;
+            }
+            assert!(started.elapsed() < PATIENCE, "waited {PATIENCE:?} for {what}; the screen:\n{}", self.screen());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Steps until a widget named `label` is on screen.
+    #[track_caller]
+    fn wait_for_label(&mut self, label: &str) {
+        let label = label.to_owned();
+        self.wait_for(&format!("'{label}' on screen"), move |h| h.query_by_label(&label).is_some());
+    }
+
+    /// Steps until a widget whose name contains `text` is on screen; returns that name.
+    #[track_caller]
+    fn wait_for_text(&mut self, text: &str) -> String {
+        let needle = text.to_owned();
+        self.wait_for(&format!("a text with '{text}' on screen"), move |h| {
+            h.query_all_by_label_contains(&needle).next().is_some()
+        });
+        self.text_containing(text).expect("the text is still there")
+    }
+
+    /// The name (or text) of the first widget whose name contains `text`.
+    fn text_containing(&self, text: &str) -> Option<String> {
+        self.harness.query_all_by_label_contains(text).next().map(|node| name_of(&node))
+    }
+
+    /// Steps until the active tab has no request, fetch or export under way.
+    #[track_caller]
+    fn wait_until_idle(&mut self) {
+        self.wait_for("the active tab to finish", |h| !h.state().active_tab().busy());
+    }
+
+    /// Clicks the widget named `label` and lets the app react.
+    #[track_caller]
+    fn click(&mut self, label: &str) {
+        self.harness.get_by_label(label).click();
+        self.harness.step();
+        self.harness.step();
+    }
+
+    /// Replaces the text of the field named `label` with `text`, as typed.
+    #[track_caller]
+    fn type_into(&mut self, label: &str, text: &str) {
+        self.harness.get_by_label(label).click();
+        self.harness.step();
+        self.harness.key_press_modifiers(Modifiers::COMMAND, Key::A);
+        self.harness.step();
+        self.harness.get_by_label(label).type_text(text);
+        self.harness.step();
+        self.harness.step();
+    }
+
+    /// Runs the active tab's query with the Run button and waits for its answer.
+    #[track_caller]
+    fn run_query(&mut self) {
+        self.click("Run");
+        self.wait_until_idle();
+    }
+
+    /// The base URL of the app's sandbox, as its status bar shows it.
+    fn sandbox_url(&mut self) -> String {
+        let shown = self.wait_for_text("Sandbox at ");
+        shown.trim_start_matches("Sandbox at ").trim().to_owned()
+    }
+
+    /// Every user's `ref` of the app's sandbox, asked of it directly: what the grid should show.
+    fn expected_refs(&mut self) -> Vec<String> {
+        let url = self.sandbox_url();
+        refs_of(&self.runtime, &url)
+    }
+
+    /// What is on screen, for failure messages: every named widget, one a line.
+    fn screen(&self) -> String {
+        self.harness
+            .root()
+            .children_recursive()
+            .map(|node| name_of(&node))
+            .filter(|name| !name.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// A widget's accessible name (a label's text is its value).
+fn name_of<'t>(node: &impl NodeT<'t>) -> String {
+    let node = node.accesskit_node();
+    let name = if node.role() == Role::Label { node.value() } else { node.label() };
+    name.unwrap_or_default()
+}
+
+/// Every user's `ref` in the order the service pages them, asked of `base_url` directly (not
+/// through the app): what the grid should show.
+fn refs_of(runtime: &tokio::runtime::Runtime, base_url: &str) -> Vec<String> {
+    runtime.block_on(async {
+        let http = crate::support::http();
+        let token: Value = http
+            .post(format!("{base_url}/oauth/token/"))
+            .form(&[
+                ("grant_type", "client_credentials"),
+                ("client_id", "sandbox-admin"),
+                ("client_secret", SECRET),
+                ("scope", "users.read"),
+            ])
+            .send()
+            .await
+            .expect("the token endpoint answers")
+            .json()
+            .await
+            .expect("a JSON token response");
+        let token = token["access_token"].as_str().expect("a token").to_owned();
+        let query = "query($after: String) { paginatedUsers(first: 50, after: $after) { pageInfo { hasNextPage endCursor } edges { node { ref } } } }";
+        let (mut refs, mut after) = (Vec::new(), Value::Null);
+        for _ in 0..100 {
+            let page: Value = http
+                .post(format!("{base_url}/graphql/"))
+                .bearer_auth(&token)
+                .json(&json!({ "query": query, "variables": { "after": after } }))
+                .send()
+                .await
+                .expect("the service answers")
+                .json()
+                .await
+                .expect("a JSON response");
+            let connection = &page["data"]["paginatedUsers"];
+            for edge in connection["edges"].as_array().expect("edges") {
+                refs.push(edge["node"]["ref"].as_str().expect("a ref").to_owned());
+            }
+            if connection["pageInfo"]["hasNextPage"] != json!(true) {
+                return refs;
+            }
+            after = connection["pageInfo"]["endCursor"].clone();
+        }
+        panic!("the users did not end after 100 pages");
+    })
+}
+
+/// The `ref` column of the grid, in the order shown.
+fn grid_refs(app: &OrgqlApp) -> Vec<String> {
+    let grid = app.active_tab().grid.as_ref().expect("a grid");
+    let column = grid.columns.iter().position(|c| c == "ref").expect("a ref column");
+    grid.order.iter().map(|i| grid.rows[*i][column].clone()).collect()
+}
+
+fn is_enabled(harness: &Harness<'static, OrgqlApp>, label: &str) -> bool {
+    !harness.get_by_label(label).accesskit_node().is_disabled()
+}
+
+#[test]
+fn first_start_shows_the_sandbox_users() {
+    let mut s = Session::start();
+    s.harness.run();
+    // A first start: the sample query of the sandbox's users, one click from a grid.
+    assert_eq!(s.app().tabs().len(), 1);
+    let query = s.harness.get_by_label("Query").value().unwrap_or_default();
+    assert!(query.contains("paginatedUsers"), "the sample query: {query}");
+    assert!(s.harness.query_by_label("Run the query to see its rows here.").is_some(), "{}", s.screen());
+    assert!(s.text_containing("No OS keyring is available (tests)").is_some(), "the keyring notice: {}", s.screen());
+
+    s.run_query();
+    assert_eq!(s.wait_for_text(" of 120"), "1–50 of 120");
+    for column in ["ref", "name", "email", "isActive", "roles", "groups.name"] {
+        assert!(s.harness.query_by_role_and_label(Role::Button, column).is_some(), "a '{column}' header");
+    }
+    let expected = s.expected_refs();
+    assert_eq!(expected.len(), USERS);
+    assert_eq!(grid_refs(s.app()), expected[..50]);
+    // The first rows are on screen, as cells a screen reader reads.
+    for user in &expected[..5] {
+        assert!(s.harness.query_by_label(user).is_some(), "{user} on screen:\n{}", s.screen());
+    }
+    assert!(s.text_containing("Token: valid for").is_some(), "the status bar shows the token");
+    assert!(s.text_containing("HTTP 200").is_some(), "the status bar shows the last request");
+    // The run went into the history, which the app lists.
+    s.wait_for("the run in the history", |h| !h.state().history().is_empty());
+    assert_eq!(s.app().history()[0].profile, "Sandbox");
+    s.harness.run();
+}
+
+#[test]
+fn a_profile_with_a_wrong_secret_says_the_client_is_invalid() {
+    let mut s = Session::start();
+    let server = s.runtime.block_on(sandbox(10));
+    s.click("Profiles…");
+    s.wait_for_label("Add profile");
+    s.click("Add profile");
+    s.type_into("Name", "acme-test");
+    s.type_into("Base URL", server.base_url());
+    s.type_into("Client ID", "sandbox-admin");
+    s.type_into("Client secret", "not-the-secret");
+    s.harness.run();
+    s.click("Test connection");
+    let failed = s.wait_for_text("Connection failed");
+    assert!(failed.contains("invalid_client"), "{failed}");
+    assert!(failed.contains("check the client ID and secret"), "{failed}");
+    assert!(!failed.contains("not-the-secret"), "the secret leaked: {failed}");
+
+    // Saved all the same, the profile can be chosen; running against it says the same.
+    s.click("Save profile");
+    s.wait_for_label("Edit acme-test");
+    let saved = std::fs::read_to_string(s.path("profiles.toml")).expect("the profiles file");
+    assert!(saved.contains("acme-test") && saved.contains(server.base_url()), "{saved}");
+    assert!(!saved.contains("not-the-secret"), "the secret went to the file: {saved}");
+    s.click("Close window");
+    s.click("Connection");
+    s.harness.get_by_role_and_label(Role::Button, "acme-test").click();
+    s.harness.step();
+    s.run_query();
+    let error = s.wait_for_text("invalid_client");
+    assert!(error.contains("refused the client credentials"), "{error}");
+    assert!(s.text_containing("Check the profile's client ID and secret").is_some(), "the advice: {}", s.screen());
+    assert!(s.app().active_tab().grid.is_none());
+
+    // With the secret corrected, the same profile connects and runs.
+    s.click("Profiles…");
+    s.click("Edit acme-test");
+    s.type_into("Client secret", SECRET);
+    s.click("Test connection");
+    let connected = s.wait_for_text("Connected: token valid for");
+    assert!(connected.contains("23 h"), "{connected}");
+    s.click("Save profile");
+    s.wait_for_label("Edit acme-test");
+    s.click("Close window");
+    s.run_query();
+    assert_eq!(s.wait_for_text(" of 10"), "1–10 of 10");
+    s.harness.run();
+}
+
+/// A query whose sixth line has a misspelt field.
+const MISSPELT: &str = "query Users {
+  paginatedUsers(first: 5) {
+    edges {
+      node {
+        ref
+        emial
+      }
+    }
+  }
+}
+";
+
+/// The same in a fragment after the operation, below where the app adds `pageInfo` and `count`
+/// to the query it sends.
+const MISSPELT_IN_A_FRAGMENT: &str = "query Users {
+  paginatedUsers(first: 5) {
+    edges {
+      node { ...Person }
+    }
+  }
+}
+fragment Person on User {
+  ref
+  emial
+}
+";
+
+#[test]
+fn a_graphql_error_shows_its_message_and_location_and_the_location_leads_to_it() {
+    let mut s = Session::start();
+    for (query, location, line) in
+        [(MISSPELT, "line 6, column 9", 6), (MISSPELT_IN_A_FRAGMENT, "line 10, column 3", 10)]
+    {
+        s.type_into("Query", query);
+        assert_eq!(s.app().active_tab().query, query);
+        s.run_query();
+        let message = s.wait_for_text("emial");
+        assert!(message.contains("Unknown field"), "{message}");
+        assert!(s.harness.query_by_label("1 error").is_some(), "the error count:\n{}", s.screen());
+        let link = s.harness.query_by_role_and_label(Role::Link, location);
+        assert!(link.is_some(), "{location} of the query as written:\n{}", s.screen());
+        s.harness.get_by_role_and_label(Role::Link, location).click();
+        s.harness.step();
+        s.harness.step();
+        // The editor has the focus, its cursor before the misspelt field: typing lands there.
+        assert!(s.harness.get_by_label("Query").is_focused(), "the editor has the focus");
+        s.harness.get_by_label("Query").type_text("e");
+        s.harness.step();
+        let typed = s.app().active_tab().query.lines().nth(line - 1).expect("the line").trim().to_owned();
+        assert_eq!(typed, "eemial");
+        s.harness.run();
+    }
+}
+
+#[test]
+fn paging_forward_and_back_shows_the_right_rows() {
+    let mut s = Session::start();
+    s.run_query();
+    let expected = s.expected_refs();
+    let pages = [("1–50 of 120", 0..50), ("51–100 of 120", 50..100), ("101–120 of 120", 100..120)];
+    let check = |s: &mut Session, page: usize| {
+        let (range, rows) = pages[page].clone();
+        assert_eq!(s.wait_for_text(" of 120"), range);
+        assert_eq!(grid_refs(s.app()), expected[rows.clone()], "the rows of {range}");
+        assert!(s.harness.query_by_label(&expected[rows.start]).is_some(), "{range} starts on screen");
+        assert_eq!(is_enabled(&s.harness, "Previous page"), page > 0, "Previous page on {range}");
+        assert_eq!(is_enabled(&s.harness, "Next page"), page < 2, "Next page on {range}");
+    };
+    check(&mut s, 0);
+    for page in [1, 2] {
+        s.click("Next page");
+        s.wait_until_idle();
+        check(&mut s, page);
+    }
+    for page in [1, 0] {
+        s.click("Previous page");
+        s.wait_until_idle();
+        check(&mut s, page);
+    }
+
+    // Pages of another size number their rows by that size.
+    s.type_into("Query", &orgql::ui::SAMPLE_QUERY.replace("first: 50", "first: 20"));
+    s.run_query();
+    assert_eq!(s.wait_for_text(" of 120"), "1–20 of 120");
+    s.click("Next page");
+    s.wait_until_idle();
+    assert_eq!(s.wait_for_text(" of 120"), "21–40 of 120");
+    assert_eq!(grid_refs(s.app()), expected[20..40]);
+    s.click("Previous page");
+    s.wait_until_idle();
+    assert_eq!(s.wait_for_text(" of 120"), "1–20 of 120");
+    s.harness.run();
+}
+
+/// `orgql export` of `query` against `base_url`, into `out`.
+fn cli_export(dir: &Path, base_url: &str, query: &str, out: &Path, bom: bool) {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_orgql"));
+    command
+        .args(["export", "-e", query, "--out"])
+        .arg(out)
+        .args(["--base-url", base_url, "--client-id", "sandbox-admin", "--scope", ALL_SCOPES])
+        .args(bom.then_some("--bom"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("ORGQL_NO_KEYRING", "1")
+        .env("ORGQL_CLIENT_SECRET", SECRET)
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .current_dir(dir);
+    let output = command.output().expect("orgql runs");
+    assert!(output.status.success(), "orgql export failed: {}", String::from_utf8_lossy(&output.stderr));
+}
+
+#[test]
+fn fetch_all_then_export_writes_the_csv_the_command_line_writes() {
+    let mut s = Session::start();
+    s.run_query();
+    s.click("Fetch all pages");
+    assert_eq!(s.wait_for_text("rows fetched"), "All 120 rows fetched");
+    s.wait_until_idle();
+    let expected = s.expected_refs();
+    assert_eq!(grid_refs(s.app()), expected, "every row, in the service's order");
+    assert!(s.harness.query_by_label("Next page").is_none(), "no paging once every row is there");
+
+    // The rows shown, with the window's defaults (a BOM for spreadsheet programs).
+    let shown = s.path("shown.csv");
+    s.click("Export CSV…");
+    s.wait_for_label("File");
+    s.type_into("File", &shown.display().to_string());
+    s.click("Export");
+    let done = s.wait_for_text("Exported ");
+    assert_eq!(done, format!("Exported 120 rows to {}", shown.display()));
+    s.wait_until_idle();
+
+    // Every page of the query, without the BOM.
+    let all = s.path("all.csv");
+    s.click("Export CSV…");
+    s.wait_for_label("File");
+    s.type_into("File", &all.display().to_string());
+    s.click("Every page of the query");
+    s.click("UTF-8 BOM (for spreadsheet programs)");
+    s.click("Export");
+    s.wait_for(&format!("the export to {}", all.display()), |h| {
+        h.state().active_tab().export.as_ref().is_some_and(|e| e.outcome.is_some())
+    });
+    assert_eq!(s.wait_for_text("Exported "), format!("Exported 120 rows to {}", all.display()));
+
+    let url = s.sandbox_url();
+    let query = orgql::ui::SAMPLE_QUERY;
+    let (cli_bom, cli_plain) = (s.path("cli-bom.csv"), s.path("cli.csv"));
+    cli_export(s.dir.path(), &url, query, &cli_bom, true);
+    cli_export(s.dir.path(), &url, query, &cli_plain, false);
+    let read = |path: &Path| std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let cli = read(&cli_bom);
+    assert!(cli.starts_with("\u{feff}ref,name,email".as_bytes()), "{}", String::from_utf8_lossy(&cli[..40]));
+    assert_eq!(String::from_utf8_lossy(&read(&shown)), String::from_utf8_lossy(&cli), "the rows shown");
+    assert_eq!(String::from_utf8_lossy(&read(&all)), String::from_utf8_lossy(&read(&cli_plain)), "every page");
+    let records = csv::Reader::from_reader(cli.as_slice()).records().count();
+    assert_eq!(records, 120, "a row a user");
+    s.harness.run();
+}
+
+#[test]
+fn a_slow_server_keeps_the_window_responsive_and_cancel_stops_the_request() {
+    const LATENCY: Duration = Duration::from_secs(3);
+    let mut s = Session::start();
+    let slow: RunningServer =
+        s.runtime.block_on(sandbox_with(Config { users: 10, latency: LATENCY, ..Config::default() }));
+    s.click("Profiles…");
+    s.wait_for_label("Add profile");
+    s.click("Add profile");
+    s.type_into("Name", "slow");
+    s.type_into("Base URL", slow.base_url());
+    s.type_into("Client ID", "sandbox-admin");
+    s.type_into("Client secret", SECRET);
+    s.click("Save profile");
+    s.wait_for_label("Edit slow");
+    s.click("Close window");
+    s.click("Connection");
+    s.harness.get_by_role_and_label(Role::Button, "slow").click();
+    s.harness.step();
+    s.type_into("Query", "{ paginatedUsers(first: 5) { edges { node { ref name } } } }");
+
+    let asked = Instant::now();
+    s.click("Run");
+    assert!(s.app().active_tab().busy(), "the request is under way");
+    // Frames keep coming while the request waits: each step returns quickly, and the window
+    // still answers clicks.
+    let (mut frames, mut slowest) = (0, Duration::ZERO);
+    while asked.elapsed() < Duration::from_secs(1) {
+        let step = Instant::now();
+        s.harness.step();
+        slowest = slowest.max(step.elapsed());
+        frames += 1;
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(frames >= 20, "only {frames} frames in a second");
+    assert!(slowest < Duration::from_millis(500), "a frame took {slowest:?}");
+    s.click("Raw");
+    assert_eq!(s.app().active_tab().view, orgql::ui::View::Raw);
+    s.click("Grid");
+    assert!(s.app().active_tab().busy(), "still waiting for the slow server");
+    assert!(s.harness.query_by_label("Cancel").is_some(), "a Cancel button while waiting:\n{}", s.screen());
+
+    s.click("Cancel");
+    assert!(!s.app().active_tab().busy(), "Cancel ends the wait at once");
+    assert!(s.harness.query_by_label("cancelled").is_some(), "the tab says so:\n{}", s.screen());
+    assert!(s.harness.query_by_label("Cancel").is_none(), "no Cancel button once cancelled");
+    // The request itself stopped: its job ended (and went into the history as cancelled)
+    // long before the server would have answered.
+    s.wait_for("the cancelled run in the history", |h| !h.state().history().is_empty());
+    assert_eq!(s.app().history()[0].outcome, "cancelled");
+    assert!(asked.elapsed() < LATENCY, "the job ended only after {:?}", asked.elapsed());
+    // Nothing arrives later.
+    while asked.elapsed() < LATENCY + Duration::from_millis(500) {
+        s.harness.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let tab = s.app().active_tab();
+    assert!(tab.grid.is_none() && !tab.busy() && tab.result.error().is_some(), "{:?}", tab.result);
+    s.harness.run();
+}
