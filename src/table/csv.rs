@@ -86,8 +86,8 @@ impl<W: Write> CsvWriter<W> {
     /// # Errors
     ///
     /// [`CsvError`] when the underlying writer fails.
-    pub fn write_cells(&mut self, row: &[String]) -> Result<(), CsvError> {
-        self.write_record(row.to_vec())?;
+    pub fn write_cells<'c>(&mut self, row: impl IntoIterator<Item = &'c str>) -> Result<(), CsvError> {
+        self.write_record(row.into_iter().map(str::to_owned).collect())?;
         self.rows += 1;
         Ok(())
     }

@@ -3,7 +3,9 @@
 mod cells;
 pub mod csv;
 mod file;
+mod row;
 
 pub use self::cells::{cell, cells};
 pub use self::csv::{CsvError, CsvOptions, CsvWriter, guard_formula};
 pub use self::file::{CsvFile, FileError, Partial};
+pub use self::row::Row;

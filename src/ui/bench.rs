@@ -10,6 +10,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use super::app::OrgqlApp;
 use super::tab::Grid;
+use crate::table::Row;
 use crate::worker::Rows;
 
 /// Column names of [`synthetic_rows`].
@@ -44,7 +45,7 @@ const NAMES: [&str; 8] = [
 pub fn synthetic_rows(count: usize) -> Rows {
     let rows = (0..count)
         .map(|i| {
-            vec![
+            Row::new([
                 format!("u{i:06}"),
                 NAMES[i % NAMES.len()].to_owned(),
                 format!("user.{i}@example.org"),
@@ -57,7 +58,7 @@ pub fn synthetic_rows(count: usize) -> Rows {
                 NAMES[(i + 3) % NAMES.len()].to_owned(),
                 format!("badge {}", i % 1000),
                 format!("Onboarding {}; Compliance {}", i % 17, i % 3),
-            ]
+            ])
         })
         .collect();
     Rows {

@@ -237,17 +237,18 @@ fn grid_ui(ui: &mut egui::Ui, grid: &mut super::tab::Grid, intent: &mut Option<R
             .body(|body| {
                 body.rows(ROW_HEIGHT, order.len(), |mut row| {
                     let Some(cells) = order.get(row.index()).and_then(|i| rows.get(*i)) else { return };
-                    for cell in cells {
+                    for cell in cells.cells() {
                         row.col(|ui| {
                             let shown = cell.replace(['\n', '\r', '\t'], " ");
                             let response = ui.add(egui::Label::new(shown).truncate().sense(egui::Sense::click()));
                             response.context_menu(|ui| {
                                 if ui.button("Copy cell").clicked() {
-                                    *intent = Some(ResultsIntent::CopyText(cell.clone()));
+                                    *intent = Some(ResultsIntent::CopyText(cell.to_owned()));
                                     ui.close();
                                 }
                                 if ui.button("Copy row").clicked() {
-                                    *intent = Some(ResultsIntent::CopyText(cells.join("\t")));
+                                    *intent =
+                                        Some(ResultsIntent::CopyText(cells.cells().collect::<Vec<_>>().join("\t")));
                                     ui.close();
                                 }
                             });

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::state::Requested;
 use crate::api::ApiError;
+use crate::table::Row;
 use crate::worker::{JobId, QueryResult, Rows};
 
 /// How the result is shown.
@@ -25,7 +26,7 @@ pub struct Grid {
     /// Column names.
     pub columns: Vec<String>,
     /// Rows, shared with exports (never copied).
-    pub rows: Arc<Vec<Vec<String>>>,
+    pub rows: Arc<Vec<Row>>,
     /// The connection's `count`.
     pub total: Option<u64>,
     /// The row order: indexes into `rows` (sorted by a column when asked).
@@ -44,7 +45,7 @@ impl Grid {
     }
 
     /// Appends rows of a further page.
-    pub fn append(&mut self, more: Vec<Vec<String>>) {
+    pub fn append(&mut self, more: Vec<Row>) {
         let rows = Arc::make_mut(&mut self.rows);
         let start = rows.len();
         rows.extend(more);
@@ -54,15 +55,30 @@ impl Grid {
         }
     }
 
-    /// Sorts the rows by a column (numbers as numbers, text as text).
+    /// Sorts the rows by a column: numbers as numbers (before text), text without regard to
+    /// case. The keys are made once per sort, not once per comparison.
     pub fn sort_by(&mut self, column: usize, ascending: bool) {
-        let rows = &self.rows;
-        let key = |i: &usize| rows[*i].get(column).map(String::as_str).unwrap_or("");
+        enum Key {
+            Number(f64),
+            Text(String),
+        }
+        let keys: Vec<Key> = self
+            .rows
+            .iter()
+            .map(|row| {
+                let cell = row.cell(column).unwrap_or("");
+                match cell.parse::<f64>() {
+                    Ok(n) if !n.is_nan() => Key::Number(n),
+                    _ => Key::Text(cell.to_lowercase()),
+                }
+            })
+            .collect();
         self.order.sort_by(|a, b| {
-            let (x, y) = (key(a), key(b));
-            let ordering = match (x.parse::<f64>(), y.parse::<f64>()) {
-                (Ok(x), Ok(y)) => x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Equal),
-                _ => x.to_lowercase().cmp(&y.to_lowercase()),
+            let ordering = match (&keys[*a], &keys[*b]) {
+                (Key::Number(x), Key::Number(y)) => x.total_cmp(y),
+                (Key::Number(_), Key::Text(_)) => std::cmp::Ordering::Less,
+                (Key::Text(_), Key::Number(_)) => std::cmp::Ordering::Greater,
+                (Key::Text(x), Key::Text(y)) => x.cmp(y),
             };
             if ascending { ordering } else { ordering.reverse() }
         });
@@ -192,13 +208,13 @@ mod tests {
     fn sorts_numbers_as_numbers_and_keeps_order_when_appending() {
         let rows = Rows {
             columns: vec!["n".into()],
-            rows: vec![vec!["10".into()], vec!["9".into()], vec!["100".into()]],
+            rows: vec![Row::new(["10"]), Row::new(["9"]), Row::new(["100"])],
             ..Rows::default()
         };
         let mut grid = Grid::from_rows(rows, 1);
         grid.sort_by(0, true);
         assert_eq!(grid.order, [1, 0, 2]);
-        grid.append(vec![vec!["1".into()]]);
+        grid.append(vec![Row::new(["1"])]);
         assert_eq!(grid.order, [3, 1, 0, 2]);
         grid.sort_by(0, false);
         assert_eq!(grid.order, [2, 0, 1, 3]);

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::api::{ApiError, Credentials, GraphQlError, TokenState};
 use crate::store::HistoryEntry;
-use crate::table::CsvOptions;
+use crate::table::{CsvOptions, Row};
 
 /// Identifies one job, so that its events find their tab and it can be cancelled.
 pub type JobId = u64;
@@ -77,7 +77,7 @@ pub enum Command {
         /// Column names.
         columns: Vec<String>,
         /// The rows, shared with the grid (not copied).
-        rows: Arc<Vec<Vec<String>>>,
+        rows: Arc<Vec<Row>>,
         /// The file.
         path: PathBuf,
         /// BOM, raw.
@@ -113,7 +113,7 @@ pub struct Rows {
     /// Column names (paths such as `groups.name`).
     pub columns: Vec<String>,
     /// One row of cells per node.
-    pub rows: Vec<Vec<String>>,
+    pub rows: Vec<Row>,
     /// The connection's `count`.
     pub total: Option<u64>,
     /// `pageInfo.hasNextPage`.

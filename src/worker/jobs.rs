@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use super::{Connection, Event, JobId, QueryResult, QuerySpec, Rows, Shared};
 use crate::api::{ApiError, Client, GraphQlRequest, Page, Pager, TokenState};
 use crate::query::{ConnectionSite, PagingOptions};
-use crate::table::{CsvFile, CsvOptions, cells};
+use crate::table::{CsvFile, CsvOptions, Row, cells};
 
 /// How many history entries the UI lists.
 const HISTORY_SHOWN: usize = 200;
@@ -17,7 +17,7 @@ const HISTORY_SHOWN: usize = 200;
 fn rows_of(site: &ConnectionSite, data: &Value, with_columns: bool) -> Rows {
     Rows {
         columns: if with_columns { site.columns.iter().map(|c| c.name.clone()).collect() } else { Vec::new() },
-        rows: site.nodes(data).map(|node| cells(node, &site.columns)).collect(),
+        rows: site.nodes(data).map(|node| Row::new(cells(node, &site.columns))).collect(),
         total: site.count(data),
         has_next_page: site.has_next_page(data).unwrap_or(false),
         end_cursor: site.end_cursor(data).map(str::to_owned),
@@ -160,7 +160,7 @@ pub(super) async fn export_rows(
     shared: Arc<Shared>,
     job: JobId,
     columns: Vec<String>,
-    rows: Arc<Vec<Vec<String>>>,
+    rows: Arc<Vec<Row>>,
     path: PathBuf,
     options: CsvOptions,
 ) {
@@ -170,7 +170,7 @@ pub(super) async fn export_rows(
             columns.into_iter().map(|name| crate::query::Column { keys: vec![name.clone()], name }).collect();
         let mut file = CsvFile::create(&target, &columns, options).map_err(|e| e.to_string())?;
         for row in rows.iter() {
-            if let Err(e) = file.writer().write_cells(row) {
+            if let Err(e) = file.writer().write_cells(row.cells()) {
                 let partial = file.keep_partial();
                 return Err(format!("{e}; {}", partial.describe(&target)));
             }

@@ -221,7 +221,7 @@ fn refs_of(runtime: &tokio::runtime::Runtime, base_url: &str) -> Vec<String> {
 fn grid_refs(app: &OrgqlApp) -> Vec<String> {
     let grid = app.active_tab().grid.as_ref().expect("a grid");
     let column = grid.columns.iter().position(|c| c == "ref").expect("a ref column");
-    grid.order.iter().map(|i| grid.rows[*i][column].clone()).collect()
+    grid.order.iter().map(|i| grid.rows[*i].cell(column).unwrap_or_default().to_owned()).collect()
 }
 
 fn is_enabled(harness: &Harness<'static, OrgqlApp>, label: &str) -> bool {
