@@ -150,6 +150,7 @@ impl OrgqlApp {
             self.send(Command::Cancel(job));
         }
         let job = self.job();
+        self.status.running.insert(job, spec.connection.name().to_owned());
         let tab = &mut self.tabs[self.active];
         tab.result.start();
         tab.job = Some(job);
@@ -246,6 +247,7 @@ impl OrgqlApp {
         match event {
             Event::SandboxStarted { base_url } => self.status.sandbox = Some(base_url),
             Event::Ran { job, result } => {
+                self.status.finished(job, result.as_ref().err());
                 let Some(tab) = self.tab_of(job) else { return };
                 tab.job = None;
                 if let Ok(result) = &result {

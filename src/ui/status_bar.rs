@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use super::results::thousands;
-use crate::api::TokenState;
+use crate::api::{ApiError, TokenState};
 
 /// What the status bar shows.
 #[derive(Default)]
@@ -16,6 +16,10 @@ pub struct StatusBar {
     pub last: Option<(u16, Duration, usize, Option<u64>)>,
     /// The in-process sandbox's base URL, once started.
     pub sandbox: Option<String>,
+    /// Requests under way, by job, with their connection's name.
+    pub running: HashMap<u64, String>,
+    /// Connections whose last request failed for want of a token, with why.
+    pub failed: HashMap<String, String>,
 }
 
 /// `23 h 12 min`, `4 min 5 s`, `12 s`.
@@ -38,11 +42,38 @@ pub fn size(bytes: usize) -> String {
 }
 
 impl StatusBar {
+    /// Records the end of a request: a failure to get or use a token marks its connection failed;
+    /// any answer clears that.
+    pub fn finished(&mut self, job: u64, error: Option<&ApiError>) {
+        let Some(connection) = self.running.remove(&job) else { return };
+        match error {
+            Some(e @ (ApiError::InvalidClient | ApiError::Unauthorized | ApiError::TokenRefused { .. })) => {
+                self.failed.insert(connection, e.to_string());
+            }
+            Some(ApiError::Cancelled) => {}
+            _ => {
+                self.failed.remove(&connection);
+            }
+        }
+    }
+
     /// Draws the bar for the connection named `connection`.
     pub fn ui(&self, ui: &mut egui::Ui, connection: &str) {
         ui.horizontal(|ui| {
-            match self.tokens.get(connection) {
-                Some((TokenState::Valid { remaining, scopes }, at)) => {
+            let waiting = self.running.values().any(|c| c == connection);
+            let token = self.tokens.get(connection);
+            let expired = match token {
+                Some((TokenState::Valid { remaining, .. }, at)) => remaining.saturating_sub(at.elapsed()).is_zero(),
+                _ => true,
+            };
+            match (self.failed.get(connection), token) {
+                (Some(why), _) if !waiting => {
+                    ui.colored_label(ui.visuals().error_fg_color, "Token: failed").on_hover_text(why);
+                }
+                _ if waiting && expired => {
+                    ui.label("Token: renewing…");
+                }
+                (_, Some((TokenState::Valid { remaining, scopes }, at))) => {
                     let left = remaining.saturating_sub(at.elapsed());
                     if left.is_zero() {
                         ui.label("Token: expired (renewed on the next request)");
@@ -83,5 +114,19 @@ mod tests {
         assert_eq!(lifetime(Duration::from_secs(23 * 3600 + 12 * 60 + 5)), "23 h 12 min");
         assert_eq!(lifetime(Duration::from_secs(245)), "4 min 5 s");
         assert_eq!(size(12_600), "12.3 KB");
+    }
+
+    #[test]
+    fn a_refused_token_marks_its_connection_failed_until_an_answer() {
+        let mut bar = StatusBar::default();
+        bar.running.insert(1, "acme".into());
+        bar.finished(1, Some(&ApiError::InvalidClient));
+        assert!(bar.failed.contains_key("acme") && bar.running.is_empty());
+        bar.running.insert(2, "acme".into());
+        bar.finished(2, Some(&ApiError::Cancelled));
+        assert!(bar.failed.contains_key("acme"));
+        bar.running.insert(3, "acme".into());
+        bar.finished(3, None);
+        assert!(bar.failed.is_empty());
     }
 }
