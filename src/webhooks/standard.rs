@@ -65,9 +65,14 @@ impl Secret {
         format!("v1,{}", B64.encode(self.mac(msg_id, timestamp, body)))
     }
 
-    fn mac(&self, msg_id: &str, timestamp: i64, body: &[u8]) -> Vec<u8> {
+    /// An HMAC-SHA256 keyed with this secret, before any content (for verifying deliveries).
+    pub(super) fn keyed_mac(&self) -> Hmac<Sha256> {
         // HMAC accepts keys of any length, so this cannot fail.
-        let mut mac = <Hmac<Sha256>>::new_from_slice(&self.key).expect("HMAC takes any key length");
+        <Hmac<Sha256>>::new_from_slice(&self.key).expect("HMAC takes any key length")
+    }
+
+    fn mac(&self, msg_id: &str, timestamp: i64, body: &[u8]) -> Vec<u8> {
+        let mut mac = self.keyed_mac();
         mac.update(msg_id.as_bytes());
         mac.update(b".");
         mac.update(timestamp.to_string().as_bytes());
