@@ -197,7 +197,10 @@ fn highlight(c: &mut Criterion) {
             highlighter.spans(&text)
         })
     });
-    assert!(highlighter.reparsed() <= 2, "an edit reparses its line, not {}", highlighter.reparsed());
+    // Checked only when the benchmark ran (a name filter may skip it).
+    if n > 0 {
+        assert!(highlighter.reparsed() <= 2, "an edit reparses its line, not {}", highlighter.reparsed());
+    }
     group.sample_size(10);
     group.bench_function("full", |b| b.iter(|| Highlighter::new(true).expect("syntax").spans(&text)));
     group.finish();

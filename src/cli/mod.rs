@@ -7,6 +7,7 @@ mod input;
 mod profile;
 mod query;
 mod sandbox;
+mod webhooks;
 
 use std::process::ExitCode;
 
@@ -36,6 +37,9 @@ pub enum Command {
     /// Manage connection profiles (their secrets live in the OS keyring).
     #[command(subcommand)]
     Profile(profile::ProfileCommand),
+    /// Receive and store webhook deliveries, or export the stored ones.
+    #[command(subcommand)]
+    Webhooks(webhooks::WebhooksCommand),
 }
 
 /// A command that failed: the exit status of the contract and one sentence for stderr.
@@ -77,6 +81,7 @@ pub fn main() -> ExitCode {
         Some(Command::Query(args)) => block_on(query::run(args)),
         Some(Command::Export(args)) => block_on(export::run(args)),
         Some(Command::Profile(command)) => profile::run(command),
+        Some(Command::Webhooks(command)) => webhooks::run(command),
         None => desktop(),
     };
     match result {

@@ -92,7 +92,8 @@ pub fn run(args: SandboxArgs) -> ExitCode {
     })
 }
 
-async fn shutdown_signal() {
+/// Waits for Ctrl+C or (on Unix) SIGTERM.
+pub(super) async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {

@@ -1,10 +1,13 @@
-//! The local SQLite database (WAL mode): the history of run queries (and, later, saved queries,
-//! webhook deliveries and schema caches). One file in the platform's data directory.
+//! The local SQLite database (WAL mode): the history of run queries and received webhook deliveries
+//! (and, later, saved queries and schema caches). One file in the platform's data directory.
 
 use std::path::{Path, PathBuf};
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as B64;
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::{Value, json};
 
 /// Why the store could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -33,13 +36,46 @@ pub struct HistoryEntry {
     pub outcome: String,
 }
 
+/// A received webhook delivery, to be recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewDelivery {
+    /// When it arrived.
+    pub received_at: DateTime<Utc>,
+    /// The HTTP method.
+    pub method: String,
+    /// The path, without the query string.
+    pub path: String,
+    /// The query string (without `?`; empty when none).
+    pub query: String,
+    /// The header name/value pairs in the order received (values as raw bytes).
+    pub headers: Vec<(String, Vec<u8>)>,
+    /// The body bytes exactly as received (empty when it was refused).
+    pub body: Vec<u8>,
+    /// `Some(true)` verified, `Some(false)` failed or refused, `None` not checked.
+    pub verified: Option<bool>,
+    /// Why it failed or was refused (empty otherwise).
+    pub reason: String,
+    /// The size of the body in bytes as announced or received (may exceed `body.len()` when refused).
+    pub size: u64,
+}
+
+/// A stored webhook delivery.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delivery {
+    /// Its row id.
+    pub id: i64,
+    /// What was received.
+    pub delivery: NewDelivery,
+}
+
 /// The database.
 pub struct Store {
     conn: Connection,
     path: PathBuf,
 }
 
-const MIGRATIONS: &[&str] = &["CREATE TABLE history (
+const MIGRATIONS: &[&str] = &[
+    "CREATE TABLE history (
         id INTEGER PRIMARY KEY,
         ran_at TEXT NOT NULL,
         profile TEXT NOT NULL,
@@ -47,7 +83,20 @@ const MIGRATIONS: &[&str] = &["CREATE TABLE history (
         variables TEXT NOT NULL,
         outcome TEXT NOT NULL
     );
-    CREATE INDEX history_ran_at ON history (ran_at);"];
+    CREATE INDEX history_ran_at ON history (ran_at);",
+    "CREATE TABLE deliveries (
+        id INTEGER PRIMARY KEY,
+        received_at TEXT NOT NULL,
+        method TEXT NOT NULL,
+        path TEXT NOT NULL,
+        query TEXT NOT NULL,
+        headers TEXT NOT NULL,
+        body BLOB NOT NULL,
+        verified INTEGER,
+        reason TEXT NOT NULL,
+        size INTEGER NOT NULL
+    );",
+];
 
 impl Store {
     /// The database in the platform's data directory (`$XDG_DATA_HOME/orgql/orgql.sqlite3`).
@@ -114,6 +163,110 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Records a received delivery (committed when this returns); returns its id.
+    pub fn add_delivery(&self, delivery: &NewDelivery) -> Result<i64, StoreError> {
+        self.conn
+            .execute(
+                "INSERT INTO deliveries (received_at, method, path, query, headers, body, verified, reason, size) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    delivery.received_at.to_rfc3339(),
+                    delivery.method,
+                    delivery.path,
+                    delivery.query,
+                    headers_to_json(&delivery.headers),
+                    delivery.body,
+                    delivery.verified,
+                    delivery.reason,
+                    i64::try_from(delivery.size).unwrap_or(i64::MAX),
+                ],
+            )
+            .map_err(|e| self.error(e))?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Up to `limit` deliveries after skipping `offset`, oldest first.
+    pub fn deliveries(&self, limit: usize, offset: usize) -> Result<Vec<Delivery>, StoreError> {
+        let mut statement = self
+            .conn
+            .prepare_cached(
+                "SELECT id, received_at, method, path, query, headers, body, verified, reason, size \
+                 FROM deliveries ORDER BY id LIMIT ?1 OFFSET ?2",
+            )
+            .map_err(|e| self.error(e))?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        let rows = statement.query_map(params![limit, offset], delivery_row).map_err(|e| self.error(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.error(e))
+    }
+
+    /// How many deliveries are stored.
+    pub fn delivery_count(&self) -> Result<u64, StoreError> {
+        let count: i64 =
+            self.conn.query_row("SELECT COUNT(*) FROM deliveries", [], |row| row.get(0)).map_err(|e| self.error(e))?;
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
+
+    /// Deletes every stored delivery; returns how many there were.
+    pub fn clear_deliveries(&self) -> Result<usize, StoreError> {
+        self.conn.execute("DELETE FROM deliveries", []).map_err(|e| self.error(e))
+    }
+}
+
+/// Header pairs as JSON text `[[name, value], ...]`: a value is a string when it is UTF-8,
+/// otherwise `{"base64": "..."}`.
+fn headers_to_json(headers: &[(String, Vec<u8>)]) -> String {
+    let pairs: Vec<Value> = headers
+        .iter()
+        .map(|(name, value)| {
+            let value = match std::str::from_utf8(value) {
+                Ok(text) => Value::String(text.to_owned()),
+                Err(_) => json!({ "base64": B64.encode(value) }),
+            };
+            json!([name, value])
+        })
+        .collect();
+    Value::Array(pairs).to_string()
+}
+
+fn headers_from_json(text: &str) -> Vec<(String, Vec<u8>)> {
+    let Ok(Value::Array(pairs)) = serde_json::from_str::<Value>(text) else {
+        return Vec::new();
+    };
+    pairs
+        .iter()
+        .filter_map(|pair| {
+            let name = pair.get(0)?.as_str()?.to_owned();
+            let value = match pair.get(1)? {
+                Value::String(text) => text.as_bytes().to_vec(),
+                other => B64.decode(other.get("base64")?.as_str()?).ok()?,
+            };
+            Some((name, value))
+        })
+        .collect()
+}
+
+fn delivery_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Delivery> {
+    let received_at: String = row.get(1)?;
+    let headers: String = row.get(5)?;
+    let size: i64 = row.get(9)?;
+    Ok(Delivery {
+        id: row.get(0)?,
+        delivery: NewDelivery {
+            received_at: DateTime::parse_from_rfc3339(&received_at).map(|t| t.with_timezone(&Utc)).unwrap_or_default(),
+            method: row.get(2)?,
+            path: row.get(3)?,
+            query: row.get(4)?,
+            headers: headers_from_json(&headers),
+            body: row.get(6)?,
+            verified: row.get(7)?,
+            reason: row.get(8)?,
+            size: u64::try_from(size).unwrap_or(0),
+        },
+    })
+}
+
 const HISTORY_COLUMNS: &str = "id, ran_at, profile, query, variables, outcome";
 
 fn history_entry(row: &rusqlite::Row<'_>) -> rusqlite::Result<HistoryEntry> {
@@ -146,6 +299,59 @@ mod tests {
         assert_eq!(entries.iter().map(|e| e.query.as_str()).collect::<Vec<_>>(), ["{ b }", "{ a }"]);
         assert_eq!(store.history_entry(entries[1].id).unwrap().unwrap().outcome, "200 OK");
         assert!(store.history_entry(999).unwrap().is_none());
+    }
+
+    fn delivery(path: &str, body: &[u8], verified: Option<bool>) -> NewDelivery {
+        NewDelivery {
+            received_at: DateTime::parse_from_rfc3339("2026-01-02T03:04:05.123+00:00").unwrap().with_timezone(&Utc),
+            method: "POST".into(),
+            path: path.into(),
+            query: "a=1&b=2".into(),
+            headers: vec![
+                ("content-type".into(), b"application/json".to_vec()),
+                ("x-binary".into(), vec![0xff, 0x00, 0x80]),
+                ("x-repeated".into(), b"one".to_vec()),
+                ("x-repeated".into(), b"two".to_vec()),
+            ],
+            body: body.to_vec(),
+            verified,
+            reason: if verified == Some(false) { "the signature does not match".into() } else { String::new() },
+            size: body.len() as u64,
+        }
+    }
+
+    #[test]
+    fn stores_deliveries_byte_for_byte_across_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("orgql.sqlite3");
+        let first = delivery("/hooks", br#"{"type":"user.created"}"#, Some(true));
+        let second = delivery("/other", &[0xde, 0xad, 0xbe, 0xef, 0xff], Some(false));
+        let third = delivery("/", b"", None);
+        {
+            let store = Store::open(&path).unwrap();
+            store.add_history("Sandbox", "{ a }", "", "200 OK").unwrap();
+            for d in [&first, &second, &third] {
+                store.add_delivery(d).unwrap();
+            }
+        }
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.delivery_count().unwrap(), 3);
+        assert_eq!(store.history(10).unwrap().len(), 1, "the history survives the migration");
+        let all = store.deliveries(10, 0).unwrap();
+        assert_eq!(all.iter().map(|d| d.delivery.clone()).collect::<Vec<_>>(), [first, second.clone(), third]);
+        let page = store.deliveries(1, 1).unwrap();
+        assert_eq!(page.len(), 1);
+        assert_eq!(page[0].delivery, second);
+        assert!(store.deliveries(10, 3).unwrap().is_empty());
+        assert_eq!(store.clear_deliveries().unwrap(), 3);
+        assert_eq!(store.delivery_count().unwrap(), 0);
+    }
+
+    #[test]
+    fn headers_keep_text_and_mark_binary_values() {
+        let json = headers_to_json(&[("a".into(), b"text".to_vec()), ("b".into(), vec![0xff])]);
+        assert_eq!(json, r#"[["a","text"],["b",{"base64":"/w=="}]]"#);
+        assert_eq!(headers_from_json(&json), [("a".to_owned(), b"text".to_vec()), ("b".to_owned(), vec![0xff])]);
     }
 
     #[test]

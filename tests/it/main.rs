@@ -8,6 +8,7 @@ mod cli;
 mod client;
 mod conformance;
 mod export;
+mod listener;
 mod mutations;
 mod smoke;
 mod ui;

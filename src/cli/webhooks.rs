@@ -1,0 +1,159 @@
+//! `orgql webhooks listen` and `orgql webhooks export` (contract section 2).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::Failure;
+use crate::store::{Delivery, Store};
+use crate::webhooks::Scheme;
+use crate::webhooks::export::export_jsonl;
+use crate::webhooks::listener::{DEFAULT_BODY_LIMIT, Listener, ListenerConfig};
+
+/// The environment variable that carries the signing secret (preferred to `--secret`).
+pub const SECRET_ENV: &str = "ORGQL_WEBHOOK_SECRET";
+
+/// The `webhooks` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum WebhooksCommand {
+    /// Receive, verify and store webhook deliveries until Ctrl+C or SIGTERM.
+    Listen(ListenArgs),
+    /// Write every stored delivery as one JSON line.
+    Export(ExportArgs),
+}
+
+/// Options of `orgql webhooks listen`.
+#[derive(Args, Debug)]
+pub struct ListenArgs {
+    /// Address to listen on; port 0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:9000")]
+    listen: SocketAddr,
+    /// Signing secret; better in the environment variable ORGQL_WEBHOOK_SECRET, which wins.
+    #[arg(long)]
+    secret: Option<String>,
+    /// Signature scheme: standard, github, stripe, hmac-sha256-hex:HEADER or hmac-sha256-base64:HEADER.
+    #[arg(long)]
+    scheme: Option<Scheme>,
+    /// Answer 401 to deliveries that fail verification (they are stored either way).
+    #[arg(long)]
+    reject_invalid: bool,
+    /// Allow listening on an address other senders on the network can reach.
+    #[arg(long)]
+    allow_remote: bool,
+    /// Largest body accepted, in bytes.
+    #[arg(long, default_value_t = DEFAULT_BODY_LIMIT)]
+    body_limit: usize,
+    /// The database to store into (default: orgql's data directory).
+    #[arg(long)]
+    store: Option<PathBuf>,
+}
+
+/// Options of `orgql webhooks export`.
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// The JSON Lines file to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// The database to read (default: orgql's data directory).
+    #[arg(long)]
+    store: Option<PathBuf>,
+}
+
+/// Runs a `webhooks` subcommand.
+pub fn run(command: WebhooksCommand) -> Result<(), Failure> {
+    match command {
+        WebhooksCommand::Listen(args) => super::block_on(listen(args)),
+        WebhooksCommand::Export(args) => export(args),
+    }
+}
+
+fn store_path(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
+    given.or_else(Store::default_path).ok_or_else(|| {
+        Failure::usage("this system has no data directory for orgql's database; give one with --store PATH")
+    })
+}
+
+async fn listen(args: ListenArgs) -> Result<(), Failure> {
+    let secret = match std::env::var(SECRET_ENV) {
+        Ok(secret) if !secret.trim().is_empty() => Some(secret),
+        _ => args.secret,
+    };
+    let config = ListenerConfig {
+        listen: args.listen,
+        allow_remote: args.allow_remote,
+        scheme: args.scheme,
+        secret,
+        reject_invalid: args.reject_invalid,
+        body_limit: args.body_limit,
+        store_path: store_path(args.store)?,
+    };
+    let store_path = config.store_path.clone();
+    let checking = config.secret.is_some();
+    let listener = Listener::start(config).await.map_err(Failure::usage)?;
+    let mut events = listener.subscribe();
+    println!(
+        "orgql webhooks listening at http://{} — storing into {}{}; Ctrl+C stops",
+        listener.addr(),
+        store_path.display(),
+        if checking { "" } else { " (no secret: signatures not checked)" }
+    );
+    let printer = tokio::spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            match events.recv().await {
+                Ok(delivery) => println!("{}", line(&delivery)),
+                Err(RecvError::Lagged(missed)) => println!("({missed} deliveries stored but not shown)"),
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
+    super::sandbox::shutdown_signal().await;
+    listener.stop().await;
+    if let Err(err) = printer.await {
+        tracing::warn!("the delivery printer ended abnormally: {err}");
+    }
+    Ok(())
+}
+
+/// One line for a stored delivery: time, method, path, size, event type, verification.
+fn line(delivery: &Delivery) -> String {
+    let d = &delivery.delivery;
+    let kind = serde_json::from_slice::<serde_json::Value>(&d.body)
+        .ok()
+        .and_then(|body| body.get("type").and_then(|t| t.as_str()).map(str::to_owned))
+        .unwrap_or_else(|| "-".to_owned());
+    let verdict = match d.verified {
+        Some(true) => "verified".to_owned(),
+        Some(false) => format!("NOT VERIFIED: {}", d.reason),
+        None => "not checked".to_owned(),
+    };
+    format!(
+        "{} #{} {} {} {} bytes {kind} {verdict}",
+        d.received_at.format("%Y-%m-%dT%H:%M:%S%.3fZ"),
+        delivery.id,
+        d.method,
+        d.path,
+        d.size
+    )
+}
+
+fn export(args: ExportArgs) -> Result<(), Failure> {
+    let path = store_path(args.store)?;
+    let store = Store::open(&path).map_err(Failure::usage)?;
+    let dir = match args.out.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let cannot_write = |e: &dyn std::fmt::Display| {
+        Failure::usage(format!("cannot write {} ({e}); check the path", args.out.display()))
+    };
+    let mut file = tempfile::NamedTempFile::new_in(&dir).map_err(|e| cannot_write(&e))?;
+    let count = {
+        let mut writer = std::io::BufWriter::new(file.as_file_mut());
+        export_jsonl(&store, &mut writer).map_err(Failure::usage)?
+    };
+    file.persist(&args.out).map_err(|e| cannot_write(&e.error))?;
+    eprintln!("orgql: wrote {count} deliveries to {}", args.out.display());
+    Ok(())
+}

@@ -1,0 +1,115 @@
+//! `orgql webhooks export`: every stored delivery as one JSON line (contract section 2).
+
+use std::io::Write;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as B64;
+use serde_json::{Map, Value, json};
+
+use crate::store::{Delivery, Store, StoreError};
+
+/// How many rows are read from the store at a time.
+const PAGE: usize = 500;
+
+/// Why an export failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// Reading the store.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Writing the output.
+    #[error("cannot write the deliveries ({0}); check the output path and the disk")]
+    Write(#[from] std::io::Error),
+}
+
+/// One delivery as the contract's JSON object: `received_at`, `method`, `path`, `query`, `headers`
+/// (name -> value, repeated headers joined with `, `), `body` (UTF-8) or `body_base64`, `verified`
+/// and `reason`.
+pub fn delivery_json(delivery: &Delivery) -> Value {
+    let d = &delivery.delivery;
+    let mut headers = Map::new();
+    for (name, value) in &d.headers {
+        let value = String::from_utf8_lossy(value);
+        match headers.get_mut(name) {
+            Some(Value::String(joined)) => {
+                joined.push_str(", ");
+                joined.push_str(&value);
+            }
+            _ => {
+                headers.insert(name.clone(), Value::String(value.into_owned()));
+            }
+        }
+    }
+    let mut object = json!({
+        "received_at": d.received_at.to_rfc3339(),
+        "method": d.method,
+        "path": d.path,
+        "query": d.query,
+        "headers": headers,
+        "verified": d.verified,
+        "reason": d.reason,
+    });
+    match std::str::from_utf8(&d.body) {
+        Ok(text) => object["body"] = Value::String(text.to_owned()),
+        Err(_) => object["body_base64"] = Value::String(B64.encode(&d.body)),
+    }
+    object
+}
+
+/// Writes every stored delivery, oldest first, one JSON line each; returns how many.
+pub fn export_jsonl(store: &Store, out: &mut dyn Write) -> Result<u64, ExportError> {
+    let mut written = 0;
+    loop {
+        let page = store.deliveries(PAGE, usize::try_from(written).unwrap_or(usize::MAX))?;
+        for delivery in &page {
+            serde_json::to_writer(&mut *out, &delivery_json(delivery)).map_err(std::io::Error::from)?;
+            out.write_all(b"\n")?;
+            written += 1;
+        }
+        if page.len() < PAGE {
+            break;
+        }
+    }
+    out.flush()?;
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Utc;
+
+    use super::*;
+    use crate::store::NewDelivery;
+
+    #[test]
+    fn writes_one_line_per_delivery_in_the_contract_shape() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.sqlite3")).unwrap();
+        let base = NewDelivery {
+            received_at: Utc::now(),
+            method: "POST".into(),
+            path: "/hook".into(),
+            query: "x=1".into(),
+            headers: vec![("accept".into(), b"a".to_vec()), ("accept".into(), b"b".to_vec())],
+            body: b"{\"type\":\"user.created\"}".to_vec(),
+            verified: Some(true),
+            reason: String::new(),
+            size: 23,
+        };
+        store.add_delivery(&base).unwrap();
+        let binary = NewDelivery { body: vec![0xff, 0x00], verified: None, ..base };
+        store.add_delivery(&binary).unwrap();
+        let mut out = Vec::new();
+        assert_eq!(export_jsonl(&store, &mut out).unwrap(), 2);
+        let lines: Vec<Value> =
+            String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines[0]["headers"], json!({ "accept": "a, b" }));
+        assert_eq!(lines[0]["body"], "{\"type\":\"user.created\"}");
+        assert_eq!(lines[0]["verified"], true);
+        assert_eq!(lines[0]["path"], "/hook");
+        assert_eq!(lines[0]["query"], "x=1");
+        assert_eq!(lines[1]["body_base64"], "/wA=");
+        assert!(lines[1].get("body").is_none());
+        assert_eq!(lines[1]["verified"], Value::Null);
+    }
+}

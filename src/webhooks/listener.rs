@@ -1,0 +1,288 @@
+//! The local webhook receiver (`orgql webhooks listen`): accepts any method on any path, checks
+//! the signature of the exact bytes received, and writes every delivery to the store before it
+//! answers, so a sender that got an answer can count on the delivery being on disk.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use chrono::Utc;
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::scheme::Scheme;
+use super::standard::Secret;
+use super::verify::{Verification, verify};
+use crate::store::{Delivery, NewDelivery, Store, StoreError};
+
+/// The address the listener binds by default.
+pub const DEFAULT_LISTEN: SocketAddr = SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 9000);
+/// The largest body accepted by default (1 MiB).
+pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
+/// The reason recorded for a body over the limit.
+pub const OVER_LIMIT: &str = "body over the limit";
+
+/// How to run a listener.
+#[derive(Debug, Clone)]
+pub struct ListenerConfig {
+    /// Where to listen (default 127.0.0.1:9000; port 0 picks a free port).
+    pub listen: SocketAddr,
+    /// Whether a non-loopback address may be bound (off: such an address is refused).
+    pub allow_remote: bool,
+    /// The signature scheme; when a secret is given without one, Standard Webhooks.
+    pub scheme: Option<Scheme>,
+    /// The signing secret; without it deliveries are stored unchecked (`verified` null).
+    pub secret: Option<String>,
+    /// Whether a delivery that fails verification is answered 401 (it is stored either way).
+    pub reject_invalid: bool,
+    /// The largest body accepted, in bytes; a larger one is answered 413 and stored as rejected.
+    pub body_limit: usize,
+    /// The database the deliveries go to.
+    pub store_path: PathBuf,
+}
+
+impl ListenerConfig {
+    /// The defaults, storing into `store_path`.
+    pub fn new(store_path: PathBuf) -> Self {
+        ListenerConfig {
+            listen: DEFAULT_LISTEN,
+            allow_remote: false,
+            scheme: None,
+            secret: None,
+            reject_invalid: false,
+            body_limit: DEFAULT_BODY_LIMIT,
+            store_path,
+        }
+    }
+}
+
+/// Why a listener could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ListenerError {
+    /// A non-loopback address without `allow_remote`.
+    #[error(
+        "{0} is not a loopback address, so anyone on the network could send deliveries; listen on 127.0.0.1 \
+         or allow remote senders explicitly"
+    )]
+    Remote(SocketAddr),
+    /// The address could not be bound.
+    #[error("cannot listen on {addr} ({source}); choose another address or port")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A scheme was given without a secret.
+    #[error("the signature scheme '{0}' needs a secret to check deliveries against; give the webhook secret too")]
+    SchemeWithoutSecret(Scheme),
+    /// The secret cannot be used with the scheme.
+    #[error("{0}")]
+    BadSecret(String),
+    /// The store could not be opened.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The webhook listener.
+pub struct Listener;
+
+struct Shared {
+    store: Mutex<Store>,
+    check: Option<(Scheme, String)>,
+    reject_invalid: bool,
+    body_limit: usize,
+    events: broadcast::Sender<Delivery>,
+}
+
+impl Listener {
+    /// Opens the store, binds the address and serves until [`RunningListener::stop`].
+    pub async fn start(config: ListenerConfig) -> Result<RunningListener, ListenerError> {
+        if !config.listen.ip().is_loopback() && !config.allow_remote {
+            return Err(ListenerError::Remote(config.listen));
+        }
+        let check = match (config.scheme, config.secret) {
+            (Some(scheme), None) => return Err(ListenerError::SchemeWithoutSecret(scheme)),
+            (None, None) => None,
+            (scheme, Some(secret)) => {
+                let scheme = scheme.unwrap_or(Scheme::Standard);
+                if scheme == Scheme::Standard {
+                    Secret::parse(&secret).map_err(|e| ListenerError::BadSecret(e.to_string()))?;
+                } else if secret.is_empty() {
+                    return Err(ListenerError::BadSecret(
+                        "the webhook secret is empty; give the sender's secret".into(),
+                    ));
+                }
+                Some((scheme, secret))
+            }
+        };
+        let store_path = config.store_path.clone();
+        let store = tokio::task::spawn_blocking(move || Store::open(&store_path))
+            .await
+            .map_err(|e| StoreError { path: config.store_path.clone(), reason: e.to_string() })??;
+        let listener = tokio::net::TcpListener::bind(config.listen)
+            .await
+            .map_err(|source| ListenerError::Bind { addr: config.listen, source })?;
+        let addr = listener.local_addr().map_err(|source| ListenerError::Bind { addr: config.listen, source })?;
+        let (events, _) = broadcast::channel(1024);
+        let shared = Arc::new(Shared {
+            store: Mutex::new(store),
+            check,
+            reject_invalid: config.reject_invalid,
+            body_limit: config.body_limit,
+            events: events.clone(),
+        });
+        let app = Router::new().fallback(receive).with_state(shared);
+        let shutdown = CancellationToken::new();
+        let stop = shutdown.clone();
+        let task = tokio::spawn(async move {
+            let serve = axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await });
+            if let Err(err) = serve.await {
+                tracing::error!("the webhook listener stopped serving: {err}");
+            }
+        });
+        Ok(RunningListener { addr, shutdown, task, events })
+    }
+}
+
+/// A listener that is serving.
+pub struct RunningListener {
+    addr: SocketAddr,
+    shutdown: CancellationToken,
+    task: JoinHandle<()>,
+    events: broadcast::Sender<Delivery>,
+}
+
+impl RunningListener {
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Every delivery from now on, after it is stored.
+    pub fn subscribe(&self) -> broadcast::Receiver<Delivery> {
+        self.events.subscribe()
+    }
+
+    /// Stops accepting connections and waits for the requests under way, each stored and answered.
+    pub async fn stop(mut self) {
+        self.shutdown.cancel();
+        if let Err(err) = (&mut self.task).await {
+            tracing::warn!("the webhook listener's task ended abnormally: {err}");
+        }
+    }
+}
+
+impl Drop for RunningListener {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let received_at = Utc::now();
+    let (parts, body) = request.into_parts();
+    let headers: Vec<(String, Vec<u8>)> =
+        parts.headers.iter().map(|(name, value)| (name.as_str().to_owned(), value.as_bytes().to_vec())).collect();
+    let announced = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let mut delivery = NewDelivery {
+        received_at,
+        method: parts.method.as_str().to_owned(),
+        path: parts.uri.path().to_owned(),
+        query: parts.uri.query().unwrap_or_default().to_owned(),
+        headers,
+        body: Vec::new(),
+        verified: None,
+        reason: String::new(),
+        size: 0,
+    };
+    let over_limit = announced.is_some_and(|n| n > shared.body_limit as u64);
+    let body = if over_limit { Err(BodyError::OverLimit) } else { read_body(body, shared.body_limit).await };
+    let status = match body {
+        Ok(bytes) => {
+            delivery.size = bytes.len() as u64;
+            delivery.body = bytes;
+            match &shared.check {
+                None => StatusCode::NO_CONTENT,
+                Some((scheme, secret)) => {
+                    match verify(scheme, secret, &delivery.headers, &delivery.body, Utc::now().timestamp()) {
+                        Verification::Verified => {
+                            delivery.verified = Some(true);
+                            StatusCode::NO_CONTENT
+                        }
+                        Verification::Failed(reason) => {
+                            delivery.verified = Some(false);
+                            delivery.reason = reason.to_string();
+                            if shared.reject_invalid { StatusCode::UNAUTHORIZED } else { StatusCode::NO_CONTENT }
+                        }
+                    }
+                }
+            }
+        }
+        Err(BodyError::OverLimit) => {
+            delivery.size = announced.unwrap_or(shared.body_limit as u64 + 1);
+            delivery.verified = Some(false);
+            delivery.reason = OVER_LIMIT.to_owned();
+            StatusCode::PAYLOAD_TOO_LARGE
+        }
+        Err(BodyError::Read(message)) => {
+            delivery.verified = Some(false);
+            delivery.reason = format!("the body could not be read ({message})");
+            StatusCode::BAD_REQUEST
+        }
+    };
+    // The answer waits for the row to be committed.
+    let writer = shared.clone();
+    let stored = tokio::task::spawn_blocking(move || {
+        let store = writer.store.lock().unwrap_or_else(PoisonError::into_inner);
+        store.add_delivery(&delivery).map(|id| Delivery { id, delivery })
+    })
+    .await;
+    match stored {
+        Ok(Ok(stored)) => {
+            // Nobody listening is fine.
+            let _ = shared.events.send(stored);
+            status.into_response()
+        }
+        Ok(Err(err)) => {
+            tracing::error!("cannot store a webhook delivery: {err}");
+            (StatusCode::INTERNAL_SERVER_ERROR, "the delivery could not be stored; send it again").into_response()
+        }
+        Err(err) => {
+            tracing::error!("the store task failed: {err}");
+            (StatusCode::INTERNAL_SERVER_ERROR, "the delivery could not be stored; send it again").into_response()
+        }
+    }
+}
+
+enum BodyError {
+    OverLimit,
+    Read(String),
+}
+
+async fn read_body(body: Body, limit: usize) -> Result<Vec<u8>, BodyError> {
+    match axum::body::to_bytes(body, limit).await {
+        Ok(bytes) => Ok(bytes.to_vec()),
+        Err(err) => {
+            let source: &(dyn std::error::Error + 'static) = &err;
+            let mut cause = Some(source);
+            while let Some(e) = cause {
+                if e.to_string().contains("length limit exceeded") {
+                    return Err(BodyError::OverLimit);
+                }
+                cause = e.source();
+            }
+            Err(BodyError::Read(err.to_string()))
+        }
+    }
+}
