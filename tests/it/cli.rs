@@ -95,3 +95,78 @@ fn a_malformed_webhook_secret_is_refused_before_starting() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("not valid base64"));
 }
+
+#[tokio::test]
+async fn webhooks_listen_stores_and_prints_each_delivery_and_export_writes_the_contract_fields() {
+    use orgql::webhooks::standard::{HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, Secret};
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("orgql.sqlite3");
+    let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_orgql"))
+        .args(["webhooks", "listen", "--listen", "127.0.0.1:0", "--store"])
+        .arg(&store)
+        .env("ORGQL_WEBHOOK_SECRET", secret)
+        .env("ORGQL_NO_KEYRING", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("orgql starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    assert!(!first.contains(secret), "{first}");
+    let url = first.split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")).expect("an address").to_owned();
+
+    let body = br#"{"type":"user.created","timestamp":"2026-11-22T00:00:00Z","data":{"ref":"u1"}}"#;
+    let now = chrono::Utc::now().timestamp();
+    let signature = Secret::parse(secret).unwrap().sign("msg_1", now, body);
+    let response = http()
+        .post(format!("{url}/hooks?source=test"))
+        .header(HEADER_ID, "msg_1")
+        .header(HEADER_TIMESTAMP, now.to_string())
+        .header(HEADER_SIGNATURE, signature)
+        .body(body.to_vec())
+        .send()
+        .await
+        .unwrap();
+    assert!(response.status().is_success(), "{}", response.status());
+    let line = lines.next().unwrap().unwrap();
+    assert!(line.contains("user.created") && line.contains("verified") && !line.contains("not verified"), "{line}");
+
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(std::time::Instant::now() < deadline, "orgql webhooks listen did not stop on SIGTERM");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(status.success(), "{status:?}");
+
+    let out = dir.path().join("deliveries.jsonl");
+    let export = Command::new(env!("CARGO_BIN_EXE_orgql"))
+        .args(["webhooks", "export", "--out"])
+        .arg(&out)
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert!(export.status.success(), "{}", String::from_utf8_lossy(&export.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let records: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(records.len(), 1, "{text}");
+    let record = &records[0];
+    assert_eq!(record["method"], "POST");
+    assert_eq!(record["path"], "/hooks");
+    assert_eq!(record["query"], "source=test");
+    assert_eq!(record["headers"][HEADER_ID], "msg_1");
+    assert_eq!(record["body"], std::str::from_utf8(body).unwrap());
+    assert_eq!(record["verified"], true);
+    assert!(
+        record["received_at"].as_str().is_some_and(|t| chrono::DateTime::parse_from_rfc3339(t).is_ok()),
+        "{record}"
+    );
+    assert!(!text.contains(secret));
+}
