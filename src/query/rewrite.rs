@@ -38,22 +38,31 @@ pub(crate) fn argument_edits(
     if added.is_empty() {
         return Ok(edits);
     }
-    match (list.first(), list.last(), arguments.r_paren_token()) {
-        (Some(first), Some(last), Some(close)) => {
-            let commas = match list.get(1) {
-                Some(second) => text.get(span(first).1..span(second).0).is_some_and(|gap| gap.contains(',')),
-                None => true,
-            };
-            let (last_start, last_end) = span(last);
-            let close = usize::from(close.text_range().start());
-            edits.push(append(text, last_start, last_end, close, added, commas));
-        }
-        _ => {
+    match append_to_list(text, &list, arguments.r_paren_token(), added) {
+        Some(edit) => edits.push(edit),
+        None => {
             let open = arguments.l_paren_token().ok_or_else(|| rewrite_error("an argument list has no '('"))?;
             edits.push(Edit::insert(usize::from(open.text_range().end()), added.join(", ")));
         }
     }
     Ok(edits)
+}
+
+/// The edit that appends `items` to a parenthesised list (arguments, variable definitions) after
+/// its last item, separated the way the list already is (commas or not); `None` for an empty list.
+fn append_to_list<N: CstNode>(
+    text: &str,
+    list: &[N],
+    close: Option<apollo_parser::SyntaxToken>,
+    items: &[String],
+) -> Option<Edit> {
+    let (first, last, close) = (list.first()?, list.last()?, close?);
+    let commas = match list.get(1) {
+        Some(second) => text.get(span(first).1..span(second).0).is_some_and(|gap| gap.contains(',')),
+        None => true,
+    };
+    let (last_start, last_end) = span(last);
+    Some(append(text, last_start, last_end, usize::from(close.text_range().start()), items, commas))
 }
 
 /// The edit that adds `definition` (`$name: Type`) to an operation's variable definitions,
@@ -65,17 +74,9 @@ pub(crate) fn define_variable(
 ) -> Result<Edit, DocumentError> {
     if let Some(definitions) = operation.variable_definitions() {
         let list: Vec<cst::VariableDefinition> = definitions.variable_definitions().collect();
-        return match (list.first(), list.last(), definitions.r_paren_token()) {
-            (Some(first), Some(last), Some(close)) => {
-                let commas = match list.get(1) {
-                    Some(second) => text.get(span(first).1..span(second).0).is_some_and(|gap| gap.contains(',')),
-                    None => true,
-                };
-                let (last_start, last_end) = span(last);
-                let close = usize::from(close.text_range().start());
-                Ok(append(text, last_start, last_end, close, &[definition.to_string()], commas))
-            }
-            _ => {
+        return match append_to_list(text, &list, definitions.r_paren_token(), &[definition.to_string()]) {
+            Some(edit) => Ok(edit),
+            None => {
                 let open =
                     definitions.l_paren_token().ok_or_else(|| rewrite_error("variable definitions have no '('"))?;
                 Ok(Edit::insert(usize::from(open.text_range().end()), definition))

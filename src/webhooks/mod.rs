@@ -9,3 +9,8 @@ pub mod verify;
 pub use listener::{Listener, ListenerConfig, ListenerError, RunningListener};
 pub use scheme::{Encoding, ParseSchemeError, Scheme};
 pub use verify::{Reason, TOLERANCE_SECS, Verification, verify};
+
+/// An HMAC-SHA256 keyed with `key`. HMAC takes keys of any length, so this cannot fail.
+pub(crate) fn hmac_sha256(key: &[u8]) -> hmac::Hmac<sha2::Sha256> {
+    <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(key).expect("HMAC takes keys of any length")
+}

@@ -67,8 +67,7 @@ impl Secret {
 
     /// An HMAC-SHA256 keyed with this secret, before any content (for verifying deliveries).
     pub(super) fn keyed_mac(&self) -> Hmac<Sha256> {
-        // HMAC accepts keys of any length, so this cannot fail.
-        <Hmac<Sha256>>::new_from_slice(&self.key).expect("HMAC takes any key length")
+        super::hmac_sha256(&self.key)
     }
 
     fn mac(&self, msg_id: &str, timestamp: i64, body: &[u8]) -> Vec<u8> {

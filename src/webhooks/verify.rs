@@ -192,7 +192,7 @@ fn plain_mac(secret: &str) -> Result<Hmac<Sha256>, Reason> {
     if secret.is_empty() {
         return Err(Reason::BadSecret("the webhook secret is empty; give the secret the sender signs with".into()));
     }
-    Ok(<Hmac<Sha256>>::new_from_slice(secret.as_bytes()).expect("HMAC takes any key length"))
+    Ok(super::hmac_sha256(secret.as_bytes()))
 }
 
 /// Succeeds when any candidate equals the MAC (each compared in constant time). `None` marks a

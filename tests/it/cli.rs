@@ -9,6 +9,21 @@ use serde_json::{Value, json};
 
 use crate::support::http;
 
+/// Sends SIGTERM and waits (at most 10 s) for the process to exit with status 0.
+async fn stops_cleanly_on_sigterm(child: &mut std::process::Child, what: &str) {
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what} did not stop on SIGTERM");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(status.success(), "{what}: {status:?}");
+}
+
 #[tokio::test]
 async fn the_sandbox_command_serves_the_authentication_flow_and_stops_on_sigterm() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_orgql"))
@@ -55,17 +70,7 @@ async fn the_sandbox_command_serves_the_authentication_flow_and_stops_on_sigterm
     assert_eq!(body["data"]["paginatedUsers"]["count"], 120, "{body}");
     assert_eq!(body["data"]["paginatedUsers"]["edges"][0]["node"]["ref"], "u00001");
 
-    let pid = child.id().to_string();
-    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(std::time::Instant::now() < deadline, "orgql sandbox did not stop on SIGTERM");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
-    assert!(status.success(), "{status:?}");
+    stops_cleanly_on_sigterm(&mut child, "orgql sandbox").await;
 }
 
 #[test]
@@ -133,17 +138,7 @@ async fn webhooks_listen_stores_and_prints_each_delivery_and_export_writes_the_c
     let line = lines.next().unwrap().unwrap();
     assert!(line.contains("user.created") && line.contains("verified") && !line.contains("not verified"), "{line}");
 
-    let pid = child.id().to_string();
-    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(std::time::Instant::now() < deadline, "orgql webhooks listen did not stop on SIGTERM");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
-    assert!(status.success(), "{status:?}");
+    stops_cleanly_on_sigterm(&mut child, "orgql webhooks listen").await;
 
     let out = dir.path().join("deliveries.jsonl");
     let export = Command::new(env!("CARGO_BIN_EXE_orgql"))
