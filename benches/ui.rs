@@ -12,7 +12,10 @@
 //!   from scratch (what an edit would cost without the per-line cache);
 //! - `editor_2000_lines/one_char_edit_frame`: one frame of the query editor (`QueryEditor::ui`)
 //!   after such an edit: highlighting, layout job, egui's layout (cached per line), the text edit
-//!   and tessellation; `unchanged_frame` the same without an edit.
+//!   and tessellation; `unchanged_frame` the same without an edit;
+//! - `inspector_100k/scroll_frame`: one frame of the webhook inspector (`WebhooksPanel::ui`)
+//!   listing 100,000 deliveries while it scrolls, tessellated; `burst_1000_frame` a frame that
+//!   first takes 1,000 new arrivals (a burst) into the list, as the app does when they come.
 //!
 //! The system fonts are installed as in the app, so the Chinese, Arabic and emoji names of the
 //! grid are drawn with real fonts when the machine has them.
@@ -24,7 +27,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use egui::{Event, Modifiers, MouseWheelSource, MouseWheelUnit, Pos2, RawInput, Rect, TouchPhase, vec2};
 use egui_system_font_provider::SystemFontProvider;
 use orgql::query::highlight::Highlighter;
-use orgql::ui::{Grid, QueryEditor, ResultsPanel, SAMPLE_QUERY, Tab, synthetic_rows};
+use orgql::store::DeliverySummary;
+use orgql::ui::{Grid, ListenerForm, QueryEditor, ResultsPanel, SAMPLE_QUERY, Tab, WebhooksPanel, synthetic_rows};
 
 const SCREEN: Rect = Rect::from_min_max(Pos2::ZERO, Pos2::new(1280.0, 800.0));
 /// Where the wheel turns: over the grid's rows.
@@ -70,6 +74,14 @@ impl Headless {
             std::hint::black_box(shapes);
             texts
         }
+    }
+}
+
+impl Headless {
+    /// The next frame of a scroll: frame `n` (counted on) with its wheel event.
+    fn scroll_frame(&mut self, n: &mut u64, tessellate: bool, ui: impl FnMut(&mut egui::Ui)) -> Vec<String> {
+        *n += 1;
+        self.frame(vec![wheel(*n)], tessellate, ui)
     }
 }
 
@@ -124,16 +136,14 @@ fn grid(c: &mut Criterion) {
     let mut n = 0;
     group.bench_function("scroll_frame", |b| {
         b.iter(|| {
-            n += 1;
-            headless.frame(vec![wheel(n)], true, |ui| {
+            headless.scroll_frame(&mut n, true, |ui| {
                 panel.ui(ui, &mut tab);
             })
         })
     });
     group.bench_function("scroll_frame_ui_only", |b| {
         b.iter(|| {
-            n += 1;
-            headless.frame(vec![wheel(n)], false, |ui| {
+            headless.scroll_frame(&mut n, false, |ui| {
                 panel.ui(ui, &mut tab);
             })
         })
@@ -213,7 +223,7 @@ fn editor(c: &mut Criterion) {
     let mut headless = Headless::new();
     for _ in 0..3 {
         headless.frame(Vec::new(), true, |ui| {
-            editor.ui(ui, &mut tab);
+            editor.ui(ui, &mut tab, None);
         });
     }
     let mut group = c.benchmark_group("editor_2000_lines");
@@ -223,19 +233,67 @@ fn editor(c: &mut Criterion) {
             edit(&mut tab.query, at, n);
             n += 1;
             headless.frame(Vec::new(), true, |ui| {
-                editor.ui(ui, &mut tab);
+                editor.ui(ui, &mut tab, None);
             })
         })
     });
     group.bench_function("unchanged_frame", |b| {
         b.iter(|| {
             headless.frame(Vec::new(), true, |ui| {
-                editor.ui(ui, &mut tab);
+                editor.ui(ui, &mut tab, None);
             })
         })
     });
     group.finish();
 }
 
-criterion_group!(ui, grid, highlight, editor);
+/// Delivery `id` as the listener would summarise it.
+fn delivery(id: i64) -> DeliverySummary {
+    const TYPES: [&str; 6] =
+        ["user.created", "user.updated", "enrollment.changed", "training.completed", "group.changed", "user.archived"];
+    DeliverySummary {
+        id,
+        received_at: chrono::Utc::now(),
+        method: "POST".to_owned(),
+        path: "/sandbox".to_owned(),
+        event_type: Some(TYPES[id as usize % TYPES.len()].to_owned()),
+        verified: Some(id % 17 != 0),
+        reason: if id % 17 == 0 { "the signature does not match".to_owned() } else { String::new() },
+        size: 300 + (id as u64 % 200),
+    }
+}
+
+fn inspector(c: &mut Criterion) {
+    let mut panel = WebhooksPanel::new(ListenerForm::new(9000, None), std::path::Path::new("/tmp"));
+    panel.deliveries((1..=100_000).map(delivery).collect(), Some(100_000));
+    let mut headless = Headless::new();
+    headless.frame(vec![Event::PointerMoved(Pos2::new(200.0, 500.0))], false, |ui| {
+        panel.ui(ui);
+    });
+    let mut group = c.benchmark_group("inspector_100k");
+    group.measurement_time(Duration::from_secs(10));
+    let mut n = 0;
+    group.bench_function("scroll_frame", |b| {
+        b.iter(|| {
+            headless.scroll_frame(&mut n, true, |ui| {
+                panel.ui(ui);
+            })
+        })
+    });
+    let mut next = 100_001;
+    group.bench_function("burst_1000_frame", |b| {
+        b.iter(|| {
+            let burst: Vec<DeliverySummary> = (next..next + 1000).map(delivery).collect();
+            next += 1000;
+            panel.deliveries(burst, None);
+            headless.frame(Vec::new(), true, |ui| {
+                panel.ui(ui);
+            })
+        })
+    });
+    group.finish();
+    assert_eq!(panel.list.rows().len() as i64, next - 1, "every arrival is listed");
+}
+
+criterion_group!(ui, grid, highlight, editor, inspector);
 criterion_main!(ui);

@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod cli;
+pub mod explorer;
 pub mod export;
 pub mod profiles;
 pub mod query;
@@ -10,6 +11,7 @@ pub mod sandbox;
 pub mod scopes;
 pub mod secret;
 pub mod store;
+pub mod support;
 pub mod table;
 pub mod ui;
 pub mod webhooks;

@@ -133,6 +133,7 @@ fn desktop() -> Result<(), Failure> {
         store_path: crate::store::Store::default_path(),
         sandbox_users: 500,
         export_dir,
+        webhook_port: Some(crate::webhooks::listener::DEFAULT_LISTEN.port()),
     };
     let result = crate::ui::run_native(config).map_err(|e| Failure::new(6, e));
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));

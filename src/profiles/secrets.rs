@@ -100,6 +100,25 @@ impl SecretStore {
     }
 }
 
+impl SecretStore {
+    /// The webhook signing secret the inspector checks deliveries with (and the in-process
+    /// sandbox signs with), if one is stored.
+    pub fn webhook_secret(&self) -> Result<Option<Secret>, SecretError> {
+        match self.entry(WEBHOOK_SECRET_USER)?.get_password() {
+            Ok(secret) => Ok(Some(Secret::new(secret))),
+            Err(KeyringError::NoEntry) => Ok(None),
+            Err(e) => Err(SecretError::Keyring(describe(&e))),
+        }
+    }
+
+    /// Stores the webhook signing secret.
+    pub fn set_webhook_secret(&self, secret: &Secret) -> Result<(), SecretError> {
+        self.entry(WEBHOOK_SECRET_USER)?.set_password(secret.expose()).map_err(|e| SecretError::Keyring(describe(&e)))
+    }
+}
+
+const WEBHOOK_SECRET_USER: &str = "webhook-secret";
+
 fn secret_user(profile: &str) -> String {
     format!("client-secret:{profile}")
 }

@@ -7,6 +7,7 @@
 //! text, comments and formatting.
 
 mod columns;
+pub mod complete;
 pub mod connection;
 mod document;
 mod edit;
@@ -15,8 +16,22 @@ mod fields;
 pub mod highlight;
 mod paging;
 mod rewrite;
+mod schema_info;
+pub mod select;
+#[cfg(test)]
+mod test_schema;
+mod text_edit;
+mod tokens;
+pub mod validate;
 
+pub use complete::{Completion, CompletionKind, Completions, complete};
 pub use connection::{ArgumentValue, Column, ConnectionSite, locate, value_at};
 pub use document::{OperationKind, kind_of};
 pub use error::DocumentError;
 pub use paging::{PAGE_SIZE_LIMIT, PagedQuery, PagingOptions, prepare_paging};
+pub use select::{
+    EditError, FieldUse, SelectedField, SelectionState, Target, argument_values, selected_paths, set_argument,
+    toggle_field,
+};
+pub use text_edit::TextEdit;
+pub use validate::{Problem, Severity, validate};

@@ -1,6 +1,11 @@
 //! The local SQLite database (WAL mode): the history of run queries and received webhook deliveries
 //! (and, later, saved queries and schema caches). One file in the platform's data directory.
 
+mod delivery_list;
+mod schemas;
+
+pub use delivery_list::{DeliverySummary, event_type};
+
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
@@ -96,6 +101,11 @@ const MIGRATIONS: &[&str] = &[
         reason TEXT NOT NULL,
         size INTEGER NOT NULL
     );",
+    "CREATE TABLE schemas (
+        profile TEXT PRIMARY KEY,
+        sdl TEXT NOT NULL,
+        fetched_at TEXT NOT NULL
+    );",
 ];
 
 impl Store {
@@ -118,6 +128,11 @@ impl Store {
         let store = Store { conn, path: path.to_path_buf() };
         store.migrate().map_err(|e| error(&e))?;
         Ok(store)
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     fn migrate(&self) -> rusqlite::Result<()> {

@@ -7,16 +7,21 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::editor::{EditorIntent, QueryEditor};
+use super::explorer::{ExplorerIntent, ExplorerPanel};
 use super::export_window::{ExportRequest, ExportWindow};
+use super::find_user::{Access, FindUserWindow};
 use super::history::HistoryPanel;
 use super::profiles::{ProfileChoice, ProfilesWindow};
 use super::results::{ResultsIntent, ResultsPanel};
 use super::status_bar::StatusBar;
 use super::tab::{Export, FetchAll, Grid, SAMPLE_QUERY, Tab};
+use super::webhooks::{ListenerForm, WebhooksIntent, WebhooksPanel};
 use crate::profiles::{ProfileFile, SecretStore};
+use crate::secret::Secret;
 use crate::store::HistoryEntry;
+use crate::support::SupportRequest;
 use crate::table::CsvOptions;
-use crate::worker::{Command, Connection, Event, JobId, QuerySpec, Worker};
+use crate::worker::{Command, Connection, Event, JobId, ListenerSettings, QuerySpec, Worker};
 
 /// How long `logic` may spend draining events in one frame.
 const EVENT_BUDGET: Duration = Duration::from_millis(4);
@@ -35,6 +40,25 @@ pub struct AppConfig {
     pub sandbox_users: usize,
     /// The folder exports are proposed in.
     pub export_dir: PathBuf,
+    /// Start the webhook listener at once on this port of 127.0.0.1 (a free one when it is
+    /// taken; 0: any free port); none: only when the user starts it.
+    pub webhook_port: Option<u16>,
+}
+
+/// What the left side of the query view shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Explorer,
+    History,
+}
+
+/// What fills the window below the toolbar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MainView {
+    /// Tabs of queries and their results.
+    Queries,
+    /// The webhook inspector.
+    Webhooks,
 }
 
 /// The orgql desktop app.
@@ -51,8 +75,14 @@ pub struct OrgqlApp {
     results: ResultsPanel,
     export_window: ExportWindow,
     history: HistoryPanel,
+    explorer: ExplorerPanel,
+    side: Side,
     status: StatusBar,
     problems: Vec<String>,
+    find_user: FindUserWindow,
+    view: MainView,
+    webhooks: WebhooksPanel,
+    secrets: SecretStore,
 }
 
 impl OrgqlApp {
@@ -69,6 +99,7 @@ impl OrgqlApp {
         };
         let has_store = store.is_some();
         let (worker, events) = Worker::spawn(&config.runtime, repaint, store, config.sandbox_users);
+        let secrets = config.secrets.clone();
         let profiles = ProfilesWindow::new(config.profiles, config.secrets);
         if let Some(problem) = profiles.problem() {
             problems.push(problem.to_owned());
@@ -84,15 +115,143 @@ impl OrgqlApp {
             connection: ProfileChoice::Sandbox,
             editor: QueryEditor::default(),
             results: ResultsPanel::default(),
-            export_window: ExportWindow::new(config.export_dir),
+            export_window: ExportWindow::new(config.export_dir.clone()),
             history: HistoryPanel::default(),
+            explorer: ExplorerPanel::default(),
+            side: Side::Explorer,
             status: StatusBar::default(),
             problems,
+            find_user: FindUserWindow::default(),
+            view: MainView::Queries,
+            webhooks: WebhooksPanel::new(ListenerForm::new(0, None), &config.export_dir),
+            secrets,
         };
         if has_store {
             app.send(Command::LoadHistory);
         }
+        app.start_webhooks(config.webhook_port, has_store);
         app
+    }
+
+    /// Fills the inspector's form (the secret from the keyring, or a new one kept there) and
+    /// starts the listener when asked to.
+    fn start_webhooks(&mut self, port: Option<u16>, has_store: bool) {
+        let secret = match self.secrets.webhook_secret() {
+            Ok(Some(secret)) => secret,
+            found => {
+                let key = rand::random::<[u8; 24]>().to_vec();
+                let secret = Secret::new(crate::webhooks::standard::Secret::from_key(key).to_text());
+                let kept = match found {
+                    Ok(_) => self.secrets.set_webhook_secret(&secret).is_ok(),
+                    Err(_) => false,
+                };
+                if !kept {
+                    self.webhooks.notify(
+                        "The webhook secret is kept for this session only (no OS keyring); the sandbox signs with it."
+                            .to_owned(),
+                    );
+                }
+                secret
+            }
+        };
+        self.webhooks.form =
+            ListenerForm::new(port.unwrap_or(crate::webhooks::listener::DEFAULT_LISTEN.port()), Some(secret));
+        match port {
+            Some(_) => match self.webhooks.form.settings() {
+                Ok(settings) => self.start_listener(ListenerSettings { any_port_if_taken: true, ..settings }),
+                Err(e) => self.webhooks.stopped(Some(e)),
+            },
+            None if has_store => self.send(Command::LoadDeliveries),
+            None => {}
+        }
+    }
+
+    fn start_listener(&mut self, settings: ListenerSettings) {
+        if let Some(secret) = &settings.secret
+            && self.secrets.webhook_secret().ok().flatten().as_ref() != Some(secret)
+            && let Err(e) = self.secrets.set_webhook_secret(secret)
+        {
+            self.webhooks.notify(format!("{e}; the secret is kept for this session only"));
+        }
+        self.webhooks.starting();
+        self.send(Command::StartListener(settings));
+    }
+
+    fn handle_webhooks(&mut self, intent: WebhooksIntent) {
+        match intent {
+            WebhooksIntent::Start(settings) => self.start_listener(settings),
+            WebhooksIntent::Stop => self.send(Command::StopListener),
+            WebhooksIntent::Select(id) => self.send(Command::LoadDelivery(id)),
+            WebhooksIntent::Clear => self.send(Command::ClearDeliveries),
+            WebhooksIntent::Replay { id, url } => {
+                let job = self.job();
+                self.send(Command::ReplayDelivery { job, id, url });
+            }
+            WebhooksIntent::Export { filter, path } => {
+                let job = self.job();
+                self.send(Command::ExportDeliveries { job, filter, path });
+            }
+        }
+    }
+
+    /// Asks for the schema of the chosen connection when the explorer has none for it, and
+    /// applies what the explorer asks for.
+    fn handle_explorer(&mut self, intent: Option<ExplorerIntent>) {
+        let name = self.profiles.name_of(&self.connection);
+        let refresh = match intent {
+            Some(ExplorerIntent::Edit(edit)) => {
+                edit.apply_in_place(&mut self.tabs[self.active].query);
+                return;
+            }
+            Some(ExplorerIntent::Load { refresh }) => refresh,
+            None if self.explorer.needs_load(&name) => false,
+            None => return,
+        };
+        match self.connection() {
+            Ok(connection) => {
+                let job = self.job();
+                self.explorer.loading(&name);
+                self.send(Command::LoadSchema { job, connection, refresh });
+            }
+            Err(message) => {
+                self.explorer.loading(&name);
+                self.explorer.loaded(&name, Err(message));
+            }
+        }
+    }
+
+    /// The query editor (for tests).
+    pub fn editor(&self) -> &QueryEditor {
+        &self.editor
+    }
+
+    /// The schema explorer (for tests).
+    pub fn explorer(&self) -> &ExplorerPanel {
+        &self.explorer
+    }
+
+    /// The webhook inspector (for tests).
+    pub fn webhooks(&self) -> &WebhooksPanel {
+        &self.webhooks
+    }
+
+    /// Shows the queries or the webhook inspector.
+    pub fn show(&mut self, view: MainView) {
+        self.view = view;
+    }
+
+    /// Sends a request of the "Find user" window to the chosen connection.
+    fn support(&mut self, request: SupportRequest) {
+        match self.connection() {
+            Ok(connection) => {
+                let job = self.job();
+                if let Some(replaced) = self.find_user.sent(job, &request) {
+                    self.send(Command::Cancel(replaced));
+                }
+                self.send(Command::Support { job, connection, request });
+            }
+            Err(message) => self.find_user.not_sent(message),
+        }
     }
 
     fn send(&mut self, command: Command) {
@@ -306,6 +465,14 @@ impl OrgqlApp {
                 self.status.tokens.insert(connection, (state, Instant::now()));
             }
             Event::History(entries) => self.history.entries = entries,
+            Event::SchemaLoaded { connection, result, .. } => self.explorer.loaded(&connection, result),
+            Event::ListenerStarted { addr, notice } => self.webhooks.started(addr, notice),
+            Event::ListenerStopped(why) => self.webhooks.stopped(why),
+            Event::Deliveries { rows, through } => self.webhooks.deliveries(rows, through),
+            Event::DeliveryLoaded(id, delivery) => self.webhooks.loaded(id, delivery),
+            Event::Replayed { result, .. } => self.webhooks.replayed(result),
+            Event::DeliveriesExported { result, .. } => self.webhooks.exported(result),
+            Event::Support { job, result } => self.find_user.apply(job, result),
             Event::Problem(problem) => self.problems.push(problem),
         }
     }
@@ -338,6 +505,42 @@ impl OrgqlApp {
             if let Some(i) = close {
                 self.tabs.remove(i);
                 self.active = self.active.min(self.tabs.len() - 1);
+            }
+        });
+    }
+
+    fn queries_ui(&mut self, ui: &mut egui::Ui) {
+        egui::Panel::left("side").resizable(true).default_size(300.0).show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut self.side, Side::Explorer, "Explorer");
+                ui.selectable_value(&mut self.side, Side::History, "History");
+            });
+            ui.separator();
+            match self.side {
+                Side::Explorer => {
+                    let intent = self.explorer.ui(ui, &self.tabs[self.active].query);
+                    self.handle_explorer(intent);
+                }
+                Side::History => {
+                    if let Some(entry) = self.history.ui(ui) {
+                        self.open_history(entry);
+                    }
+                }
+            }
+        });
+        egui::CentralPanel::default().show(ui, |ui| {
+            let tab = &mut self.tabs[self.active];
+            let schema = self.explorer.model_arc();
+            let intent = self.editor.ui(ui, tab, schema.as_ref());
+            ui.separator();
+            let results = self.results.ui(ui, tab);
+            match intent {
+                Some(EditorIntent::Run) => self.run(None, None),
+                Some(EditorIntent::Cancel) => self.handle_results(ResultsIntent::Cancel),
+                None => {}
+            }
+            if let Some(intent) = results {
+                self.handle_results(intent);
             }
         });
     }
@@ -387,39 +590,47 @@ impl eframe::App for OrgqlApp {
                 if ui.button("Profiles…").clicked() {
                     self.profiles.open = true;
                 }
+                if ui.button("Find user").on_hover_text("Find a user by ref, email or name").clicked() {
+                    self.find_user.show();
+                }
+                ui.separator();
+                ui.selectable_value(&mut self.view, MainView::Queries, "Queries");
+                let count = self.webhooks.list.rows().len();
+                let label = if count == 0 { "Webhooks".to_owned() } else { format!("Webhooks ({count})") };
+                ui.selectable_value(&mut self.view, MainView::Webhooks, label);
             });
-            self.tabs_ui(ui);
+            if self.view == MainView::Queries {
+                self.tabs_ui(ui);
+            }
         });
         self.problems_ui(ui);
         let connection_name = self.profiles.name_of(&self.connection);
         egui::Panel::bottom("status").show(ui, |ui| {
             self.status.ui(ui, &connection_name);
         });
-        egui::Panel::left("history").resizable(true).default_size(220.0).show(ui, |ui| {
-            if let Some(entry) = self.history.ui(ui) {
-                self.open_history(entry);
+        match self.view {
+            MainView::Queries => self.queries_ui(ui),
+            MainView::Webhooks => {
+                egui::CentralPanel::default().show(ui, |ui| {
+                    if let Some(intent) = self.webhooks.ui(ui) {
+                        self.handle_webhooks(intent);
+                    }
+                });
             }
-        });
-        egui::CentralPanel::default().show(ui, |ui| {
-            let tab = &mut self.tabs[self.active];
-            let intent = self.editor.ui(ui, tab);
-            ui.separator();
-            let results = self.results.ui(ui, tab);
-            match intent {
-                Some(EditorIntent::Run) => self.run(None, None),
-                Some(EditorIntent::Cancel) => self.handle_results(ResultsIntent::Cancel),
-                None => {}
-            }
-            if let Some(intent) = results {
-                self.handle_results(intent);
-            }
-        });
+        }
         let has_rows = self.tabs[self.active].grid.is_some();
         if let Some(request) = self.export_window.ui(&ctx, has_rows, self.tabs[self.active].export.as_ref()) {
             self.handle_export(request);
         }
         if let Some(job) = self.profiles.window_ui(&ctx, &mut self.next_job) {
             self.send(job);
+        }
+        let access = Access {
+            connection: self.profiles.name_of(&self.connection),
+            scopes: self.profiles.scopes_of(&self.connection),
+        };
+        if let Some(request) = self.find_user.ui(&ctx, &access) {
+            self.support(request);
         }
     }
 }

@@ -5,8 +5,17 @@ use egui::text::{LayoutJob, TextFormat};
 use egui::{Color32, FontId, Key, KeyboardShortcut, Modifiers};
 use serde_json::Value;
 
+use std::ops::Range;
+use std::sync::Arc;
+
+use super::completion::{COMPLETE_SHORTCUT, Completion, KeyOutcome};
+use super::problems::Problems;
 use super::tab::Tab;
+use crate::explorer::SchemaModel;
 use crate::query::highlight::Highlighter;
+
+/// An underline: the bytes of a problem and its colour.
+type Mark = (Range<usize>, Color32);
 
 /// Ctrl+Enter (Cmd+Enter on macOS) runs the query.
 pub const RUN_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Enter);
@@ -28,7 +37,11 @@ pub struct QueryEditor {
     /// The last highlighted text and its layout job, reused while the text does not change. The
     /// galley itself is left to egui's cache (which lays out only the changed lines again): a
     /// galley kept across frames goes stale when the fonts change (system fonts arriving, zoom).
-    cached: Option<(String, bool, LayoutJob)>,
+    cached: Option<(String, bool, Vec<Mark>, LayoutJob)>,
+    /// The query checked against the connection's schema.
+    problems: Problems,
+    /// Completions offered at the cursor.
+    completion: Completion,
 }
 
 /// Reads the variables editor's text: empty means none; otherwise a JSON object.
@@ -48,8 +61,14 @@ pub fn parse_variables(text: &str) -> Result<Option<Value>, String> {
 }
 
 impl QueryEditor {
-    /// Draws the editor of `tab`; returns what the user asked for.
-    pub fn ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab) -> Option<EditorIntent> {
+    /// The names completion offers now (for tests).
+    pub fn completions(&self) -> Vec<&str> {
+        self.completion.labels()
+    }
+
+    /// Draws the editor of `tab`, checking and completing against `schema` when there is one;
+    /// returns what the user asked for.
+    pub fn ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab, schema: Option<&Arc<SchemaModel>>) -> Option<EditorIntent> {
         let mut intent = None;
         let variables_error = parse_variables(&tab.variables).err();
         ui.horizontal(|ui| {
@@ -74,8 +93,11 @@ impl QueryEditor {
                 ui.set_width(width * 0.66);
                 let label = ui.label("Query");
                 egui::ScrollArea::vertical().id_salt(("query-scroll", tab.id)).max_height(height).show(ui, |ui| {
-                    self.query_ui(ui, tab, label.id);
+                    self.query_ui(ui, tab, label.id, schema);
                 });
+                if let Some(place) = self.problems.list_ui(ui, &tab.query) {
+                    tab.jump_to = Some(place);
+                }
             });
             ui.vertical(|ui| {
                 let label = ui.label("Variables (JSON)");
@@ -96,7 +118,14 @@ impl QueryEditor {
         intent
     }
 
-    fn query_ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab, label: egui::Id) {
+    fn query_ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab, label: egui::Id, schema: Option<&Arc<SchemaModel>>) {
+        self.problems.update(&tab.query, schema);
+        let edit_id = ui.make_persistent_id(("query", tab.id));
+        let focused = ui.memory(|m| m.has_focus(edit_id));
+        let asked = focused && ui.input_mut(|i| i.consume_shortcut(&COMPLETE_SHORTCUT));
+        if focused && let KeyOutcome::Accept(range, name) = self.completion.keys(ui) {
+            accept(ui.ctx(), edit_id, &mut tab.query, range, &name);
+        }
         let dark = ui.visuals().dark_mode;
         if self.highlighter.as_ref().is_none_or(|(d, _)| *d != dark) {
             self.highlighter = Highlighter::new(dark).ok().map(|h| (dark, h));
@@ -104,30 +133,48 @@ impl QueryEditor {
         }
         let font = FontId::monospace(13.0);
         let default_color = ui.visuals().text_color();
-        let QueryEditor { highlighter, cached } = self;
+        let QueryEditor { highlighter, cached, problems, .. } = self;
         let mut layouter = |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap_width: f32| {
             let text = text.as_str();
-            let fresh = cached.as_ref().is_some_and(|(t, d, _)| t == text && *d == dark);
+            let marks = problems.marks(text, ui.visuals());
+            let fresh = cached.as_ref().is_some_and(|(t, d, m, _)| t == text && *d == dark && *m == marks);
             if !fresh {
                 let job = match highlighter.as_mut() {
-                    Some((_, h)) => layout_job(text, &h.spans(text), &font),
+                    Some((_, h)) => layout_job(text, &h.spans(text), &font, &marks),
                     None => LayoutJob::simple(text.to_owned(), font.clone(), default_color, wrap_width),
                 };
-                *cached = Some((text.to_owned(), dark, job));
+                *cached = Some((text.to_owned(), dark, marks, job));
             }
-            let mut job = cached.as_ref().map(|(_, _, job)| job.clone()).unwrap_or_default();
+            let mut job = cached.as_ref().map(|(_, _, _, job)| job.clone()).unwrap_or_default();
             job.wrap.max_width = wrap_width;
             ui.fonts_mut(|f| f.layout_job(job))
         };
         let output = egui::TextEdit::multiline(&mut tab.query)
-            .id_salt(("query", tab.id))
+            .id(edit_id)
             .code_editor()
             .desired_rows(16)
             .desired_width(f32::INFINITY)
             .lock_focus(true)
             .layouter(&mut layouter)
             .show(ui);
-        output.response.response.clone().labelled_by(label);
+        let response = output.response.response.clone().labelled_by(label);
+        let cursor = output.cursor_range.map(|r| r.primary);
+        if let Some(cursor) = cursor {
+            let at = byte_of(&tab.query, cursor.index.0);
+            self.completion.update(schema.map(|s| &**s), &tab.query, at, response.changed(), asked);
+            if self.completion.is_open() && response.has_focus() {
+                let rect = output.galley.pos_from_cursor(cursor).translate(output.galley_pos.to_vec2());
+                if let KeyOutcome::Accept(range, name) = self.completion.popup_ui(ui.ctx(), rect.left_bottom()) {
+                    accept(ui.ctx(), edit_id, &mut tab.query, range, &name);
+                }
+            }
+        }
+        if let Some(pointer) = response.hover_pos() {
+            let index = output.galley.cursor_from_pos(pointer - output.galley_pos).index;
+            if let Some(problem) = self.problems.at(&tab.query, byte_of(&tab.query, index.0)) {
+                response.on_hover_text_at_pointer(&problem.message);
+            }
+        }
         if let Some((line, column)) = tab.jump_to.take() {
             let index = char_index(&tab.query, line, column);
             let mut state = output.state;
@@ -137,6 +184,23 @@ impl QueryEditor {
             output.response.response.request_focus();
         }
     }
+}
+
+/// Replaces `range` of `text` with a completion and puts the cursor after it.
+fn accept(ctx: &egui::Context, edit_id: egui::Id, text: &mut String, range: Range<usize>, name: &str) {
+    if range.end > text.len() || !text.is_char_boundary(range.start) || !text.is_char_boundary(range.end) {
+        return;
+    }
+    text.replace_range(range.clone(), name);
+    let index = text[..range.start + name.len()].chars().count();
+    let mut state = egui::TextEdit::load_state(ctx, edit_id).unwrap_or_default();
+    state.cursor.set_char_range(Some(egui::text::CCursorRange::one(egui::text::CCursor::new(index))));
+    state.store(ctx, edit_id);
+}
+
+/// The byte offset of character `index` of `text` (its end when beyond).
+fn byte_of(text: &str, index: usize) -> usize {
+    text.char_indices().nth(index).map_or(text.len(), |(at, _)| at)
 }
 
 /// The character index of a line and column (from 1) in `text`, clamped to the text.
@@ -151,7 +215,9 @@ fn char_index(text: &str, line: u32, column: u32) -> usize {
     index
 }
 
-fn layout_job(text: &str, spans: &[crate::query::highlight::Span], font: &FontId) -> LayoutJob {
+/// The highlighted text as a layout job, with `marks` (byte ranges of problems) underlined in
+/// their colour.
+fn layout_job(text: &str, spans: &[crate::query::highlight::Span], font: &FontId, marks: &[Mark]) -> LayoutJob {
     let mut job = LayoutJob::default();
     let mut end = 0;
     for span in spans {
@@ -165,7 +231,23 @@ fn layout_job(text: &str, spans: &[crate::query::highlight::Span], font: &FontId
             italics: span.italic,
             ..Default::default()
         };
-        job.append(&text[span.range.clone()], 0.0, format);
+        // Cut the span where underlines start and stop.
+        let mut cuts: Vec<usize> = marks
+            .iter()
+            .flat_map(|(range, _)| [range.start, range.end])
+            .filter(|at| *at > span.range.start && *at < span.range.end && text.is_char_boundary(*at))
+            .collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut from = span.range.start;
+        for to in cuts.into_iter().chain([span.range.end]) {
+            let mut piece = format.clone();
+            if let Some((_, color)) = marks.iter().find(|(range, _)| range.start <= from && from < range.end) {
+                piece.underline = egui::Stroke::new(1.5, *color);
+            }
+            job.append(&text[from..to], 0.0, piece);
+            from = to;
+        }
         end = span.range.end;
     }
     if end < text.len() {

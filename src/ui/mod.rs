@@ -2,22 +2,30 @@
 
 mod app;
 mod bench;
+mod completion;
 mod editor;
+mod explorer;
 mod export_window;
+mod find_user;
 mod fonts;
 mod history;
 mod json_tree;
+mod problems;
 mod profiles;
 mod results;
 mod state;
 mod status_bar;
 mod tab;
+mod user_card;
+mod webhooks;
 
-pub use app::{AppConfig, OrgqlApp};
+pub use app::{AppConfig, MainView, OrgqlApp};
 pub use bench::synthetic_rows;
 pub use editor::{EditorIntent, QueryEditor};
+pub use explorer::{ExplorerIntent, ExplorerPanel, SchemaState};
 pub use results::{ResultsIntent, ResultsPanel};
 pub use tab::{Grid, SAMPLE_QUERY, Tab, View};
+pub use webhooks::{ListenerForm, ListenerStatus, WebhooksIntent, WebhooksPanel};
 
 use std::sync::Arc;
 

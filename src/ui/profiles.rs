@@ -103,6 +103,16 @@ impl ProfilesWindow {
         }
     }
 
+    /// The scopes a choice requests (the sandbox: all), without reading its secret.
+    pub fn scopes_of(&self, choice: &ProfileChoice) -> ScopeSet {
+        match choice {
+            ProfileChoice::Sandbox => ScopeSet::all(),
+            ProfileChoice::Named(name) => {
+                self.profiles.iter().find(|p| &p.name == name).map_or(ScopeSet::empty(), |p| p.scopes)
+            }
+        }
+    }
+
     /// The connection of a choice, with its secret (session, keyring, then `ORGQL_CLIENT_SECRET`).
     pub fn connection(&mut self, choice: &ProfileChoice) -> Result<Connection, String> {
         let ProfileChoice::Named(name) = choice else { return Ok(Connection::Sandbox) };

@@ -6,7 +6,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use serde_json::{Map, Value, json};
 
-use crate::store::{Delivery, Store, StoreError};
+use super::DeliveryFilter;
+use crate::store::{Delivery, DeliverySummary, Store, StoreError};
 
 /// How many rows are read from the store at a time.
 const PAGE: usize = 500;
@@ -58,16 +59,26 @@ pub fn delivery_json(delivery: &Delivery) -> Value {
 
 /// Writes every stored delivery, oldest first, one JSON line each; returns how many.
 pub fn export_jsonl(store: &Store, out: &mut dyn Write) -> Result<u64, ExportError> {
+    export_matching(store, out, &DeliveryFilter::default())
+}
+
+/// Writes the stored deliveries that pass `filter`, oldest first, one JSON line each; returns how many.
+pub fn export_matching(store: &Store, out: &mut dyn Write, filter: &DeliveryFilter) -> Result<u64, ExportError> {
     let mut written = 0;
+    let mut last = 0;
     loop {
-        let page = store.deliveries(PAGE, usize::try_from(written).unwrap_or(usize::MAX))?;
+        let page = store.deliveries_after(last, PAGE)?;
         for delivery in &page {
+            if !filter.is_empty() && !filter.matches(&DeliverySummary::of(delivery)) {
+                continue;
+            }
             serde_json::to_writer(&mut *out, &delivery_json(delivery)).map_err(std::io::Error::from)?;
             out.write_all(b"\n")?;
             written += 1;
         }
-        if page.len() < PAGE {
-            break;
+        match page.last() {
+            Some(delivery) if page.len() == PAGE => last = delivery.id,
+            _ => break,
         }
     }
     out.flush()?;
@@ -111,5 +122,9 @@ mod tests {
         assert_eq!(lines[1]["body_base64"], "/wA=");
         assert!(lines[1].get("body").is_none());
         assert_eq!(lines[1]["verified"], Value::Null);
+        let mut out = Vec::new();
+        let verified = DeliveryFilter { verification: super::super::VerificationFilter::Verified, event_type: None };
+        assert_eq!(export_matching(&store, &mut out, &verified).unwrap(), 1);
+        assert!(String::from_utf8(out).unwrap().contains("user.created"));
     }
 }

@@ -1,11 +1,15 @@
 //! Webhooks: the signature schemes, the local listener and the export of stored deliveries.
 
+pub mod curl;
 pub mod export;
+pub mod filter;
 pub mod listener;
+pub mod replay;
 pub mod scheme;
 pub mod standard;
 pub mod verify;
 
+pub use filter::{DeliveryFilter, VerificationFilter};
 pub use listener::{Listener, ListenerConfig, ListenerError, RunningListener};
 pub use scheme::{Encoding, ParseSchemeError, Scheme};
 pub use verify::{Reason, TOLERANCE_SECS, Verification, verify};

@@ -7,8 +7,12 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::api::{ApiError, Credentials, GraphQlError, TokenState};
-use crate::store::HistoryEntry;
+use crate::secret::Secret;
+use crate::store::{Delivery, DeliverySummary, HistoryEntry};
+use crate::support::{SupportError, SupportReply, SupportRequest};
 use crate::table::{CsvOptions, Row};
+use crate::webhooks::replay::Replayed;
+use crate::webhooks::{DeliveryFilter, Scheme};
 
 /// Identifies one job, so that its events find their tab and it can be cancelled.
 pub type JobId = u64;
@@ -103,8 +107,69 @@ pub enum Command {
     },
     /// Load the newest history entries.
     LoadHistory,
+    /// Load the schema of a connection (from the cache unless `refresh`).
+    LoadSchema {
+        /// The job.
+        job: JobId,
+        /// Whose.
+        connection: Connection,
+        /// Fetch it from the service even when cached.
+        refresh: bool,
+    },
+    /// Start (or restart with new settings) the webhook listener.
+    StartListener(ListenerSettings),
+    /// Stop the webhook listener.
+    StopListener,
+    /// Load the summaries of every stored delivery.
+    LoadDeliveries,
+    /// Load one delivery whole, for its detail.
+    LoadDelivery(i64),
+    /// Delete every stored delivery.
+    ClearDeliveries,
+    /// Send a stored delivery to a URL again.
+    ReplayDelivery {
+        /// The job.
+        job: JobId,
+        /// The delivery.
+        id: i64,
+        /// Where to.
+        url: String,
+    },
+    /// Write the deliveries that pass a filter to a JSONL file.
+    ExportDeliveries {
+        /// The job.
+        job: JobId,
+        /// Which.
+        filter: DeliveryFilter,
+        /// The file.
+        path: PathBuf,
+    },
+    /// Find a user, list groups for the picker, or change a user (the quick find of support staff).
+    Support {
+        /// The job.
+        job: JobId,
+        /// Where.
+        connection: Connection,
+        /// What to ask.
+        request: SupportRequest,
+    },
     /// Stop a job.
     Cancel(JobId),
+}
+
+/// How the webhook listener runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListenerSettings {
+    /// The port on 127.0.0.1 (0: any free port).
+    pub port: u16,
+    /// When the port is taken, take any free one instead of failing (the app's own start).
+    pub any_port_if_taken: bool,
+    /// The signature scheme.
+    pub scheme: Scheme,
+    /// The signing secret (none: deliveries are stored unchecked).
+    pub secret: Option<Secret>,
+    /// Answer 401 to deliveries that fail verification.
+    pub reject_invalid: bool,
 }
 
 /// A table of the one connection in a result.
@@ -206,6 +271,55 @@ pub enum Event {
     },
     /// The newest history entries.
     History(Vec<HistoryEntry>),
+    /// A schema loaded, or why it could not be (one sentence).
+    SchemaLoaded {
+        /// The job.
+        job: JobId,
+        /// The connection's name.
+        connection: String,
+        /// The schema.
+        result: Result<super::LoadedSchema, String>,
+    },
+    /// The webhook listener listens (after a start or restart).
+    ListenerStarted {
+        /// Its address.
+        addr: std::net::SocketAddr,
+        /// Something the user should know (another port was taken, the secret was not kept).
+        notice: Option<String>,
+    },
+    /// The webhook listener stopped, or could not start (the reason, one sentence).
+    ListenerStopped(Option<String>),
+    /// Delivery summaries, oldest first: the ones that just arrived (`through` none), or every
+    /// stored one up to `through` — these replace the listed ones up to that id.
+    Deliveries {
+        /// Oldest first.
+        rows: Vec<DeliverySummary>,
+        /// The newest id the rows stand for, when they replace the list.
+        through: Option<i64>,
+    },
+    /// One delivery whole (none: it was deleted).
+    DeliveryLoaded(i64, Option<Box<Delivery>>),
+    /// A replay ended.
+    Replayed {
+        /// The job.
+        job: JobId,
+        /// The receiver's answer, or why there was none.
+        result: Result<Replayed, String>,
+    },
+    /// A JSONL export of deliveries ended.
+    DeliveriesExported {
+        /// The job.
+        job: JobId,
+        /// The file and how many deliveries, or why it failed.
+        result: Result<(PathBuf, u64), String>,
+    },
+    /// A support request ended.
+    Support {
+        /// The job.
+        job: JobId,
+        /// The service's answer, or why there is none.
+        result: Result<SupportReply, SupportError>,
+    },
     /// Something failed that belongs to no job (the sandbox, the store).
     Problem(String),
 }

@@ -129,7 +129,7 @@ async fn run_inner(
     })
 }
 
-async fn report_token(shared: &Shared, connection: &Connection) {
+pub(super) async fn report_token(shared: &Shared, connection: &Connection) {
     if let Ok(client) = shared.client(connection).await {
         let state = client.tokens().state().await;
         shared.emit(Event::Token { connection: connection.name().to_owned(), state }).await;

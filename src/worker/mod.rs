@@ -4,6 +4,9 @@
 
 mod command;
 mod jobs;
+mod schema;
+mod support;
+mod webhooks;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -12,10 +15,12 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use command::*;
+pub use schema::LoadedSchema;
 
 use crate::api::{ApiError, Client, ClientOptions, Credentials};
-use crate::sandbox::{RunningServer, Server};
+use crate::sandbox::{RunningServer, Server, WebhookTarget};
 use crate::store::Store;
+use crate::webhooks::standard::Secret as SigningSecret;
 
 /// Wakes the UI (a closure around `egui::Context::request_repaint`).
 pub type Repaint = Arc<dyn Fn() + Send + Sync>;
@@ -46,7 +51,13 @@ impl Worker {
     ) -> (Worker, mpsc::Receiver<Event>) {
         let (commands, command_rx) = mpsc::channel(COMMAND_QUEUE);
         let (events, event_rx) = mpsc::channel(EVENT_QUEUE);
+        let store_path = store.as_ref().map(|s| s.path().to_path_buf());
         let shared = Arc::new(Shared {
+            store_path,
+            listener: tokio::sync::Mutex::new(None),
+            webhook_target: Mutex::new(None),
+            session_secret: SigningSecret::from_key(rand::random::<[u8; 24]>().to_vec()),
+            http: reqwest::Client::new(),
             events,
             repaint,
             store: store.map(Mutex::new),
@@ -78,6 +89,16 @@ pub(crate) struct Shared {
     sandbox: tokio::sync::Mutex<Option<RunningServer>>,
     sandbox_users: usize,
     jobs: Mutex<HashMap<JobId, CancellationToken>>,
+    /// The database file (for the webhook listener's own connection).
+    store_path: Option<std::path::PathBuf>,
+    /// The webhook listener, when it runs.
+    listener: tokio::sync::Mutex<Option<webhooks::ListenerHandle>>,
+    /// Where the in-process sandbox sends its webhooks (the listener), when it runs.
+    webhook_target: Mutex<Option<WebhookTarget>>,
+    /// What the sandbox signs with when the listener has no Standard Webhooks secret.
+    session_secret: SigningSecret,
+    /// For replays.
+    http: reqwest::Client,
 }
 
 impl Shared {
@@ -111,6 +132,8 @@ impl Shared {
         if sandbox.is_none() {
             let config = crate::sandbox::Config { users: self.sandbox_users, ..Default::default() };
             let server = Server::start(config).await.map_err(|e| ApiError::Config(e.to_string()))?;
+            let target = self.webhook_target.lock().unwrap_or_else(PoisonError::into_inner).clone();
+            server.set_webhooks(target.into_iter().collect());
             self.emit(Event::SandboxStarted { base_url: server.base_url().to_owned() }).await;
             *sandbox = Some(server);
         }
@@ -142,6 +165,15 @@ impl Shared {
         }
     }
 
+    /// Points the in-process sandbox's webhooks at `target` (none: it sends none), now and
+    /// when it starts.
+    pub(crate) async fn set_webhook_target(&self, target: Option<WebhookTarget>) {
+        *self.webhook_target.lock().unwrap_or_else(PoisonError::into_inner) = target.clone();
+        if let Some(server) = self.sandbox.lock().await.as_ref() {
+            server.set_webhooks(target.into_iter().collect());
+        }
+    }
+
     fn start_job(&self, job: JobId) -> CancellationToken {
         let token = CancellationToken::new();
         self.jobs.lock().unwrap_or_else(PoisonError::into_inner).insert(job, token.clone());
@@ -163,6 +195,10 @@ async fn dispatch(shared: Arc<Shared>, mut commands: mpsc::Receiver<Command>) {
     while let Some(command) = commands.recv().await {
         match command {
             Command::Cancel(job) => shared.cancel(job),
+            Command::Support { job, connection, request } => {
+                let cancel = shared.start_job(job);
+                tokio::spawn(support::run(shared.clone(), job, connection, request, cancel));
+            }
             Command::Run { job, spec, cursor } => {
                 let cancel = shared.start_job(job);
                 tokio::spawn(jobs::run(shared.clone(), job, spec, cursor, cancel));
@@ -183,6 +219,31 @@ async fn dispatch(shared: Arc<Shared>, mut commands: mpsc::Receiver<Command>) {
             }
             Command::LoadHistory => {
                 tokio::spawn(jobs::load_history(shared.clone()));
+            }
+            Command::LoadSchema { job, connection, refresh } => {
+                let cancel = shared.start_job(job);
+                tokio::spawn(schema::load_schema(shared.clone(), job, connection, refresh, cancel));
+            }
+            Command::StartListener(settings) => {
+                tokio::spawn(webhooks::start_listener(shared.clone(), settings));
+            }
+            Command::StopListener => {
+                tokio::spawn(webhooks::stop_listener(shared.clone()));
+            }
+            Command::LoadDeliveries => {
+                tokio::spawn(webhooks::load_deliveries(shared.clone()));
+            }
+            Command::LoadDelivery(id) => {
+                tokio::spawn(webhooks::load_delivery(shared.clone(), id));
+            }
+            Command::ClearDeliveries => {
+                tokio::spawn(webhooks::clear_deliveries(shared.clone()));
+            }
+            Command::ReplayDelivery { job, id, url } => {
+                tokio::spawn(webhooks::replay(shared.clone(), job, id, url));
+            }
+            Command::ExportDeliveries { job, filter, path } => {
+                tokio::spawn(webhooks::export(shared.clone(), job, filter, path));
             }
         }
     }

@@ -134,13 +134,13 @@ async fn stores_a_tampered_delivery_as_failed_with_its_reason() {
 }
 
 #[tokio::test]
-async fn stores_200_concurrent_deliveries_exactly_once() {
+async fn stores_1000_concurrent_deliveries_exactly_once() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("orgql.sqlite3");
     let listener = listener(&store, 1024 * 1024).await;
     let url = format!("http://{}/concurrent", listener.addr());
     let mut tasks = tokio::task::JoinSet::new();
-    for i in 0..200 {
+    for i in 0..1000 {
         let url = url.clone();
         tasks.spawn(async move {
             let body = format!(r#"{{"type":"user.updated","data":{{"n":{i}}}}}"#).into_bytes();
@@ -152,9 +152,9 @@ async fn stores_200_concurrent_deliveries_exactly_once() {
         done.unwrap();
     }
     let all = stored(&store);
-    assert_eq!(all.len(), 200);
+    assert_eq!(all.len(), 1000);
     let ids: HashSet<Vec<u8>> = all.iter().map(|d| header(d, "webhook-id").unwrap().to_vec()).collect();
-    assert_eq!(ids.len(), 200, "each delivery once");
+    assert_eq!(ids.len(), 1000, "each delivery once");
     assert!(all.iter().all(|d| d.delivery.verified == Some(true)));
     listener.stop().await;
 }
@@ -221,4 +221,39 @@ async fn refuses_a_remote_address_unless_allowed() {
     assert!(err.to_string().contains("not a loopback address"), "{err}");
     // Nothing is bound when refused; the allowed case is not started here, so that the tests
     // never listen beyond loopback.
+}
+
+#[tokio::test]
+async fn a_delivery_answered_2xx_is_on_disk_even_when_the_listener_is_killed_at_once() {
+    use std::io::BufRead;
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("orgql.sqlite3");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_orgql"))
+        .args(["webhooks", "listen", "--listen", "127.0.0.1:0", "--store"])
+        .arg(&store)
+        .env("ORGQL_WEBHOOK_SECRET", SECRET)
+        .env("ORGQL_NO_KEYRING", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("orgql starts");
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let url = first.split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")).expect("an address").to_owned();
+    let mut answered = Vec::new();
+    for i in 0..20 {
+        let body = format!(r#"{{"type":"user.updated","data":{{"n":{i}}}}}"#).into_bytes();
+        let response =
+            signed_request(&format!("{url}/kill"), &format!("msg_{i}"), &body, body.clone()).send().await.unwrap();
+        assert!(response.status().is_success());
+        answered.push(format!("msg_{i}"));
+    }
+    // SIGKILL right after the last 2xx: no shutdown, no flush beyond what was done before answering.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let all = stored(&store);
+    let ids: Vec<String> =
+        all.iter().map(|d| String::from_utf8(header(d, "webhook-id").unwrap().to_vec()).unwrap()).collect();
+    assert_eq!(ids, answered, "every answered delivery is in the store after a kill");
 }

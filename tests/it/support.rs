@@ -1,11 +1,21 @@
-//! Shared helpers: start a sandbox, get tokens, post GraphQL.
+//! Shared helpers: start a sandbox, get tokens, post GraphQL; drive the desktop app as a person
+//! would ([`Session`]).
 
 #![allow(dead_code)]
 
-use std::time::Duration;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use egui::accesskit::Role;
+use egui::{Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+use orgql::profiles::{ProfileFile, SecretStore};
 use orgql::sandbox::{Config, RunningServer, Server};
+use orgql::ui::{AppConfig, OrgqlApp};
 use serde_json::{Value, json};
+use tempfile::TempDir;
 
 pub const SECRET: &str = "sandbox-secret";
 pub const ALL_SCOPES: &str = "users.read users.write trainings.read trainings.write groups.read groups.write events.read events.write extra_categories.write";
@@ -109,4 +119,234 @@ pub async fn walk(
         after = connection["pageInfo"]["endCursor"].clone();
     }
     panic!("{field} did not end after 10,000 pages");
+}
+
+/// Users of the app's in-process sandbox: three pages of 50.
+pub const USERS: usize = 120;
+/// The longest wait for something the worker does.
+pub const PATIENCE: Duration = Duration::from_secs(15);
+
+/// One app under test: its runtime, its temporary places, and the harness driving it.
+pub struct Session {
+    pub harness: Harness<'static, OrgqlApp>,
+    pub dir: TempDir,
+    // Dropped last: the worker's tasks run on it.
+    pub runtime: tokio::runtime::Runtime,
+}
+
+impl Session {
+    /// The app as on a first start: no profiles, no keyring, an empty history.
+    pub fn start() -> Session {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .thread_name("ui-test-worker")
+            .build()
+            .expect("a runtime");
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let config = AppConfig {
+            runtime: runtime.handle().clone(),
+            profiles: Some(ProfileFile::at(dir.path().join("profiles.toml"))),
+            secrets: SecretStore::Unavailable("tests".into()),
+            store_path: Some(dir.path().join("history.sqlite3")),
+            sandbox_users: USERS,
+            export_dir: dir.path().to_path_buf(),
+            webhook_port: Some(0),
+        };
+        // The sandbox's names include CJK and other scripts that egui's default fonts lack; the
+        // window adds system fonts for them (`run_native`), the harness does not, and would
+        // otherwise panic on the first missing glyph.
+        let harness =
+            Harness::builder().with_size(egui::vec2(1280.0, 800.0)).allow_missing_glyphs().build_eframe(move |cc| {
+                let ctx = cc.egui_ctx.clone();
+                OrgqlApp::new(config, Arc::new(move || ctx.request_repaint()))
+            });
+        let mut session = Session { harness, dir, runtime };
+        // The explorer loads the sandbox's schema at once (with a spinner until it is there).
+        session.wait_for("the explorer's schema", |h| h.state().explorer().model().is_some());
+        session
+    }
+
+    /// Adds a profile in the Profiles window as a person does (the secret is the sandbox's)
+    /// and chooses it as the connection.
+    pub fn add_profile(&mut self, name: &str, base_url: &str, client_id: &str) {
+        self.click("Profiles…");
+        self.wait_for_label("Add profile");
+        self.click("Add profile");
+        self.type_into("Name", name);
+        self.type_into("Base URL", base_url);
+        self.type_into("Client ID", client_id);
+        self.type_into("Client secret", SECRET);
+        self.click("Save profile");
+        self.wait_for_label(&format!("Edit {name}"));
+        self.click("Close window");
+        self.click("Connection");
+        self.harness.get_by_role_and_label(egui::accesskit::Role::Button, name).click();
+        self.harness.step();
+    }
+
+    pub fn app(&self) -> &OrgqlApp {
+        self.harness.state()
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Steps the harness until `done` holds; fails after [`PATIENCE`], saying what it waited for.
+    #[track_caller]
+    pub fn wait_for(&mut self, what: &str, done: impl Fn(&Harness<'static, OrgqlApp>) -> bool) {
+        let started = Instant::now();
+        loop {
+            self.harness.step();
+            if done(&self.harness) {
+                // Let the frame that follows lay out what arrived.
+                self.harness.step();
+                return;
+            }
+            assert!(started.elapsed() < PATIENCE, "waited {PATIENCE:?} for {what}; the screen:\n{}", self.screen());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Steps until a widget named `label` is on screen.
+    #[track_caller]
+    pub fn wait_for_label(&mut self, label: &str) {
+        let label = label.to_owned();
+        self.wait_for(&format!("'{label}' on screen"), move |h| h.query_by_label(&label).is_some());
+    }
+
+    /// Steps until a widget whose name contains `text` is on screen; returns that name.
+    #[track_caller]
+    pub fn wait_for_text(&mut self, text: &str) -> String {
+        let needle = text.to_owned();
+        self.wait_for(&format!("a text with '{text}' on screen"), move |h| {
+            h.query_all_by_label_contains(&needle).next().is_some()
+        });
+        self.text_containing(text).expect("the text is still there")
+    }
+
+    /// The name (or text) of the first widget whose name contains `text`.
+    pub fn text_containing(&self, text: &str) -> Option<String> {
+        self.harness.query_all_by_label_contains(text).next().map(|node| name_of(&node))
+    }
+
+    /// Steps until the active tab has no request, fetch or export under way.
+    #[track_caller]
+    pub fn wait_until_idle(&mut self) {
+        self.wait_for("the active tab to finish", |h| !h.state().active_tab().busy());
+    }
+
+    /// Clicks the widget named `label` and lets the app react.
+    #[track_caller]
+    pub fn click(&mut self, label: &str) {
+        self.harness.get_by_label(label).click();
+        self.harness.step();
+        self.harness.step();
+    }
+
+    /// Replaces the text of the field named `label` with `text`, as typed.
+    #[track_caller]
+    pub fn type_into(&mut self, label: &str, text: &str) {
+        self.harness.get_by_label(label).click();
+        self.harness.step();
+        self.harness.key_press_modifiers(Modifiers::COMMAND, Key::A);
+        self.harness.step();
+        self.harness.get_by_label(label).type_text(text);
+        self.harness.step();
+        self.harness.step();
+    }
+
+    /// Runs the active tab's query with the Run button and waits for its answer.
+    #[track_caller]
+    pub fn run_query(&mut self) {
+        self.click("Run");
+        self.wait_until_idle();
+    }
+
+    /// The base URL of the app's sandbox, as its status bar shows it.
+    pub fn sandbox_url(&mut self) -> String {
+        let shown = self.wait_for_text("Sandbox at ");
+        shown.trim_start_matches("Sandbox at ").trim().to_owned()
+    }
+
+    /// Every user's `ref` of the app's sandbox, asked of it directly: what the grid should show.
+    pub fn expected_refs(&mut self) -> Vec<String> {
+        let url = self.sandbox_url();
+        refs_of(&self.runtime, &url)
+    }
+
+    /// What is on screen, for failure messages: every named widget, one a line.
+    pub fn screen(&self) -> String {
+        self.harness
+            .root()
+            .children_recursive()
+            .map(|node| name_of(&node))
+            .filter(|name| !name.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// A widget's accessible name (a label's text is its value).
+pub fn name_of<'t>(node: &impl NodeT<'t>) -> String {
+    let node = node.accesskit_node();
+    let name = if node.role() == Role::Label { node.value() } else { node.label() };
+    name.unwrap_or_default()
+}
+
+/// A token of the sandbox's admin client for `scope`, asked of `base_url` directly (not
+/// through the app).
+pub async fn admin_token(base_url: &str, scope: &str) -> String {
+    let token: Value = http()
+        .post(format!("{base_url}/oauth/token/"))
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", "sandbox-admin"),
+            ("client_secret", SECRET),
+            ("scope", scope),
+        ])
+        .send()
+        .await
+        .expect("the token endpoint answers")
+        .json()
+        .await
+        .expect("a JSON token response");
+    token["access_token"].as_str().expect("a token").to_owned()
+}
+
+/// The whole answer to `query` from `base_url`'s GraphQL endpoint with `token`.
+pub async fn graphql(base_url: &str, token: &str, query: &str, variables: Value) -> Value {
+    http()
+        .post(format!("{base_url}/graphql/"))
+        .bearer_auth(token)
+        .json(&json!({ "query": query, "variables": variables }))
+        .send()
+        .await
+        .expect("the service answers")
+        .json()
+        .await
+        .expect("a JSON response")
+}
+
+/// Every user's `ref` in the order the service pages them, asked of `base_url` directly (not
+/// through the app): what the grid should show.
+pub fn refs_of(runtime: &tokio::runtime::Runtime, base_url: &str) -> Vec<String> {
+    runtime.block_on(async {
+        let token = admin_token(base_url, "users.read").await;
+        let query = "query($after: String) { paginatedUsers(first: 50, after: $after) { pageInfo { hasNextPage endCursor } edges { node { ref } } } }";
+        let (mut refs, mut after) = (Vec::new(), Value::Null);
+        for _ in 0..100 {
+            let page = graphql(base_url, &token, query, json!({ "after": after })).await;
+            let connection = &page["data"]["paginatedUsers"];
+            for edge in connection["edges"].as_array().expect("edges") {
+                refs.push(edge["node"]["ref"].as_str().expect("a ref").to_owned());
+            }
+            if connection["pageInfo"]["hasNextPage"] != json!(true) {
+                return refs;
+            }
+            after = connection["pageInfo"]["endCursor"].clone();
+        }
+        panic!("the users did not end after 100 pages");
+    })
 }

@@ -1,0 +1,23 @@
+//! Quick find for support staff (no egui): what was typed (a ref, an email or a name) becomes
+//! the right query, with the typed text only ever as a variable; the answer becomes a typed
+//! [`UserCard`] or a [`MatchList`] to pick from; the changes support staff make (activate,
+//! archive, edit name and email, group membership) are typed [`SupportAction`]s, each needing
+//! the scope the contract names, and the service's validation errors come back as one
+//! [`Refusal`] sentence each, placed at their field.
+
+mod action;
+mod lookup;
+mod queries;
+mod refusal;
+mod run;
+mod user;
+
+#[cfg(test)]
+mod tests;
+
+pub use action::{SupportAction, UserEdit};
+pub use lookup::{Lookup, name_matches, nobody};
+pub use queries::{groups_named, user_by_ref, users_by_email};
+pub use refusal::{Refusal, RefusedField, refusals};
+pub use run::{Found, NAME_MATCHES, NAME_SCAN_PAGES, SupportError, SupportReply, SupportRequest, answer, scan_extent};
+pub use user::{ExtraCategory, ExtraField, GroupRef, MatchList, UserCard, UserState, UserSummary, one_line};

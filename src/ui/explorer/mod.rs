@@ -1,0 +1,262 @@
+//! The schema explorer: the connection's root fields as a tree whose checkboxes and argument
+//! inputs edit the query in the editor (the document stays the one source of truth: the ticks
+//! are read back from it every time it changes), search over every name, and the docs of the
+//! field in focus.
+
+mod arguments;
+mod docs;
+mod search;
+mod tree;
+
+use std::collections::HashSet;
+
+use crate::explorer::SchemaModel;
+use crate::query::{OperationKind, SelectionState, TextEdit, selected_paths};
+use crate::worker::LoadedSchema;
+
+/// What the explorer asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExplorerIntent {
+    /// Apply this edit to the active tab's query.
+    Edit(TextEdit),
+    /// Load the connection's schema (`refresh`: from the service even when cached).
+    Load {
+        /// Fetch it again.
+        refresh: bool,
+    },
+}
+
+/// Where the schema is.
+#[derive(Debug, Clone, Default)]
+pub enum SchemaState {
+    /// Not asked for yet.
+    #[default]
+    Idle,
+    /// Loading.
+    Loading,
+    /// Loaded.
+    Loaded(LoadedSchema),
+    /// Could not be loaded: why.
+    Failed(String),
+}
+
+/// What the explorer's docs show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Focus {
+    /// A type.
+    Type(String),
+    /// A field of a type.
+    Field(String, String),
+}
+
+/// The explorer panel.
+#[derive(Default)]
+pub struct ExplorerPanel {
+    /// The schema of the connection named `connection`.
+    pub schema: SchemaState,
+    /// Whose schema it is.
+    pub connection: String,
+    kind: Kind,
+    /// Expanded nodes, as `kind/path/of/fields`.
+    open: HashSet<String>,
+    /// The ticks, read from `ticks_of`.
+    ticks: SelectionState,
+    ticks_of: Option<String>,
+    search: search::Search,
+    focus: Option<Focus>,
+    /// Scroll the tree to the focused field once.
+    reveal: bool,
+    arguments: arguments::ArgumentInputs,
+    problem: Option<String>,
+}
+
+/// The tree shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Kind {
+    #[default]
+    Query,
+    Mutation,
+}
+
+impl Kind {
+    fn operation(self) -> OperationKind {
+        match self {
+            Kind::Query => OperationKind::Query,
+            Kind::Mutation => OperationKind::Mutation,
+        }
+    }
+
+    fn key(self) -> &'static str {
+        match self {
+            Kind::Query => "query",
+            Kind::Mutation => "mutation",
+        }
+    }
+}
+
+impl ExplorerPanel {
+    /// The loaded model, if any.
+    pub fn model(&self) -> Option<&SchemaModel> {
+        match &self.schema {
+            SchemaState::Loaded(loaded) => Some(&loaded.model),
+            _ => None,
+        }
+    }
+
+    /// The loaded model, shared.
+    pub fn model_arc(&self) -> Option<std::sync::Arc<SchemaModel>> {
+        match &self.schema {
+            SchemaState::Loaded(loaded) => Some(loaded.model.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether the schema of `connection` still needs asking for.
+    pub fn needs_load(&self, connection: &str) -> bool {
+        self.connection != connection || matches!(self.schema, SchemaState::Idle)
+    }
+
+    /// The schema of `connection` was asked for.
+    pub fn loading(&mut self, connection: &str) {
+        if self.connection != connection {
+            self.open.clear();
+            self.focus = None;
+            self.search = Default::default();
+        }
+        self.connection = connection.to_owned();
+        self.schema = SchemaState::Loading;
+    }
+
+    /// The schema of `connection` arrived, or failed.
+    pub fn loaded(&mut self, connection: &str, result: Result<LoadedSchema, String>) {
+        if connection != self.connection {
+            return;
+        }
+        self.schema = match result {
+            Ok(loaded) => SchemaState::Loaded(loaded),
+            Err(e) => SchemaState::Failed(e),
+        };
+        self.search.invalidate();
+    }
+
+    /// Draws the explorer for the query `text`; returns what it asks for.
+    pub fn ui(&mut self, ui: &mut egui::Ui, text: &str) -> Option<ExplorerIntent> {
+        let mut intent = None;
+        if self.ticks_of.as_deref() != Some(text) {
+            self.ticks = selected_paths(text, None);
+            self.ticks_of = Some(text.to_owned());
+        }
+        ui.horizontal(|ui| {
+            ui.heading("Explorer");
+            match &self.schema {
+                SchemaState::Loaded(loaded) => {
+                    let when = loaded.fetched_at.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M");
+                    let source = if loaded.cached { "cached" } else { "fetched" };
+                    ui.weak(format!("{source} {when}")).on_hover_text(format!(
+                        "{} types, {} fields",
+                        loaded.model.type_count(),
+                        loaded.model.field_count()
+                    ));
+                }
+                SchemaState::Loading => {
+                    ui.spinner();
+                }
+                _ => {}
+            }
+            let loading = matches!(self.schema, SchemaState::Loading);
+            if ui.add_enabled(!loading, egui::Button::new("Refresh schema").small()).clicked() {
+                intent = Some(ExplorerIntent::Load { refresh: true });
+            }
+        });
+        let model = match &self.schema {
+            SchemaState::Loaded(loaded) => loaded.model.clone(),
+            SchemaState::Failed(why) => {
+                ui.colored_label(ui.visuals().error_fg_color, why);
+                ui.label("Check the connection (Profiles… → Test connection), then press Refresh schema.");
+                return intent;
+            }
+            SchemaState::Loading | SchemaState::Idle => {
+                ui.weak(format!("Loading the schema of {}…", self.connection));
+                return intent;
+            }
+        };
+        if let Some(hit) = self.search.ui(ui, &model) {
+            self.reveal_hit(&model, hit);
+        }
+        ui.horizontal(|ui| {
+            ui.selectable_value(&mut self.kind, Kind::Query, egui::RichText::new("query").monospace());
+            if model.mutation_type().is_some() {
+                ui.selectable_value(&mut self.kind, Kind::Mutation, egui::RichText::new("mutation").monospace());
+            }
+        });
+        if let Some(problem) = &self.problem {
+            ui.colored_label(ui.visuals().warn_fg_color, problem);
+        }
+        let docs_height = if self.focus.is_some() { (ui.available_height() * 0.35).max(120.0) } else { 0.0 };
+        let tree_height = ui.available_height() - docs_height;
+        egui::ScrollArea::both().id_salt("explorer-tree").max_height(tree_height).auto_shrink([false, false]).show(
+            ui,
+            |ui| {
+                if let Some(edit) = self.tree_ui(ui, &model, text) {
+                    intent = Some(ExplorerIntent::Edit(edit));
+                }
+            },
+        );
+        if let Some(focus) = &self.focus {
+            ui.separator();
+            egui::ScrollArea::vertical().id_salt("explorer-docs").show(ui, |ui| docs::ui(ui, &model, focus));
+        }
+        intent
+    }
+
+    fn tree_ui(&mut self, ui: &mut egui::Ui, model: &SchemaModel, text: &str) -> Option<TextEdit> {
+        let root = match self.kind {
+            Kind::Query => model.query_type(),
+            Kind::Mutation => model.mutation_type(),
+        }?
+        .to_owned();
+        let mut view = tree::TreeView {
+            model,
+            kind: self.kind.operation(),
+            key: self.kind.key(),
+            ticks: &self.ticks,
+            open: &mut self.open,
+            focus: &mut self.focus,
+            reveal: &mut self.reveal,
+            arguments: &mut self.arguments,
+            text,
+            action: None,
+        };
+        view.type_ui(ui, &root, &mut Vec::new());
+        let action = view.action.take()?;
+        match action.into_edit(model, text, self.kind.operation()) {
+            Ok(edit) => {
+                self.problem = None;
+                edit
+            }
+            Err(problem) => {
+                self.problem = Some(problem);
+                None
+            }
+        }
+    }
+
+    /// Opens the tree down to a search hit and focuses it.
+    fn reveal_hit(&mut self, model: &SchemaModel, hit: crate::explorer::SearchHit) {
+        if let Some(path) = &hit.path {
+            let kind = if Some(path[0].as_str()) == model.mutation_type() { Kind::Mutation } else { Kind::Query };
+            self.kind = kind;
+            // Open every field on the way, not the hit itself (unless it is a type's way in).
+            let fields = &path[1..];
+            let last = if hit.field.is_some() { fields.len().saturating_sub(1) } else { fields.len() };
+            for depth in 1..=last {
+                self.open.insert(tree::node_key(kind.key(), &fields[..depth]));
+            }
+        }
+        self.focus = Some(match hit.field {
+            Some(field) => Focus::Field(hit.type_name, field),
+            None => Focus::Type(hit.type_name),
+        });
+        self.reveal = true;
+    }
+}

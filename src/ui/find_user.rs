@@ -1,0 +1,229 @@
+//! The "Find user" window of support staff: a box for a ref, an email or a name; the user's card,
+//! a list of matches to pick from, or a clear sentence saying nobody matched. The requests run on
+//! the worker; the window only draws state and returns what to ask.
+
+use super::state::Requested;
+use super::user_card::CardEditor;
+use crate::scopes::{Scope, ScopeSet};
+use crate::support::{Found, MatchList, SupportError, SupportReply, SupportRequest, nobody, one_line, scan_extent};
+use crate::worker::JobId;
+
+/// What the connection chosen in the toolbar is, and may do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Access {
+    /// The connection's name (results belong to the connection they came from).
+    pub connection: String,
+    /// The scopes its profile requests (the sandbox: all).
+    pub scopes: ScopeSet,
+}
+
+/// The window.
+#[derive(Default)]
+pub struct FindUserWindow {
+    /// Whether the window is open.
+    pub open: bool,
+    typed: String,
+    focus_search: bool,
+    /// The connection the results came from.
+    connection: Option<String>,
+    found: Requested<Found, SupportError>,
+    find_job: Option<JobId>,
+    /// The last list of matches, to go back to after opening one.
+    matches: Option<MatchList>,
+    card: CardEditor,
+    notice: Option<String>,
+}
+
+impl FindUserWindow {
+    /// Opens the window (or brings it forward) with the focus in the search box.
+    pub fn show(&mut self) {
+        self.open = true;
+        self.focus_search = true;
+    }
+
+    /// Records that `request` was sent as `job`; returns an older job it replaces, to cancel.
+    pub fn sent(&mut self, job: JobId, request: &SupportRequest) -> Option<JobId> {
+        self.notice = None;
+        match request {
+            SupportRequest::Find(_) | SupportRequest::Open(_) => {
+                if matches!(request, SupportRequest::Find(_)) {
+                    self.matches = None;
+                }
+                self.found.start();
+                self.find_job.replace(job)
+            }
+            SupportRequest::Groups(_) | SupportRequest::Act { .. } => self.card.sent(job, request),
+        }
+    }
+
+    /// A request that could not be sent (no connection, the worker is gone).
+    pub fn not_sent(&mut self, message: String) {
+        self.notice = Some(message);
+    }
+
+    /// Records the answer of `job`; answers of replaced jobs are dropped.
+    pub fn apply(&mut self, job: JobId, result: Result<SupportReply, SupportError>) {
+        if self.find_job == Some(job) {
+            self.find_job = None;
+            let found = result.and_then(|reply| match reply {
+                SupportReply::Found(found) => Ok(found),
+                other => Err(SupportError::Api(crate::api::ApiError::BadResponse(format!("unexpected {other:?}")))),
+            });
+            match &found {
+                Ok(Found::User(user)) => self.card.load(user),
+                Ok(Found::Several(list)) => self.matches = Some(list.clone()),
+                _ => {}
+            }
+            self.found.finish(found);
+            return;
+        }
+        if let Some(user) = self.card.apply(job, result)
+            && let Some(Found::User(shown)) = self.found.value_mut()
+            && shown.ref_ == user.ref_
+        {
+            *shown = user;
+        }
+    }
+
+    /// Draws the window when open; returns what to ask the service.
+    pub fn ui(&mut self, ctx: &egui::Context, access: &Access) -> Option<SupportRequest> {
+        if !self.open {
+            return None;
+        }
+        self.follow(access);
+        let mut request = None;
+        let mut open = self.open;
+        let screen = ctx.content_rect();
+        egui::Window::new("Find user")
+            .open(&mut open)
+            .default_width(480.0)
+            .resizable([true, false])
+            // Room to grow into: the window is as tall as its content, up to this.
+            .default_height(screen.height() - 150.0)
+            .pivot(egui::Align2::RIGHT_TOP)
+            .default_pos(screen.right_top() + egui::vec2(-16.0, 72.0))
+            .show(ctx, |ui| {
+                request = self.search_ui(ui, access);
+                ui.separator();
+                // The window fits its content, and scrolls what does not fit on the screen.
+                egui::ScrollArea::vertical().max_height(screen.height() - 240.0).auto_shrink([false, true]).show(
+                    ui,
+                    |ui| {
+                        if let Some(r) = self.result_ui(ui, access) {
+                            request = Some(r);
+                        }
+                    },
+                );
+            });
+        self.open = open;
+        if let Some(r) = self.card.confirm_ui(ctx) {
+            request = Some(r);
+        }
+        request
+    }
+
+    /// Results belong to one connection: choosing another one clears them.
+    fn follow(&mut self, access: &Access) {
+        let changed = self.connection.as_ref().is_some_and(|c| *c != access.connection);
+        if changed && !matches!(self.found, Requested::Idle) {
+            *self = FindUserWindow {
+                open: self.open,
+                typed: std::mem::take(&mut self.typed),
+                notice: Some(format!("The connection is now {}: find the user again there.", access.connection)),
+                ..FindUserWindow::default()
+            };
+        }
+        self.connection = Some(access.connection.clone());
+    }
+
+    fn search_ui(&mut self, ui: &mut egui::Ui, access: &Access) -> Option<SupportRequest> {
+        let can_read = access.scopes.contains(Scope::UsersRead);
+        let mut go = false;
+        ui.horizontal(|ui| {
+            let label = ui.label("User to find");
+            let edit = ui
+                .add(egui::TextEdit::singleline(&mut self.typed).hint_text("ref, email or name").desired_width(260.0))
+                .labelled_by(label.id);
+            if std::mem::take(&mut self.focus_search) {
+                edit.request_focus();
+            }
+            go = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            go |= ui.add_enabled(can_read, egui::Button::new("Find")).clicked();
+            if self.found.is_pending() {
+                ui.spinner();
+            }
+        });
+        ui.weak("An @ makes it an email, spaces a name; or begin with ref:, email: or name:");
+        if !can_read {
+            let text = format!(
+                "Finding users needs the scope users.read, which the connection {} does not request; add it in Profiles….",
+                access.connection
+            );
+            ui.colored_label(ui.visuals().warn_fg_color, text);
+        }
+        if let Some(notice) = &self.notice {
+            ui.colored_label(ui.visuals().warn_fg_color, notice);
+        }
+        if !(go && can_read) {
+            return None;
+        }
+        if self.typed.trim().is_empty() {
+            self.found = Requested::Done(Found::Nobody(nobody(&[])));
+            return None;
+        }
+        Some(SupportRequest::Find(self.typed.trim().to_owned()))
+    }
+
+    fn result_ui(&mut self, ui: &mut egui::Ui, access: &Access) -> Option<SupportRequest> {
+        let Self { found, matches, card, .. } = self;
+        if let Some(error) = found.error() {
+            ui.colored_label(ui.visuals().error_fg_color, format!("{error:#}"));
+        }
+        let mut request = None;
+        match found.value() {
+            None if found.is_pending() => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label("Looking…");
+                });
+            }
+            None => {
+                ui.weak("Type a ref, an email or a name, then Find.");
+            }
+            Some(Found::Nobody(sentence)) => {
+                ui.label(sentence);
+            }
+            Some(Found::Several(list)) => request = list_ui(ui, list),
+            Some(Found::User(user)) => {
+                if let Some(list) = matches.as_ref()
+                    && ui.button(format!("Back to the {} matches", list.users.len())).clicked()
+                {
+                    *found = Requested::Done(Found::Several(list.clone()));
+                    return None;
+                }
+                request = card.ui(ui, user, access.scopes);
+            }
+        }
+        request
+    }
+}
+
+/// The users that match, each a button that opens them.
+fn list_ui(ui: &mut egui::Ui, list: &MatchList) -> Option<SupportRequest> {
+    let mut open = None;
+    ui.label(format!("{} users match '{}'. Pick one:", list.users.len(), one_line(&list.typed)));
+    if !list.complete {
+        ui.weak(scan_extent(list));
+    }
+    egui::Grid::new("find-user-matches").num_columns(3).striped(true).show(ui, |ui| {
+        for user in &list.users {
+            if ui.button(one_line(&user.name)).on_hover_text(format!("Open {}", user.named())).clicked() {
+                open = Some(SupportRequest::Open(user.ref_.clone()));
+            }
+            ui.label(&user.email);
+            ui.weak(format!("{} · {}", user.ref_, user.state().label()));
+            ui.end_row();
+        }
+    });
+    open
+}

@@ -1,0 +1,360 @@
+//! The card of one user in the "Find user" window: names, email, state, roles, groups and extra
+//! fields; and, where the connection's scopes allow, the changes support staff make there, each
+//! confirmed in a modal that names what will change, then reported with the service's outcome
+//! or its reasons for refusing, next to the field they are about.
+
+use super::state::Requested;
+use crate::scopes::{Scope, ScopeSet};
+use crate::support::{
+    GroupRef, RefusedField, SupportAction, SupportError, SupportReply, SupportRequest, UserCard, UserEdit, UserState,
+    one_line,
+};
+use crate::worker::JobId;
+
+/// A change waiting for the person's yes.
+#[derive(Debug, Clone)]
+struct Pending {
+    user_ref: String,
+    action: SupportAction,
+    question: String,
+}
+
+/// The card's own state: drafts of the editable fields, the group picker, the change under way.
+#[derive(Default)]
+pub struct CardEditor {
+    name: String,
+    email: String,
+    group_filter: String,
+    groups: Requested<Vec<GroupRef>, SupportError>,
+    groups_job: Option<JobId>,
+    group_choice: Option<GroupRef>,
+    confirm: Option<Pending>,
+    outcome: Requested<String, SupportError>,
+    action_job: Option<JobId>,
+}
+
+impl CardEditor {
+    /// Starts over with a user just found.
+    pub fn load(&mut self, user: &UserCard) {
+        self.name = user.name.clone();
+        self.email = user.email.clone();
+        self.group_choice = None;
+        self.confirm = None;
+        self.outcome = Requested::Idle;
+        self.action_job = None;
+    }
+
+    /// Records that a group search or a change was sent as `job`; returns the job it replaces.
+    pub fn sent(&mut self, job: JobId, request: &SupportRequest) -> Option<JobId> {
+        match request {
+            SupportRequest::Groups(_) => {
+                self.groups.start();
+                self.groups_job.replace(job)
+            }
+            _ => {
+                self.outcome.start();
+                self.action_job.replace(job)
+            }
+        }
+    }
+
+    /// Records the answer of `job`; returns the user as a change left them, for the card.
+    pub fn apply(&mut self, job: JobId, result: Result<SupportReply, SupportError>) -> Option<Box<UserCard>> {
+        if self.groups_job == Some(job) {
+            self.groups_job = None;
+            self.groups.finish(result.map(|reply| match reply {
+                SupportReply::Groups(groups) => groups,
+                _ => Vec::new(),
+            }));
+            return None;
+        }
+        if self.action_job != Some(job) {
+            return None;
+        }
+        self.action_job = None;
+        match result {
+            Ok(SupportReply::Acted { user, outcome, .. }) => {
+                self.load(&user);
+                self.outcome.finish(Ok(outcome));
+                Some(user)
+            }
+            Ok(_) => None,
+            Err(error) => {
+                self.outcome.finish(Err(error));
+                None
+            }
+        }
+    }
+
+    /// Draws the card of `user`; returns a group search to run (changes go through the modal).
+    pub fn ui(&mut self, ui: &mut egui::Ui, user: &UserCard, scopes: ScopeSet) -> Option<SupportRequest> {
+        let can_edit = scopes.contains(Scope::UsersWrite);
+        ui.heading(one_line(&user.name));
+        self.details_ui(ui, user, can_edit);
+        ui.add_space(6.0);
+        let search = self.groups_ui(ui, user, scopes);
+        ui.add_space(6.0);
+        extra_fields_ui(ui, user);
+        ui.add_space(6.0);
+        self.outcome_ui(ui);
+        let missing: Vec<&str> = [Scope::UsersWrite, Scope::GroupsWrite]
+            .into_iter()
+            .filter(|s| !scopes.contains(*s))
+            .map(Scope::as_str)
+            .collect();
+        if !missing.is_empty() {
+            ui.weak(format!("Changes need {}, which this connection does not request.", missing.join(" and ")));
+        }
+        search
+    }
+
+    fn details_ui(&mut self, ui: &mut egui::Ui, user: &UserCard, can_edit: bool) {
+        let busy = self.outcome.is_pending();
+        let mut ask = None;
+        egui::Grid::new("find-user-card").num_columns(2).spacing([12.0, 6.0]).show(ui, |ui| {
+            ui.label("Ref");
+            ui.add(egui::Label::new(&user.ref_).selectable(true));
+            ui.end_row();
+            for (label, field, draft, current) in [
+                ("Name", RefusedField::Name, &mut self.name, &user.name),
+                ("Email", RefusedField::Email, &mut self.email, &user.email),
+            ] {
+                let label = ui.label(label);
+                ui.vertical(|ui| {
+                    if can_edit {
+                        ui.add(egui::TextEdit::singleline(draft).desired_width(300.0)).labelled_by(label.id);
+                    } else {
+                        ui.add(egui::Label::new(one_line(current)).selectable(true));
+                    }
+                    refusals_ui(ui, &self.outcome, Some(field));
+                });
+                ui.end_row();
+            }
+            ui.label("State");
+            ui.horizontal(|ui| {
+                let colour = match user.state() {
+                    UserState::Active => ui.visuals().widgets.noninteractive.fg_stroke.color,
+                    UserState::Archived => ui.visuals().warn_fg_color,
+                };
+                ui.colored_label(colour, user.state().label());
+                let action = match user.state() {
+                    UserState::Active => SupportAction::Archive,
+                    UserState::Archived => SupportAction::Activate,
+                };
+                if can_edit && ui.add_enabled(!busy, egui::Button::new(action.verb())).clicked() {
+                    ask = Some(action);
+                }
+            });
+            ui.end_row();
+            ui.label("Roles");
+            ui.label(user.roles.iter().map(|r| title_case(r)).collect::<Vec<_>>().join(", "));
+            ui.end_row();
+            for (label, time) in [("Created", user.created_at), ("Updated", user.updated_at)] {
+                if let Some(time) = time {
+                    ui.label(label);
+                    ui.label(time.format("%Y-%m-%d %H:%M UTC").to_string());
+                    ui.end_row();
+                }
+            }
+        });
+        if can_edit {
+            let edit = UserEdit::between(user, &self.name, &self.email);
+            ui.horizontal(|ui| {
+                let save = ui.add_enabled(!busy && edit.is_some(), egui::Button::new("Save changes"));
+                if let Some(edit) = edit.filter(|_| save.clicked()) {
+                    ask = Some(SupportAction::Edit(edit));
+                }
+                if ui.add_enabled(!busy && edit_pending(user, self), egui::Button::new("Undo edits")).clicked() {
+                    self.name = user.name.clone();
+                    self.email = user.email.clone();
+                }
+            });
+        }
+        if let Some(action) = ask {
+            self.ask(user, action);
+        }
+    }
+
+    fn groups_ui(&mut self, ui: &mut egui::Ui, user: &UserCard, scopes: ScopeSet) -> Option<SupportRequest> {
+        let can_change = scopes.contains(Scope::GroupsWrite);
+        let busy = self.outcome.is_pending();
+        ui.strong(format!("Groups ({})", user.groups.len()));
+        if user.groups.is_empty() {
+            ui.weak("In no group.");
+        }
+        let mut ask = None;
+        egui::Grid::new("find-user-groups").num_columns(2).spacing([12.0, 4.0]).show(ui, |ui| {
+            for group in &user.groups {
+                ui.label(group.named());
+                let remove = egui::Button::new("Remove");
+                if can_change
+                    && ui.add_enabled(!busy, remove).accessible_name(format!("Remove from {}", group.named())).clicked()
+                {
+                    ask = Some(SupportAction::RemoveFromGroup(group.clone()));
+                }
+                ui.end_row();
+            }
+        });
+        refusals_ui(ui, &self.outcome, Some(RefusedField::Group));
+        let mut search = None;
+        if can_change && scopes.contains(Scope::GroupsRead) {
+            search = self.picker_ui(ui, user, &mut ask);
+        } else if can_change {
+            ui.weak("Adding to a group needs groups.read too, to list the groups.");
+        }
+        if let Some(action) = ask {
+            self.ask(user, action);
+        }
+        search
+    }
+
+    /// Search groups by name, choose one, add the user to it.
+    fn picker_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        user: &UserCard,
+        ask: &mut Option<SupportAction>,
+    ) -> Option<SupportRequest> {
+        let mut search = None;
+        ui.horizontal(|ui| {
+            let label = ui.label("Group name");
+            let edit = ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.group_filter).hint_text("part of a name").desired_width(160.0),
+                )
+                .labelled_by(label.id);
+            let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            if ui.button("Search groups").clicked() || enter {
+                search = Some(SupportRequest::Groups(self.group_filter.clone()));
+            }
+            if self.groups.is_pending() {
+                ui.spinner();
+            }
+        });
+        if let Some(error) = self.groups.error() {
+            ui.colored_label(ui.visuals().error_fg_color, format!("{error:#}"));
+        }
+        let Some(groups) = self.groups.value() else { return search };
+        let choices: Vec<&GroupRef> = groups.iter().filter(|g| !user.is_member_of(&g.ref_)).collect();
+        ui.horizontal(|ui| {
+            let label = ui.label("Group to add to");
+            let shown = self.group_choice.as_ref().map_or_else(|| "Choose a group".to_owned(), GroupRef::named);
+            egui::ComboBox::from_id_salt("find-user-group")
+                .selected_text(shown)
+                .width(240.0)
+                .show_ui(ui, |ui| {
+                    for group in &choices {
+                        ui.selectable_value(&mut self.group_choice, Some((*group).clone()), group.named());
+                    }
+                })
+                .response
+                .labelled_by(label.id);
+            let choice = self.group_choice.clone().filter(|g| !user.is_member_of(&g.ref_));
+            let add = ui.add_enabled(!self.outcome.is_pending() && choice.is_some(), egui::Button::new("Add to group"));
+            if let Some(group) = choice.filter(|_| add.clicked()) {
+                *ask = Some(SupportAction::AddToGroup(group));
+            }
+        });
+        ui.weak(match choices.len() {
+            0 => "No group the user is not in matches.".to_owned(),
+            1 => "1 group to choose from.".to_owned(),
+            n => format!("{n} groups to choose from."),
+        });
+        search
+    }
+
+    fn ask(&mut self, user: &UserCard, action: SupportAction) {
+        let question = action.question(user);
+        self.confirm = Some(Pending { user_ref: user.ref_.clone(), action, question });
+    }
+
+    /// The confirmation of a change, as a modal; returns the change once confirmed.
+    pub fn confirm_ui(&mut self, ctx: &egui::Context) -> Option<SupportRequest> {
+        let pending = self.confirm.as_ref()?;
+        let mut answer = None;
+        let modal = egui::Modal::new(egui::Id::unique("find-user-confirm")).show(ctx, |ui| {
+            ui.set_max_width(420.0);
+            ui.strong(pending.action.verb());
+            ui.label(&pending.question);
+            ui.add_space(8.0);
+            ui.horizontal(|ui| {
+                if ui.button("Confirm").clicked() {
+                    answer = Some(true);
+                }
+                if ui.button("Cancel").clicked() {
+                    answer = Some(false);
+                }
+            });
+        });
+        if modal.should_close() {
+            answer.get_or_insert(false);
+        }
+        let confirmed = answer?;
+        let pending = self.confirm.take()?;
+        confirmed.then_some(SupportRequest::Act { user_ref: pending.user_ref, action: pending.action })
+    }
+
+    fn outcome_ui(&self, ui: &mut egui::Ui) {
+        match &self.outcome {
+            Requested::Pending { .. } => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label("Asking the service…");
+                });
+            }
+            Requested::Done(outcome) => {
+                ui.label(outcome);
+            }
+            Requested::Failed { error: SupportError::Refused(_), .. } => refusals_ui(ui, &self.outcome, None),
+            Requested::Failed { error, .. } => {
+                ui.colored_label(ui.visuals().error_fg_color, format!("{error:#}"));
+            }
+            Requested::Idle => {}
+        }
+    }
+}
+
+/// The refusals of the last change that are about `field` (`None`: about no field shown).
+fn refusals_ui(ui: &mut egui::Ui, outcome: &Requested<String, SupportError>, field: Option<RefusedField>) {
+    let Some(SupportError::Refused(refusals)) = outcome.error() else { return };
+    let shown_elsewhere =
+        |f: Option<RefusedField>| matches!(f, Some(RefusedField::Name | RefusedField::Email | RefusedField::Group));
+    for refusal in refusals {
+        let here = match field {
+            Some(_) => refusal.field == field,
+            None => !shown_elsewhere(refusal.field),
+        };
+        if here {
+            ui.colored_label(ui.visuals().error_fg_color, &refusal.sentence);
+        }
+    }
+}
+
+fn edit_pending(user: &UserCard, editor: &CardEditor) -> bool {
+    editor.name != user.name || editor.email != user.email
+}
+
+fn extra_fields_ui(ui: &mut egui::Ui, user: &UserCard) {
+    ui.strong("Extra fields");
+    if user.extra_fields.is_empty() {
+        ui.weak("None.");
+        return;
+    }
+    egui::Grid::new("find-user-extra").num_columns(2).spacing([12.0, 4.0]).show(ui, |ui| {
+        for field in &user.extra_fields {
+            ui.label(&field.category.name);
+            match &field.value {
+                Some(value) => ui.label(one_line(value)),
+                None => ui.weak("—"),
+            };
+            ui.end_row();
+        }
+    });
+}
+
+/// `LEARNER` → `Learner`.
+fn title_case(word: &str) -> String {
+    let lower = word.to_lowercase().replace('_', " ");
+    let mut chars = lower.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}

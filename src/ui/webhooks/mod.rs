@@ -1,0 +1,313 @@
+//! The webhook inspector: the listener's state and settings, the live list of deliveries with
+//! its filters, and the detail of the one selected.
+
+mod detail;
+mod list;
+mod settings;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+pub use detail::Detail;
+pub use list::DeliveryList;
+pub use settings::ListenerForm;
+
+use crate::store::{Delivery, DeliverySummary};
+use crate::webhooks::DeliveryFilter;
+use crate::webhooks::replay::Replayed;
+use crate::worker::ListenerSettings;
+use detail::DetailIntent;
+
+/// What the inspector asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WebhooksIntent {
+    /// Start (or restart) the listener.
+    Start(ListenerSettings),
+    /// Stop it.
+    Stop,
+    /// Load a delivery for the detail.
+    Select(i64),
+    /// Delete every stored delivery.
+    Clear,
+    /// Send a delivery to a URL.
+    Replay {
+        /// The delivery.
+        id: i64,
+        /// Where.
+        url: String,
+    },
+    /// Write the listed deliveries to a JSONL file.
+    Export {
+        /// Which.
+        filter: DeliveryFilter,
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// The listener as the inspector knows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListenerStatus {
+    /// Not running (with why, when it failed).
+    Stopped(Option<String>),
+    /// Asked to start.
+    Starting,
+    /// Listening.
+    Listening(SocketAddr),
+}
+
+/// The webhook inspector.
+pub struct WebhooksPanel {
+    /// The deliveries.
+    pub list: DeliveryList,
+    /// The listener's settings as edited.
+    pub form: ListenerForm,
+    status: ListenerStatus,
+    notice: Option<String>,
+    selected: Option<i64>,
+    detail: Option<Detail>,
+    replay_url: String,
+    replay: Option<Result<Replayed, String>>,
+    replaying: bool,
+    export_path: String,
+    export: Option<Result<(PathBuf, u64), String>>,
+    exporting: bool,
+    confirm_clear: bool,
+    copy: Option<String>,
+}
+
+impl WebhooksPanel {
+    /// An inspector with `form`'s settings, proposing exports in `export_dir`.
+    pub fn new(form: ListenerForm, export_dir: &std::path::Path) -> Self {
+        WebhooksPanel {
+            list: DeliveryList::default(),
+            form,
+            status: ListenerStatus::Stopped(None),
+            notice: None,
+            selected: None,
+            detail: None,
+            replay_url: String::new(),
+            replay: None,
+            replaying: false,
+            export_path: export_dir.join("deliveries.jsonl").display().to_string(),
+            export: None,
+            exporting: false,
+            confirm_clear: false,
+            copy: None,
+        }
+    }
+
+    /// The listener's state.
+    pub fn status(&self) -> &ListenerStatus {
+        &self.status
+    }
+
+    /// The delivery shown in the detail.
+    pub fn detail(&self) -> Option<&Delivery> {
+        self.detail.as_ref().map(|d| &*d.delivery)
+    }
+
+    /// The listener was asked to start.
+    pub fn starting(&mut self) {
+        self.status = ListenerStatus::Starting;
+    }
+
+    /// The listener listens.
+    pub fn started(&mut self, addr: SocketAddr, notice: Option<String>) {
+        self.status = ListenerStatus::Listening(addr);
+        self.form.port = addr.port().to_string();
+        if notice.is_some() {
+            self.notice = notice;
+        }
+    }
+
+    /// The listener stopped, or failed to start.
+    pub fn stopped(&mut self, why: Option<String>) {
+        self.status = ListenerStatus::Stopped(why);
+    }
+
+    /// Something the user should know about the listener's settings.
+    pub fn notify(&mut self, notice: String) {
+        self.notice = Some(notice);
+    }
+
+    /// Summaries arrived: new ones, or the whole list up to `through`.
+    pub fn deliveries(&mut self, rows: Vec<DeliverySummary>, through: Option<i64>) {
+        match through {
+            Some(through) => {
+                self.list.replace(rows, through);
+                if self.selected.is_some_and(|id| id <= through && !self.list.rows().iter().any(|d| d.id == id)) {
+                    self.selected = None;
+                    self.detail = None;
+                }
+            }
+            None => self.list.append(rows),
+        }
+    }
+
+    /// A delivery was loaded for the detail.
+    pub fn loaded(&mut self, id: i64, delivery: Option<Box<Delivery>>) {
+        if self.selected == Some(id) {
+            self.detail = delivery.map(Detail::new);
+        }
+    }
+
+    /// A replay ended.
+    pub fn replayed(&mut self, result: Result<Replayed, String>) {
+        self.replaying = false;
+        self.replay = Some(result);
+    }
+
+    /// An export ended.
+    pub fn exported(&mut self, result: Result<(PathBuf, u64), String>) {
+        self.exporting = false;
+        self.export = Some(result);
+    }
+
+    /// Draws the inspector.
+    pub fn ui(&mut self, ui: &mut egui::Ui) -> Option<WebhooksIntent> {
+        if let Some(text) = self.copy.take() {
+            ui.ctx().copy_text(text);
+        }
+        let mut intent = None;
+        self.listener_ui(ui, &mut intent);
+        ui.separator();
+        self.toolbar_ui(ui, &mut intent);
+        egui::Panel::right("delivery-detail").resizable(true).default_size(520.0).min_size(320.0).show(ui, |ui| {
+            self.detail_ui(ui, &mut intent);
+        });
+        egui::CentralPanel::default().show(ui, |ui| {
+            if self.list.rows().is_empty() {
+                ui.weak(self.empty_text());
+            } else if let Some(id) = self.list.ui(ui, self.selected)
+                && self.selected != Some(id)
+            {
+                self.selected = Some(id);
+                self.detail = None;
+                self.replay = None;
+                intent = Some(WebhooksIntent::Select(id));
+            }
+        });
+        intent
+    }
+
+    fn empty_text(&self) -> String {
+        match &self.status {
+            ListenerStatus::Listening(addr) => format!(
+                "No deliveries yet. Send webhooks to http://{addr}/ — or run a mutation such as createUser \
+                 against the Sandbox connection: its webhooks come here."
+            ),
+            _ => "No deliveries stored. Start the listener to receive webhooks.".to_owned(),
+        }
+    }
+
+    fn listener_ui(&mut self, ui: &mut egui::Ui, intent: &mut Option<WebhooksIntent>) {
+        ui.horizontal_wrapped(|ui| {
+            ui.heading("Webhooks");
+            match &self.status {
+                ListenerStatus::Listening(addr) => {
+                    ui.colored_label(egui::Color32::from_rgb(0x2e, 0xa0, 0x43), "● Listening on");
+                    let url = format!("http://{addr}/");
+                    ui.monospace(&url);
+                    if ui.small_button("Copy URL").clicked() {
+                        self.copy = Some(url);
+                    }
+                    if ui.button("Stop listener").clicked() {
+                        *intent = Some(WebhooksIntent::Stop);
+                    }
+                }
+                ListenerStatus::Starting => {
+                    ui.spinner();
+                    ui.label("Starting the listener…");
+                }
+                ListenerStatus::Stopped(why) => {
+                    ui.weak("○ Stopped");
+                    if let Some(why) = why {
+                        ui.colored_label(ui.visuals().error_fg_color, why);
+                    }
+                }
+            }
+        });
+        if let Some(notice) = &self.notice {
+            ui.colored_label(ui.visuals().warn_fg_color, notice);
+        }
+        let running = !matches!(self.status, ListenerStatus::Stopped(_));
+        egui::CollapsingHeader::new("Listener settings").default_open(!running).show(ui, |ui| {
+            if let Some(settings) = self.form.ui(ui, running) {
+                *intent = Some(WebhooksIntent::Start(settings));
+            }
+        });
+    }
+
+    fn toolbar_ui(&mut self, ui: &mut egui::Ui, intent: &mut Option<WebhooksIntent>) {
+        ui.horizontal_wrapped(|ui| {
+            self.list.filter_ui(ui);
+            let total = self.list.rows().len();
+            let shown = self.list.shown_len();
+            let count = if shown == total {
+                format!("{} deliveries", super::results::thousands(total as u64))
+            } else {
+                format!("{} of {} deliveries", super::results::thousands(shown as u64), total)
+            };
+            ui.label(count);
+            ui.separator();
+            if self.confirm_clear {
+                ui.colored_label(ui.visuals().warn_fg_color, format!("Delete all {total} stored deliveries?"));
+                if ui.button("Delete all").clicked() {
+                    self.confirm_clear = false;
+                    *intent = Some(WebhooksIntent::Clear);
+                }
+                if ui.button("Keep them").clicked() {
+                    self.confirm_clear = false;
+                }
+            } else if ui.add_enabled(total > 0, egui::Button::new("Clear…")).clicked() {
+                self.confirm_clear = true;
+            }
+        });
+        ui.horizontal_wrapped(|ui| {
+            let label = ui.label("Export to");
+            ui.add(egui::TextEdit::singleline(&mut self.export_path).desired_width(280.0)).labelled_by(label.id);
+            let ready = !self.exporting && !self.export_path.trim().is_empty() && self.list.shown_len() > 0;
+            if ui.add_enabled(ready, egui::Button::new("Export JSONL")).on_hover_text("The deliveries listed").clicked()
+            {
+                self.exporting = true;
+                self.export = None;
+                let path = PathBuf::from(self.export_path.trim());
+                *intent = Some(WebhooksIntent::Export { filter: self.list.filter().clone(), path });
+            }
+            if self.exporting {
+                ui.spinner();
+            }
+            match &self.export {
+                Some(Ok((path, n))) => {
+                    ui.label(format!("Exported {n} deliveries to {}", path.display()));
+                }
+                Some(Err(e)) => {
+                    ui.colored_label(ui.visuals().error_fg_color, e);
+                }
+                None => {}
+            }
+        });
+    }
+
+    fn detail_ui(&mut self, ui: &mut egui::Ui, intent: &mut Option<WebhooksIntent>) {
+        let base = match &self.status {
+            ListenerStatus::Listening(addr) => format!("http://{addr}"),
+            _ => format!("http://127.0.0.1:{}", self.form.port),
+        };
+        let Some(detail) = self.detail.as_mut() else {
+            ui.weak(if self.selected.is_some() { "Loading…" } else { "Select a delivery to see it whole." });
+            return;
+        };
+        let curl = |d: &Delivery| crate::webhooks::curl::to_curl(&d.delivery, &base);
+        match detail.ui(ui, &curl, &mut self.replay_url, self.replay.as_ref(), self.replaying) {
+            Some(DetailIntent::Copy(text)) => self.copy = Some(text),
+            Some(DetailIntent::Replay(url)) => {
+                self.replaying = true;
+                self.replay = None;
+                *intent = Some(WebhooksIntent::Replay { id: detail.delivery.id, url });
+            }
+            None => {}
+        }
+    }
+}

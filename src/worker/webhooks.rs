@@ -1,0 +1,231 @@
+//! The webhook inspector's jobs: the listener (with its deliveries forwarded to the UI in
+//! batches), the in-process sandbox's webhooks pointed at it, replays and JSONL exports.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
+use tokio::task::JoinHandle;
+
+use super::{Event, JobId, ListenerSettings, Shared};
+use crate::sandbox::WebhookTarget;
+use crate::store::{Delivery, DeliverySummary};
+use crate::webhooks::listener::DEFAULT_BODY_LIMIT;
+use crate::webhooks::standard::Secret as SigningSecret;
+use crate::webhooks::{DeliveryFilter, Listener, ListenerConfig, ListenerError, RunningListener, Scheme};
+
+/// How long arrivals are gathered into one batch for the UI.
+const BATCH_WINDOW: Duration = Duration::from_millis(20);
+/// The most summaries in one batch.
+const BATCH_MAX: usize = 5000;
+/// The path the in-process sandbox posts to on the app's listener.
+pub const SANDBOX_PATH: &str = "/sandbox";
+
+/// A running listener and the task that forwards its deliveries to the UI.
+pub(crate) struct ListenerHandle {
+    running: RunningListener,
+    forward: JoinHandle<()>,
+}
+
+impl ListenerHandle {
+    async fn stop(self) {
+        self.forward.abort();
+        self.running.stop().await;
+    }
+}
+
+/// Starts the listener with `settings`, stopping the one running first.
+pub(super) async fn start_listener(shared: Arc<Shared>, settings: ListenerSettings) {
+    let mut slot = shared.listener.lock().await;
+    if let Some(old) = slot.take() {
+        old.stop().await;
+    }
+    let Some(store_path) = shared.store_path.clone() else {
+        drop(slot);
+        let why = "webhook deliveries are kept in the local database, which is off for this session; \
+                   restart orgql once the database can be opened";
+        shared.emit(Event::ListenerStopped(Some(why.to_owned()))).await;
+        return;
+    };
+    let mut config = ListenerConfig::new(store_path);
+    config.listen = SocketAddr::new(Ipv4Addr::LOCALHOST.into(), settings.port);
+    config.scheme = settings.secret.as_ref().map(|_| settings.scheme.clone());
+    config.secret = settings.secret.as_ref().map(|s| s.expose().to_owned());
+    config.reject_invalid = settings.reject_invalid;
+    config.body_limit = DEFAULT_BODY_LIMIT;
+    let mut notice = None;
+    let mut started = Listener::start(config.clone()).await;
+    if matches!(started, Err(ListenerError::Bind { .. })) && settings.any_port_if_taken && settings.port != 0 {
+        config.listen.set_port(0);
+        started = Listener::start(config).await;
+        notice = Some(format!("port {} is taken, so the listener took a free port", settings.port));
+    }
+    match started {
+        Ok(running) => {
+            let addr = running.addr();
+            let arrivals = running.subscribe();
+            let forward = tokio::spawn(forward(shared.clone(), arrivals));
+            *slot = Some(ListenerHandle { running, forward });
+            drop(slot);
+            let secret = sandbox_secret(&shared, &settings);
+            let target = WebhookTarget { url: format!("http://{addr}{SANDBOX_PATH}"), secret };
+            shared.set_webhook_target(Some(target)).await;
+            shared.emit(Event::ListenerStarted { addr, notice }).await;
+        }
+        Err(e) => {
+            drop(slot);
+            shared.set_webhook_target(None).await;
+            shared.emit(Event::ListenerStopped(Some(e.to_string()))).await;
+        }
+    }
+}
+
+/// The secret the in-process sandbox signs with: the listener's when it is a Standard Webhooks
+/// secret (so its deliveries verify), otherwise the session's own (they arrive, and fail).
+fn sandbox_secret(shared: &Shared, settings: &ListenerSettings) -> SigningSecret {
+    settings
+        .secret
+        .as_ref()
+        .filter(|_| settings.scheme == Scheme::Standard)
+        .and_then(|s| SigningSecret::parse(s.expose()).ok())
+        .unwrap_or_else(|| shared.session_secret.clone())
+}
+
+/// Stops the listener; the sandbox stops sending webhooks.
+pub(super) async fn stop_listener(shared: Arc<Shared>) {
+    let old = shared.listener.lock().await.take();
+    if let Some(old) = old {
+        old.stop().await;
+    }
+    shared.set_webhook_target(None).await;
+    shared.emit(Event::ListenerStopped(None)).await;
+}
+
+/// Sends every stored delivery's summary, then what arrives, in batches.
+async fn forward(shared: Arc<Shared>, mut arrivals: broadcast::Receiver<Delivery>) {
+    let mut last = load_all(&shared).await;
+    loop {
+        let first = match arrivals.recv().await {
+            Ok(delivery) => Some(delivery),
+            Err(RecvError::Lagged(_)) => None,
+            Err(RecvError::Closed) => return,
+        };
+        tokio::time::sleep(BATCH_WINDOW).await;
+        let mut batch: Vec<DeliverySummary> = first.iter().map(DeliverySummary::of).collect();
+        let mut lagged = first.is_none();
+        while batch.len() < BATCH_MAX {
+            match arrivals.try_recv() {
+                Ok(delivery) => batch.push(DeliverySummary::of(&delivery)),
+                Err(TryRecvError::Lagged(_)) => lagged = true,
+                Err(TryRecvError::Empty | TryRecvError::Closed) => break,
+            }
+        }
+        if lagged {
+            // Some arrivals went by unseen: read what is stored since the last one sent.
+            let after = last;
+            match shared.with_store(move |s| s.summaries_after(after)).await {
+                Some(Ok(rows)) => batch = rows,
+                Some(Err(e)) => shared.emit(Event::Problem(e)).await,
+                None => {}
+            }
+        }
+        batch.retain(|d| d.id > last);
+        if let Some(newest) = batch.last() {
+            last = newest.id;
+            shared.emit(Event::Deliveries { rows: batch, through: None }).await;
+        }
+    }
+}
+
+/// Sends every stored delivery's summary as the whole list; returns the newest id sent.
+async fn load_all(shared: &Arc<Shared>) -> i64 {
+    let loaded = shared
+        .with_store(|s| {
+            let through = s.last_delivery_id()?;
+            Ok((s.summaries_after(0)?, through))
+        })
+        .await;
+    match loaded {
+        Some(Ok((rows, through))) => {
+            let newest = rows.last().map_or(through, |d| d.id.max(through));
+            shared.emit(Event::Deliveries { rows, through: Some(through) }).await;
+            newest
+        }
+        Some(Err(e)) => {
+            shared.emit(Event::Problem(e)).await;
+            0
+        }
+        None => 0,
+    }
+}
+
+/// Sends every stored delivery's summary as the whole list.
+pub(super) async fn load_deliveries(shared: Arc<Shared>) {
+    load_all(&shared).await;
+}
+
+/// Sends one delivery whole.
+pub(super) async fn load_delivery(shared: Arc<Shared>, id: i64) {
+    match shared.with_store(move |s| s.delivery(id)).await {
+        Some(Ok(delivery)) => shared.emit(Event::DeliveryLoaded(id, delivery.map(Box::new))).await,
+        Some(Err(e)) => shared.emit(Event::Problem(e)).await,
+        None => {}
+    }
+}
+
+/// Deletes every stored delivery.
+pub(super) async fn clear_deliveries(shared: Arc<Shared>) {
+    let cleared = shared
+        .with_store(|s| {
+            let through = s.last_delivery_id()?;
+            s.delete_deliveries_through(through)?;
+            Ok(through)
+        })
+        .await;
+    match cleared {
+        Some(Ok(through)) => shared.emit(Event::Deliveries { rows: Vec::new(), through: Some(through) }).await,
+        Some(Err(e)) => shared.emit(Event::Problem(e)).await,
+        None => {}
+    }
+}
+
+/// Sends a stored delivery to `url` again.
+pub(super) async fn replay(shared: Arc<Shared>, job: JobId, id: i64, url: String) {
+    let result = async {
+        let delivery = match shared.with_store(move |s| s.delivery(id)).await {
+            Some(Ok(Some(delivery))) => delivery,
+            Some(Ok(None)) => return Err("that delivery is no longer stored (the list was cleared)".to_owned()),
+            Some(Err(e)) => return Err(e),
+            None => return Err("there is no local database to replay from".to_owned()),
+        };
+        crate::webhooks::replay::replay(&shared.http, &delivery.delivery, &url).await
+    }
+    .await;
+    shared.emit(Event::Replayed { job, result }).await;
+}
+
+/// Writes the deliveries that pass `filter` to a JSONL file, which appears only when complete.
+pub(super) async fn export(shared: Arc<Shared>, job: JobId, filter: DeliveryFilter, path: PathBuf) {
+    let target = path.clone();
+    let written = shared
+        .with_store(move |s| Ok(write_jsonl(s, &filter, &target)))
+        .await
+        .unwrap_or_else(|| Err("there is no local database to export from".to_owned()))
+        .and_then(|inner| inner);
+    shared.emit(Event::DeliveriesExported { job, result: written.map(|n| (path, n)) }).await;
+}
+
+fn write_jsonl(store: &crate::store::Store, filter: &DeliveryFilter, path: &std::path::Path) -> Result<u64, String> {
+    let cannot = |e: &dyn std::fmt::Display| {
+        format!("cannot write {} ({e}); choose another folder or free some space", path.display())
+    };
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| cannot(&e))?;
+    let mut out = std::io::BufWriter::new(file.as_file_mut());
+    let written = crate::webhooks::export::export_matching(store, &mut out, filter).map_err(|e| e.to_string())?;
+    drop(out);
+    file.persist(path).map_err(|e| cannot(&e.error))?;
+    Ok(written)
+}

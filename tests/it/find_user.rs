@@ -1,0 +1,344 @@
+//! The "Find user" window of support staff, driven as a person would with egui_kittest on the
+//! real app and its in-process sandbox: find by ref, by email and by name, nobody found, and the
+//! changes support staff make there, each confirmed, checked against the service itself.
+
+use egui::Key;
+use egui::accesskit::Role;
+use egui_kittest::kittest::{NodeT, Queryable};
+use orgql::support::{name_matches, one_line};
+use serde_json::{Value, json};
+
+use crate::support::{Session, admin_token, graphql, sandbox};
+
+/// What the card shows of a user, as the service has them.
+const USER: &str = "query($ref: String!) { user(ref: $ref) {
+  ref name email isActive roles groups { ref name } extraFields { category { name } value }
+} }";
+
+/// Asks the app's own sandbox directly (not through the app): what the window should show.
+fn ask(s: &mut Session, query: &str, variables: Value) -> Value {
+    let url = s.sandbox_url();
+    s.runtime.block_on(async {
+        let token = admin_token(&url, "users.read groups.read").await;
+        let body = graphql(&url, &token, query, variables).await;
+        assert!(body.get("errors").is_none(), "{body}");
+        body["data"].clone()
+    })
+}
+
+/// The user with `user_ref`, as the service has them.
+fn service_user(s: &mut Session, user_ref: &str) -> Value {
+    ask(s, USER, json!({ "ref": user_ref }))["user"].clone()
+}
+
+/// Every user's ref and name, as the service has them.
+fn all_users(s: &mut Session) -> Vec<(String, String)> {
+    let query = "query($after: String) { paginatedUsers(first: 50, after: $after) {
+      pageInfo { hasNextPage endCursor } edges { node { ref name } } } }";
+    let (mut users, mut after) = (Vec::new(), Value::Null);
+    loop {
+        let page = ask(s, query, json!({ "after": after }))["paginatedUsers"].clone();
+        for edge in page["edges"].as_array().expect("edges") {
+            users.push((
+                edge["node"]["ref"].as_str().unwrap().to_owned(),
+                edge["node"]["name"].as_str().unwrap().to_owned(),
+            ));
+        }
+        if page["pageInfo"]["hasNextPage"] != true {
+            return users;
+        }
+        after = page["pageInfo"]["endCursor"].clone();
+    }
+}
+
+/// The window opened from the toolbar, the sandbox started behind it.
+fn open_window() -> Session {
+    let mut s = Session::start();
+    s.harness.get_by_role_and_label(Role::Button, "Find user").click();
+    s.harness.step();
+    s.wait_for_label("User to find");
+    assert!(s.harness.get_by_label("User to find").is_focused(), "the search box has the focus");
+    s
+}
+
+/// Types into the search box and clicks Find.
+fn find(s: &mut Session, typed: &str) {
+    s.type_into("User to find", typed);
+    s.click("Find");
+}
+
+/// Finds the user with `user_ref` and waits for their card; returns them as the service has them.
+fn open_card(s: &mut Session, user_ref: &str) -> Value {
+    find(s, user_ref);
+    s.wait_for_text(user_ref);
+    let user = service_user(s, user_ref);
+    s.wait_for_label(&heading(&user));
+    user
+}
+
+fn heading(user: &Value) -> String {
+    one_line(user["name"].as_str().expect("a name"))
+}
+
+/// Clicks a widget of the window, scrolled into view first (the window scrolls).
+#[track_caller]
+fn press(s: &mut Session, label: &str) {
+    s.harness.get_by_label(label).scroll_to_me();
+    s.harness.step();
+    s.click(label);
+}
+
+/// Clicks `button`, checks the confirmation names the change, confirms, and waits for `outcome`.
+#[track_caller]
+fn confirm(s: &mut Session, button: &str, question: &str, outcome: &str) {
+    press(s, button);
+    s.wait_for_label(question);
+    s.click("Confirm");
+    s.wait_for_label(outcome);
+    assert!(s.harness.query_by_label(question).is_none(), "the confirmation is gone");
+}
+
+#[test]
+fn find_by_ref_shows_the_user_with_groups_roles_and_extra_fields() {
+    let mut s = open_window();
+    s.type_into("User to find", "u00020");
+    s.harness.key_press(Key::Enter);
+    s.wait_for_text("u00020");
+    let user = service_user(&mut s, "u00020");
+    s.wait_for_label(&heading(&user));
+
+    assert_eq!(s.harness.get_by_label("Name").value().as_deref(), user["name"].as_str(), "the name, editable");
+    assert_eq!(s.harness.get_by_label("Email").value().as_deref(), user["email"].as_str(), "the email, editable");
+    let state = if user["isActive"] == true { ("Active", "Archive") } else { ("Archived", "Activate") };
+    assert!(s.harness.query_by_label(state.0).is_some(), "the state {}:\n{}", state.0, s.screen());
+    assert!(s.harness.query_by_role_and_label(Role::Button, state.1).is_some(), "{} is offered", state.1);
+    let roles: Vec<String> = user["roles"]
+        .as_array()
+        .expect("roles")
+        .iter()
+        .map(|r| {
+            let r = r.as_str().unwrap().to_lowercase();
+            r[..1].to_uppercase() + &r[1..]
+        })
+        .collect();
+    assert!(s.harness.query_by_label(&roles.join(", ")).is_some(), "the roles {roles:?}:\n{}", s.screen());
+    let groups = user["groups"].as_array().expect("groups");
+    assert!(s.harness.query_by_label(&format!("Groups ({})", groups.len())).is_some(), "{}", s.screen());
+    for group in groups {
+        let named = format!("{} ({})", group["name"].as_str().unwrap(), group["ref"].as_str().unwrap());
+        assert!(s.harness.query_by_label(&named).is_some(), "the group {named}:\n{}", s.screen());
+        assert!(s.harness.query_by_label(&format!("Remove from {named}")).is_some(), "a Remove button for {named}");
+    }
+    for field in user["extraFields"].as_array().expect("extra fields") {
+        let category = field["category"]["name"].as_str().unwrap();
+        assert!(s.harness.query_by_label(category).is_some(), "the category {category}:\n{}", s.screen());
+        if let Some(value) = field["value"].as_str() {
+            assert!(s.harness.query_all_by_label(value).next().is_some(), "the value {value}:\n{}", s.screen());
+        }
+    }
+    assert!(s.harness.get_by_label("Save changes").accesskit_node().is_disabled(), "nothing to save yet");
+    s.harness.run();
+}
+
+#[test]
+fn find_by_email_shows_the_user() {
+    let mut s = open_window();
+    // Find someone first, so that the sandbox runs and the email can be asked of it.
+    open_card(&mut s, "u00021");
+    let user = service_user(&mut s, "u00030");
+    let email = user["email"].as_str().expect("an email").to_owned();
+    find(&mut s, &email.to_uppercase());
+    s.wait_for_label(&heading(&user));
+    assert_eq!(s.harness.get_by_label("Email").value().as_deref(), Some(email.as_str()));
+    assert!(s.harness.query_by_label("u00030").is_some(), "the ref:\n{}", s.screen());
+    s.harness.run();
+}
+
+#[test]
+fn a_ref_no_user_has_says_so_clearly() {
+    let mut s = open_window();
+    find(&mut s, "u99999");
+    s.wait_for_label("No user has the ref 'u99999'.");
+    find(&mut s, "nobody@example.invalid");
+    s.wait_for_label("No user has the email 'nobody@example.invalid'.");
+    find(&mut s, "Nobody Atall");
+    s.wait_for_label("No user matches the name 'Nobody Atall'.");
+    find(&mut s, "   ");
+    s.wait_for_label("Type a ref, an email or a name to find a user.");
+    assert!(s.harness.query_by_label("Name").is_none(), "no card:\n{}", s.screen());
+    s.harness.run();
+}
+
+#[test]
+fn a_name_several_users_have_lists_them_to_pick_from() {
+    let mut s = open_window();
+    open_card(&mut s, "u00021");
+    // A first name several users share, as the service has them (past the unusual names of
+    // the first users).
+    let names = all_users(&mut s);
+    assert_eq!(names.len(), 120);
+    let first_name = names[20..]
+        .iter()
+        .map(|(_, name)| name.split(' ').next().unwrap().to_owned())
+        .find(|first| names.iter().filter(|(_, n)| name_matches(n, first)).count() >= 2)
+        .expect("a first name two users share");
+    let expected = names.iter().filter(|(_, n)| name_matches(n, &first_name)).count();
+
+    // One word is tried as a ref, then as a name; the name scan reads every page.
+    find(&mut s, &first_name);
+    let listed = s.wait_for_text(&format!("match '{first_name}'. Pick one:"));
+    let count: usize = listed.split(' ').next().unwrap().parse().expect("a count");
+    assert_eq!(count, expected, "{listed}");
+    let (pick_ref, pick_name) = names
+        .iter()
+        .filter(|(_, n)| name_matches(n, &first_name))
+        .find(|(_, n)| names.iter().filter(|(_, m)| m == n).count() == 1)
+        .cloned()
+        .expect("a match with a name of its own");
+    s.click(&pick_name);
+    s.wait_for_label(&format!("Back to the {count} matches"));
+    assert_eq!(s.harness.get_by_label("Name").value(), Some(pick_name.clone()));
+    assert!(s.harness.query_by_label(&pick_ref).is_some(), "{}", s.screen());
+    s.click(&format!("Back to the {count} matches"));
+    s.wait_for_label(&listed);
+    s.harness.run();
+}
+
+#[test]
+fn archive_then_activate_each_asks_first_and_updates_the_card() {
+    let mut s = open_window();
+    let user = open_card(&mut s, "u00021");
+    let named = format!("{} (u00021)", heading(&user));
+    if user["isActive"] == false {
+        confirm(
+            &mut s,
+            "Activate",
+            &format!("Activate {named}? Their state changes from Archived to Active."),
+            &format!("{named} is active."),
+        );
+    }
+
+    // Cancelled: nothing changes.
+    let archive = format!("Archive {named}? Their state changes from Active to Archived.");
+    press(&mut s, "Archive");
+    s.wait_for_label(&archive);
+    s.click("Cancel");
+    assert!(s.harness.query_by_label(&archive).is_none(), "the confirmation is gone");
+    assert_eq!(service_user(&mut s, "u00021")["isActive"], true, "nothing was changed");
+
+    confirm(&mut s, "Archive", &archive, &format!("{named} is archived."));
+    assert!(s.harness.query_by_label("Archived").is_some(), "the card shows the new state:\n{}", s.screen());
+    assert_eq!(service_user(&mut s, "u00021")["isActive"], false);
+
+    let activate = format!("Activate {named}? Their state changes from Archived to Active.");
+    confirm(&mut s, "Activate", &activate, &format!("{named} is active."));
+    assert!(s.harness.query_by_label("Active").is_some(), "{}", s.screen());
+    assert!(s.harness.query_by_role_and_label(Role::Button, "Archive").is_some(), "Archive is offered again");
+    assert_eq!(service_user(&mut s, "u00021")["isActive"], true);
+    s.harness.run();
+}
+
+#[test]
+fn an_invalid_email_shows_the_services_validation_error_next_to_the_field() {
+    let mut s = open_window();
+    let user = open_card(&mut s, "u00022");
+    let (named, email) = (format!("{} (u00022)", heading(&user)), user["email"].as_str().unwrap().to_owned());
+
+    s.type_into("Email", "not-an-address");
+    confirm(
+        &mut s,
+        "Save changes",
+        &format!("Change the email of {named} from '{email}' to 'not-an-address'?"),
+        "The service refused the email: not a valid address.",
+    );
+    // Next to the field: right below it, and the typed value is kept to correct.
+    let field = s.harness.get_by_label("Email").rect();
+    let error = s.harness.get_by_label("The service refused the email: not a valid address.").rect();
+    assert!(error.top() >= field.bottom() - 1.0 && error.top() - field.bottom() < 24.0, "{field:?} {error:?}");
+    assert!((error.left() - field.left()).abs() < 4.0, "{field:?} {error:?}");
+    assert_eq!(s.harness.get_by_label("Email").value().as_deref(), Some("not-an-address"));
+    assert_eq!(service_user(&mut s, "u00022")["email"], email.as_str(), "nothing was changed");
+
+    s.type_into("Email", "fixed.address@example.net");
+    confirm(
+        &mut s,
+        "Save changes",
+        &format!("Change the email of {named} from '{email}' to 'fixed.address@example.net'?"),
+        &format!("Saved the email of {named}."),
+    );
+    assert!(s.harness.query_by_label("The service refused the email: not a valid address.").is_none());
+    assert_eq!(service_user(&mut s, "u00022")["email"], "fixed.address@example.net");
+    s.harness.run();
+}
+
+#[test]
+fn adding_to_and_removing_from_a_group_goes_through_the_picker() {
+    let mut s = open_window();
+    let user = open_card(&mut s, "u00023");
+    let named = format!("{} (u00023)", heading(&user));
+    let groups = ask(&mut s, "{ paginatedGroups(first: 50) { edges { node { ref name } } } }", json!({}));
+    let member_of: Vec<&str> = user["groups"].as_array().unwrap().iter().map(|g| g["ref"].as_str().unwrap()).collect();
+    let group = groups["paginatedGroups"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["node"])
+        .find(|g| !member_of.contains(&g["ref"].as_str().unwrap()))
+        .expect("a group the user is not in");
+    let group_named = format!("{} ({})", group["name"].as_str().unwrap(), group["ref"].as_str().unwrap());
+
+    press(&mut s, "Search groups");
+    s.wait_for_text(" to choose from.");
+    press(&mut s, "Group to add to");
+    s.harness.get_by_role_and_label(Role::Button, &group_named).click();
+    s.harness.step();
+    confirm(
+        &mut s,
+        "Add to group",
+        &format!("Add {named} to the group {group_named}?"),
+        &format!("Added {named} to the group {group_named}."),
+    );
+    let remove = format!("Remove from {group_named}");
+    assert!(s.harness.query_by_label(&remove).is_some(), "the new group on the card:\n{}", s.screen());
+    let refs = |user: &Value| -> Vec<String> {
+        user["groups"].as_array().unwrap().iter().map(|g| g["ref"].as_str().unwrap().to_owned()).collect()
+    };
+    assert!(refs(&service_user(&mut s, "u00023")).contains(&group["ref"].as_str().unwrap().to_owned()));
+
+    confirm(
+        &mut s,
+        &remove,
+        &format!("Remove {named} from the group {group_named}?"),
+        &format!("Removed {named} from the group {group_named}."),
+    );
+    assert!(s.harness.query_by_label(&remove).is_none(), "{}", s.screen());
+    assert_eq!(refs(&service_user(&mut s, "u00023")), member_of);
+    s.harness.run();
+}
+
+#[test]
+fn a_profile_that_may_only_read_shows_the_user_without_actions() {
+    let mut s = Session::start();
+    let server = s.runtime.block_on(sandbox(10));
+    // A new profile requests users.read only.
+    s.add_profile("support-reader", server.base_url(), "sandbox-reader");
+
+    s.harness.get_by_role_and_label(Role::Button, "Find user").click();
+    s.harness.step();
+    s.wait_for_label("User to find");
+    find(&mut s, "u00001");
+    s.wait_for_text("Groups (");
+    s.wait_for_text("Changes need users.write and groups.write");
+    assert!(s.harness.query_by_label("u00001").is_some(), "{}", s.screen());
+    for button in ["Archive", "Activate", "Save changes", "Search groups"] {
+        assert!(s.harness.query_by_role_and_label(Role::Button, button).is_none(), "no {button}:\n{}", s.screen());
+    }
+    assert!(s.harness.query_all_by_label_contains("Remove from").next().is_none(), "no Remove buttons");
+    assert!(
+        s.harness.query_by_role_and_label(Role::TextInput, "Email").is_none(),
+        "the email is shown, not editable:\n{}",
+        s.screen()
+    );
+    s.wait_for("nothing under way", |h| h.query_all_by_role(Role::ProgressIndicator).next().is_none());
+    s.harness.run();
+}
