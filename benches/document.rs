@@ -29,12 +29,14 @@ const LEAVES_PER_SET: usize = 3;
 struct QueryWriter<'s> {
     schema: &'s Schema,
     lines: Vec<String>,
+    /// Selection sets open (their closing brace still to write).
+    open: usize,
     target: usize,
 }
 
 impl QueryWriter<'_> {
     fn write(schema: &Schema, target: usize) -> String {
-        let mut writer = QueryWriter { schema, lines: vec!["query Generated {".to_string()], target: target - 1 };
+        let mut writer = QueryWriter { schema, lines: vec!["query Generated {".to_string()], open: 1, target };
         let root = schema.root_operation(apollo_compiler::ast::OperationType::Query).expect("a query type");
         writer.selection(root, 1);
         writer.lines.push("}".to_string());
@@ -50,21 +52,25 @@ impl QueryWriter<'_> {
         };
         let (mut leaves, mut written) = (0, 0);
         for field in fields {
-            if self.lines.len() >= self.target && written > 0 {
+            if self.lines.len() + self.open >= self.target && written > 0 {
                 break;
             }
             let Some(arguments) = self.arguments(field) else { continue };
             match self.schema.types.get(field.ty.inner_named_type()) {
-                Some(ExtendedType::Scalar(_) | ExtendedType::Enum(_)) if leaves < LEAVES_PER_SET => {
+                Some(ExtendedType::Scalar(_) | ExtendedType::Enum(_))
+                    if leaves < LEAVES_PER_SET && self.lines.len() + self.open < self.target =>
+                {
                     self.lines.push(format!("{indent}{}{arguments}", field.name));
                     leaves += 1;
                     written += 1;
                 }
                 Some(ExtendedType::Object(_) | ExtendedType::Interface(_))
-                    if depth < MAX_DEPTH && self.lines.len() + 3 <= self.target =>
+                    if depth < MAX_DEPTH && self.lines.len() + self.open + 3 <= self.target =>
                 {
                     self.lines.push(format!("{indent}{}{arguments} {{", field.name));
+                    self.open += 1;
                     self.selection(field.ty.inner_named_type(), depth + 1);
+                    self.open -= 1;
                     self.lines.push(format!("{indent}}}"));
                     written += 1;
                 }

@@ -15,7 +15,11 @@
 //!   and tessellation; `unchanged_frame` the same without an edit;
 //! - `inspector_100k/scroll_frame`: one frame of the webhook inspector (`WebhooksPanel::ui`)
 //!   listing 100,000 deliveries while it scrolls, tessellated; `burst_1000_frame` a frame that
-//!   first takes 1,000 new arrivals (a burst) into the list, as the app does when they come.
+//!   first takes 1,000 new arrivals (a burst) into the list, as the app does when they come;
+//! - `explorer_1500_types/first_frame`: the explorer's first frame on a schema of 1,500 types and
+//!   10,000 fields (the root's fields listed, the ticks read from the editor's query);
+//!   `tick_round_trip`: a click on a checkbox three levels deep until the next frame shows it
+//!   ticked (the edit of the document, the ticks read again, the tree laid out).
 //!
 //! The system fonts are installed as in the app, so the Chinese, Arabic and emoji names of the
 //! grid are drawn with real fonts when the machine has them.
@@ -26,9 +30,13 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use egui::{Event, Modifiers, MouseWheelSource, MouseWheelUnit, Pos2, RawInput, Rect, TouchPhase, vec2};
 use egui_system_font_provider::SystemFontProvider;
+use orgql::explorer::SchemaModel;
+use orgql::explorer::synthetic::schema_sdl;
 use orgql::query::highlight::Highlighter;
 use orgql::store::DeliverySummary;
+use orgql::ui::{ExplorerIntent, ExplorerPanel};
 use orgql::ui::{Grid, ListenerForm, QueryEditor, ResultsPanel, SAMPLE_QUERY, Tab, WebhooksPanel, synthetic_rows};
+use orgql::worker::LoadedSchema;
 
 const SCREEN: Rect = Rect::from_min_max(Pos2::ZERO, Pos2::new(1280.0, 800.0));
 /// Where the wheel turns: over the grid's rows.
@@ -295,5 +303,50 @@ fn inspector(c: &mut Criterion) {
     assert_eq!(panel.list.rows().len() as i64, next - 1, "every arrival is listed");
 }
 
-criterion_group!(ui, grid, highlight, editor, inspector);
+/// An explorer holding `model`, its root field `path[0]` opened down to `path`'s parent.
+fn explorer_with(model: &std::sync::Arc<SchemaModel>) -> ExplorerPanel {
+    let mut panel = ExplorerPanel::default();
+    panel.loading("Synthetic");
+    let loaded = LoadedSchema { model: model.clone(), fetched_at: chrono::Utc::now(), cached: true };
+    panel.loaded("Synthetic", Ok(loaded));
+    panel
+}
+
+fn explorer(c: &mut Criterion) {
+    let model = std::sync::Arc::new(SchemaModel::from_sdl(&schema_sdl(1_500, 10_000)).expect("a schema"));
+    let root = model.query_type().expect("a query root").to_owned();
+    // A path three levels deep: a root field, an object field of its type, a leaf of that.
+    let first = model.fields(&root).into_iter().find(|f| !f.is_leaf()).expect("an object field");
+    let second = model.fields(first.named_type).into_iter().find(|f| !f.is_leaf()).expect("a nested object");
+    let leaf = model.fields(second.named_type).into_iter().find(|f| f.is_leaf()).expect("a leaf").name.to_owned();
+    let path = [first.name.to_owned(), second.name.to_owned(), leaf];
+    let mut headless = Headless::new();
+    let mut group = c.benchmark_group("explorer_1500_types");
+    group.bench_function("first_frame", |b| {
+        b.iter(|| {
+            let mut panel = explorer_with(&model);
+            headless.frame(Vec::new(), true, |ui| {
+                panel.ui(ui, "");
+            })
+        })
+    });
+    let mut text = String::new();
+    let mut panel = explorer_with(&model);
+    let mut n = 0u64;
+    group.bench_function("tick_round_trip", |b| {
+        b.iter(|| {
+            n += 1;
+            let edit = panel.toggle(&mut text, &path, n % 2 == 1);
+            headless.frame(Vec::new(), true, |ui| {
+                if let Some(ExplorerIntent::Edit(edit)) = panel.ui(ui, &text) {
+                    edit.apply_in_place(&mut text);
+                }
+            });
+            edit
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(ui, grid, highlight, editor, inspector, explorer);
 criterion_main!(ui);

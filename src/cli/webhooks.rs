@@ -29,7 +29,8 @@ pub struct ListenArgs {
     /// Address to listen on; port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:9000")]
     listen: SocketAddr,
-    /// Signing secret; better in the environment variable ORGQL_WEBHOOK_SECRET, which wins.
+    /// Signing secret; better in the environment variable ORGQL_WEBHOOK_SECRET, which wins; without
+    /// either, the one the app's webhook inspector keeps in the OS keyring.
     #[arg(long)]
     secret: Option<String>,
     /// Signature scheme: standard, github, stripe, hmac-sha256-hex:HEADER or hmac-sha256-base64:HEADER.
@@ -75,9 +76,12 @@ fn store_path(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
 }
 
 async fn listen(args: ListenArgs) -> Result<(), Failure> {
+    // The environment, the option, then the secret the desktop app's inspector keeps in the keyring.
     let secret = match std::env::var(SECRET_ENV) {
         Ok(secret) if !secret.trim().is_empty() => Some(secret),
-        _ => args.secret,
+        _ => args.secret.or_else(|| {
+            super::connection::secret_store().webhook_secret().ok().flatten().map(|s| s.expose().to_owned())
+        }),
     };
     let config = ListenerConfig {
         listen: args.listen,

@@ -241,6 +241,30 @@ impl ExplorerPanel {
         }
     }
 
+    /// Ticks (`on`) or unticks the field at `path` of the query tree in `text`, as a click on
+    /// its checkbox does, with the tree opened down to it; returns whether the text changed (for
+    /// benchmarks and scripts).
+    pub fn toggle(&mut self, text: &mut String, path: &[String], on: bool) -> bool {
+        let Some(model) = self.model_arc() else { return false };
+        let Some(root) = model.query_type() else { return false };
+        let mut type_name = root.to_owned();
+        let mut object = None;
+        for (depth, name) in path.iter().enumerate() {
+            let Some(field) = model.field(&type_name, name) else { return false };
+            self.open.insert(tree::node_key(Kind::Query.key(), &path[..=depth]));
+            object = (!field.is_leaf()).then(|| field.named_type.to_owned());
+            type_name = field.named_type.to_owned();
+        }
+        let action = tree::Action::Toggle { path: path.to_vec(), on, object };
+        match action.into_edit(&model, text, OperationKind::Query) {
+            Ok(Some(edit)) => {
+                edit.apply_in_place(text);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Opens the tree down to a search hit and focuses it.
     fn reveal_hit(&mut self, model: &SchemaModel, hit: crate::explorer::SearchHit) {
         if let Some(path) = &hit.path {
