@@ -141,3 +141,27 @@ fn completion_offers_the_fields_of_the_type_at_the_cursor_and_tab_accepts() {
     s.harness.step();
     assert_eq!(query(&s), "{ paginatedUsers(isActive");
 }
+
+#[test]
+fn a_mutation_is_built_with_its_input_object_field_by_field_and_runs() {
+    let mut s = with_schema();
+    s.click("mutation");
+    tick(&mut s, "createUser");
+    for (field, value) in [("ref *", "clicked-1"), ("name *", "Clicked User"), ("email *", "clicked@example.com")] {
+        s.harness.get_by_role_and_label(Role::TextInput, field).click();
+        s.harness.step();
+        s.harness.get_by_role_and_label(Role::TextInput, field).type_text(value);
+        s.harness.step();
+        s.harness.key_press(Key::Enter);
+        s.harness.step();
+        s.harness.step();
+    }
+    assert_eq!(
+        query(&s),
+        "mutation {\n  createUser(input: { ref: \"clicked-1\", name: \"Clicked User\", email: \"clicked@example.com\" }) \
+         {\n    id\n  }\n}"
+    );
+    s.run_query();
+    let raw = s.app().active_tab().result.value().map(|r| r.raw.clone()).unwrap_or_default();
+    assert!(raw.contains("\"createUser\"") && !raw.contains("errors"), "{raw}");
+}

@@ -1,6 +1,7 @@
 //! Argument inputs of a selected field, typed by the argument's type: a drop-down for enums and
 //! booleans, a checked number for Int and Float, text for String and ID (quoted for the
-//! document), a GraphQL literal for input objects and lists; `$name` anywhere uses a variable.
+//! document), an input object as a row a field (the object literal written from them), a GraphQL
+//! literal for lists and deeper objects; `$name` anywhere uses a variable.
 //! A value is written into the document when Enter is pressed or the input loses focus.
 
 use std::collections::HashMap;
@@ -93,45 +94,80 @@ impl ArgumentInputs {
         arguments: &[InputValueInfo<'_>],
         current: &[(String, String)],
     ) -> Option<(String, Option<String>)> {
+        egui::Grid::new(("arguments", key))
+            .num_columns(2)
+            .spacing([6.0, 2.0])
+            .show(ui, |ui| self.rows(ui, model, key, arguments, current, true))
+            .inner
+    }
+
+    /// A row an input; an input object (not in a list) opens into a row a field of its own when
+    /// `nest`, and a change of one of them sets the whole object.
+    fn rows(
+        &mut self,
+        ui: &mut egui::Ui,
+        model: &SchemaModel,
+        key: &str,
+        inputs: &[InputValueInfo<'_>],
+        current: &[(String, String)],
+        nest: bool,
+    ) -> Option<(String, Option<String>)> {
         let mut change = None;
-        egui::Grid::new(("arguments", key)).num_columns(2).spacing([6.0, 2.0]).show(ui, |ui| {
-            for argument in arguments {
-                let id = format!("{key}({})", argument.name);
-                let value = current.iter().find(|(name, _)| name == argument.name).map(|(_, v)| v.as_str());
-                let required = if argument.is_required() { " *" } else { "" };
-                let label = ui.label(egui::RichText::new(format!("{}{required}", argument.name)).monospace().italics());
-                let label = label.on_hover_text(argument_hover(argument));
-                let entry = Entry::of(argument);
-                let picked = match entry {
-                    Entry::Enum => {
-                        let values: Vec<String> =
-                            model.enum_values(argument.named_type).iter().map(|v| v.name.to_owned()).collect();
-                        choice(ui, &id, value, &values, label.id)
+        for input in inputs {
+            let id = format!("{key}({})", input.name);
+            let value = current.iter().find(|(name, _)| name == input.name).map(|(_, v)| v.as_str());
+            let required = if input.is_required() { " *" } else { "" };
+            let text = egui::RichText::new(format!("{}{required}", input.name)).monospace().italics();
+            let label = ui
+                .horizontal(|ui| {
+                    if !nest {
+                        ui.add_space(12.0);
                     }
-                    Entry::Boolean => choice(ui, &id, value, &["true".to_owned(), "false".to_owned()], label.id),
-                    _ => self.typed(ui, &id, entry, argument, value, label.id),
-                };
-                if let Some(picked) = picked {
-                    change = Some((argument.name.to_owned(), picked));
-                }
+                    ui.label(text).on_hover_text(argument_hover(input))
+                })
+                .inner;
+            let entry = Entry::of(input);
+            let variable = value.is_some_and(|v| v.trim_start().starts_with('$'));
+            if nest && entry == Entry::Literal && input.kind == TypeKind::InputObject && !variable {
+                ui.weak(egui::RichText::new(input.named_type).monospace());
                 ui.end_row();
-                if let Some(error) = self.errors.get(&id) {
-                    ui.label("");
-                    ui.colored_label(ui.visuals().error_fg_color, error);
-                    ui.end_row();
+                let fields = model.input_fields(input.named_type);
+                let mut inner = value.map(object_fields).unwrap_or_default();
+                if let Some((name, literal)) = self.rows(ui, model, &id, &fields, &inner, false) {
+                    inner.retain(|(n, _)| *n != name);
+                    if let Some(literal) = literal {
+                        // Keep the schema's order of fields.
+                        let at = fields
+                            .iter()
+                            .filter(|f| inner.iter().any(|(n, _)| n == f.name))
+                            .take_while(|f| f.name != name)
+                            .count();
+                        let at = inner.len().min(at);
+                        inner.insert(at, (name, literal));
+                    }
+                    change = Some((input.name.to_owned(), object_literal(&inner)));
                 }
-                if argument.kind == TypeKind::InputObject {
-                    let fields: Vec<String> = model
-                        .input_fields(argument.named_type)
-                        .iter()
-                        .map(|f| format!("{}: {}", f.name, f.ty))
-                        .collect();
-                    ui.label("");
-                    ui.weak(format!("{{ {} }}", fields.join(", ")));
-                    ui.end_row();
-                }
+                continue;
             }
-        });
+            let picked = match entry {
+                Entry::Enum => {
+                    let values: Vec<String> =
+                        model.enum_values(input.named_type).iter().map(|v| v.name.to_owned()).collect();
+                    choice(ui, &id, value, &values, label.id)
+                }
+                Entry::Boolean => choice(ui, &id, value, &["true".to_owned(), "false".to_owned()], label.id),
+                _ => self.typed(ui, &id, entry, input, value, label.id),
+            };
+            if let Some(picked) = picked {
+                change = Some((input.name.to_owned(), picked));
+            }
+            ui.end_row();
+            if let Some(error) = self.errors.get(&id) {
+                ui.label("");
+                ui.colored_label(ui.visuals().error_fg_color, error);
+                ui.end_row();
+            }
+        }
         change
     }
 
@@ -175,6 +211,31 @@ impl ArgumentInputs {
             }
         }
     }
+}
+
+/// The fields of an input object literal (`{ a: 1, b: "x" }`) as name and value text, in order.
+fn object_fields(literal: &str) -> Vec<(String, String)> {
+    use apollo_parser::cst::{self, CstNode};
+    let document = format!("{{ f(a: {literal}) }}");
+    let tree = apollo_parser::Parser::new(&document).parse();
+    let object = tree.document().syntax().descendants().find_map(cst::ObjectValue::cast);
+    object
+        .map(|object| {
+            object
+                .object_fields()
+                .filter_map(|field| Some((field.name()?.text().to_string(), field.value()?.syntax().to_string())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// An input object literal of `fields`; none when it has none (the argument goes).
+fn object_literal(fields: &[(String, String)]) -> Option<String> {
+    if fields.is_empty() {
+        return None;
+    }
+    let fields: Vec<String> = fields.iter().map(|(name, value)| format!("{name}: {value}")).collect();
+    Some(format!("{{ {} }}", fields.join(", ")))
 }
 
 fn argument_hover(argument: &InputValueInfo<'_>) -> String {
@@ -233,5 +294,22 @@ mod tests {
         assert_eq!(Entry::Literal.literal("{ status: ACTIVE }").unwrap().as_deref(), Some("{ status: ACTIVE }"));
         assert_eq!(Entry::Text.shown(r#""O\"Brien""#), r#"O"Brien"#);
         assert_eq!(Entry::Text.shown("$name"), "$name");
+    }
+
+    #[test]
+    fn input_objects_are_read_and_written_field_by_field() {
+        use super::{object_fields, object_literal};
+        let fields = object_fields(r#"{ ref: "u1", roles: [ADMIN], extraFields: [{ categoryRef: "c", value: "x" }] }"#);
+        assert_eq!(
+            fields,
+            [
+                ("ref".to_owned(), r#""u1""#.to_owned()),
+                ("roles".to_owned(), "[ADMIN]".to_owned()),
+                ("extraFields".to_owned(), r#"[{ categoryRef: "c", value: "x" }]"#.to_owned()),
+            ]
+        );
+        assert_eq!(object_literal(&fields[..2]).as_deref(), Some(r#"{ ref: "u1", roles: [ADMIN] }"#));
+        assert_eq!(object_literal(&[]), None);
+        assert!(object_fields("$input").is_empty());
     }
 }
