@@ -466,8 +466,14 @@ impl OrgqlApp {
             }
             Event::History(entries) => self.history.entries = entries,
             Event::SchemaLoaded { connection, result, .. } => self.explorer.loaded(&connection, result),
-            Event::ListenerStarted { addr, notice } => self.webhooks.started(addr, notice),
-            Event::ListenerStopped(why) => self.webhooks.stopped(why),
+            Event::ListenerStarted { addr, notice } => {
+                self.status.webhooks = Some(addr);
+                self.webhooks.started(addr, notice);
+            }
+            Event::ListenerStopped(why) => {
+                self.status.webhooks = None;
+                self.webhooks.stopped(why);
+            }
             Event::Deliveries { rows, through } => self.webhooks.deliveries(rows, through),
             Event::DeliveryLoaded(id, delivery) => self.webhooks.loaded(id, delivery),
             Event::Replayed { result, .. } => self.webhooks.replayed(result),

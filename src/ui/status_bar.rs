@@ -1,5 +1,6 @@
 //! The status bar: the token of the current connection (valid for 23 h 12 min, with its
-//! scopes), the last request (HTTP status, time, size, count) and the sandbox's address.
+//! scopes), the last request (HTTP status, time, size, count), the sandbox's address and the
+//! webhook listener's.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -16,6 +17,8 @@ pub struct StatusBar {
     pub last: Option<(u16, Duration, usize, Option<u64>)>,
     /// The in-process sandbox's base URL, once started.
     pub sandbox: Option<String>,
+    /// Where the webhook listener listens, while it does.
+    pub webhooks: Option<std::net::SocketAddr>,
     /// Requests under way, by job, with their connection's name.
     pub running: HashMap<u64, String>,
     /// Connections whose last request failed for want of a token, with why.
@@ -100,6 +103,10 @@ impl StatusBar {
             if let Some(url) = &self.sandbox {
                 ui.separator();
                 ui.weak(format!("Sandbox at {url}"));
+            }
+            if let Some(addr) = &self.webhooks {
+                ui.separator();
+                ui.weak(format!("Webhooks at http://{addr}/"));
             }
         });
     }
