@@ -4,11 +4,15 @@
 mod connection;
 mod export;
 mod input;
+mod logs;
+mod places;
 mod profile;
 mod query;
+mod reset;
 mod sandbox;
 mod webhooks;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -18,11 +22,20 @@ use crate::api::ApiError;
 
 /// orgql: explore an organization's learning-platform GraphQL API.
 #[derive(Parser, Debug)]
-#[command(name = "orgql", version, about, long_about = None)]
+#[command(name = "orgql", version, about, long_about = None, after_help = places::help_text())]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Remove orgql's settings, data, cache, logs and keyring entries, after listing them and asking.
+    #[arg(long)]
+    pub reset: bool,
+    /// With --reset: remove without asking.
+    #[arg(long, requires = "reset")]
+    pub yes: bool,
+    /// Also write logs to this file (the help shows where the desktop app writes them by default).
+    #[arg(long, global = true, value_name = "PATH", help = logs::help())]
+    pub log_file: Option<PathBuf>,
 }
 
 /// The subcommands.
@@ -75,8 +88,22 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => return usage_error(err),
     };
-    init_logs();
+    // The desktop app, started from a menu, has no terminal: its logs go to a file by default.
+    let log_file =
+        cli.log_file.clone().or_else(|| (cli.command.is_none() && !cli.reset).then(logs::default_for_app).flatten());
+    if let Err(failure) = logs::init(log_file.as_deref()) {
+        if cli.log_file.is_some() {
+            return fail(failure);
+        }
+        // The app's own log file is a convenience: without it, logs still go to stderr.
+        eprintln!("orgql: {}", failure.message);
+        drop(logs::init(None));
+    }
+    if cli.reset && cli.command.is_some() {
+        return fail(Failure::usage("--reset runs alone; leave out the command"));
+    }
     let result = match cli.command {
+        None if cli.reset => reset::run(cli.yes),
         Some(Command::Sandbox(args)) => return sandbox::run(args),
         Some(Command::Query(args)) => block_on(query::run(args)),
         Some(Command::Export(args)) => block_on(export::run(args)),
@@ -86,11 +113,14 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(failure) => {
-            eprintln!("orgql: {}", failure.message);
-            ExitCode::from(failure.code)
-        }
+        Err(failure) => fail(failure),
     }
+}
+
+/// Says why on stderr and gives the exit status.
+fn fail(failure: Failure) -> ExitCode {
+    eprintln!("orgql: {}", failure.message);
+    ExitCode::from(failure.code)
 }
 
 /// A command line clap refused, as the contract's one sentence on stderr and exit status 2;
@@ -160,14 +190,4 @@ fn cancel_on_ctrl_c() -> CancellationToken {
         }
     });
     cancel
-}
-
-fn init_logs() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("ORGQL_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,egui_system_font_provider=error"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use secrets::{SECRET_ENV, SecretStore};
+pub use secrets::{KeptEntry, SECRET_ENV, SecretStore};
 
 use crate::api::{ApiError, BaseUrl, Credentials};
 use crate::scopes::ScopeSet;

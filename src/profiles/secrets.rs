@@ -119,6 +119,63 @@ impl SecretStore {
 
 const WEBHOOK_SECRET_USER: &str = "webhook-secret";
 
+/// An entry orgql keeps in the keyring, named for a person (for `orgql --reset`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptEntry {
+    /// The entry's name in the keyring (its "user"; not secret).
+    pub user: String,
+    /// What it is, in words: "the client secret of the profile 'acme'".
+    pub what: String,
+}
+
+impl SecretStore {
+    /// The entries of orgql that exist in the keyring: the client secrets of `profiles`, the
+    /// tokens cached under `token_keys`, the webhook secret, and every other entry of orgql's
+    /// service the keyring can list (the Secret Service, the mock and the Keychain can; the
+    /// Credential Manager cannot, and then the named ones are all). None without a keyring.
+    pub fn kept_entries(&self, profiles: &[String], token_keys: &[String]) -> Result<Vec<KeptEntry>, SecretError> {
+        let SecretStore::Keyring(store) = self else { return Ok(Vec::new()) };
+        let mut named: Vec<KeptEntry> = profiles
+            .iter()
+            .map(|p| KeptEntry { user: secret_user(p), what: format!("the client secret of the profile '{p}'") })
+            .chain(token_keys.iter().map(|key| KeptEntry { user: key.clone(), what: format!("a cached {key}") }))
+            .chain([KeptEntry {
+                user: WEBHOOK_SECRET_USER.to_owned(),
+                what: "the webhook inspector's secret".to_owned(),
+            }])
+            .collect();
+        let spec = std::collections::HashMap::from([("service", SERVICE)]);
+        // A keyring that cannot search (or refuses the query) leaves the named entries.
+        for entry in store.search(&spec).unwrap_or_default() {
+            if let Some((service, user)) = entry.get_specifiers()
+                && service == SERVICE
+                && !named.iter().any(|kept| kept.user == user)
+            {
+                let what =
+                    if user.starts_with("token ") { format!("a cached {user}") } else { format!("the entry '{user}'") };
+                named.push(KeptEntry { user, what });
+            }
+        }
+        let mut kept = Vec::new();
+        for entry in named {
+            match self.entry(&entry.user)?.get_secret() {
+                Ok(_) => kept.push(entry),
+                Err(KeyringError::NoEntry) => {}
+                Err(e) => return Err(SecretError::Keyring(describe(&e))),
+            }
+        }
+        Ok(kept)
+    }
+
+    /// Deletes a kept entry (nothing to do when it is gone already).
+    pub fn delete_kept(&self, kept: &KeptEntry) -> Result<(), SecretError> {
+        match self.entry(&kept.user)?.delete_credential() {
+            Ok(()) | Err(KeyringError::NoEntry) => Ok(()),
+            Err(e) => Err(SecretError::Keyring(describe(&e))),
+        }
+    }
+}
+
 fn secret_user(profile: &str) -> String {
     format!("client-secret:{profile}")
 }
@@ -178,6 +235,30 @@ mod tests {
         store.delete_client_secret("p").unwrap();
         store.delete_client_secret("p").unwrap();
         assert_eq!(store.client_secret("p").unwrap(), None);
+    }
+
+    #[test]
+    fn lists_and_deletes_the_kept_entries() {
+        let store = mock();
+        store.set_client_secret("acme", &Secret::new("s1")).unwrap();
+        store.set_webhook_secret(&Secret::new("whsec_x")).unwrap();
+        let token = Token {
+            access_token: Secret::new("t"),
+            expires_at: chrono::Utc::now(),
+            lifetime_secs: 60,
+            scopes: "users.read".parse().unwrap(),
+        };
+        store.save("token https://a.example x users.read", &token);
+        // Named but absent entries are left out; the token is found by search.
+        let kept = store.kept_entries(&["acme".into(), "gone".into()], &[]).unwrap();
+        let users: Vec<&str> = kept.iter().map(|k| k.user.as_str()).collect();
+        assert_eq!(users, ["client-secret:acme", "webhook-secret", "token https://a.example x users.read"]);
+        assert_eq!(kept[0].what, "the client secret of the profile 'acme'");
+        for entry in &kept {
+            store.delete_kept(entry).unwrap();
+        }
+        assert!(store.kept_entries(&["acme".into()], &[]).unwrap().is_empty());
+        assert!(SecretStore::Unavailable("none".into()).kept_entries(&["acme".into()], &[]).unwrap().is_empty());
     }
 
     #[test]

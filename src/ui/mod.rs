@@ -38,6 +38,13 @@ pub fn run_native(config: AppConfig) -> Result<(), String> {
         viewport: egui::ViewportBuilder::default()
             .with_title(TITLE)
             .with_app_id("orgql")
+            // The icon of packaging/icons/orgql.svg (256 px); the platform's default if it would not decode.
+            .with_icon(
+                eframe::icon_data::from_png_bytes(include_bytes!(
+                    "../../packaging/icons/hicolor/256x256/apps/orgql.png"
+                ))
+                .unwrap_or_default(),
+            )
             .with_inner_size([1280.0, 800.0])
             .with_min_inner_size([640.0, 400.0]),
         ..Default::default()
