@@ -6,6 +6,7 @@ mod error;
 mod introspection;
 mod pages;
 mod token;
+mod token_http;
 
 pub use client::{Client, ClientOptions, Exchange, GraphQlRequest, GraphQlResponse};
 pub use error::{ApiError, GraphQlError, Location, scopes_in_message};

@@ -14,6 +14,7 @@ use oauth2::{
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
+use super::token_http::TokenHttpError;
 use super::{BaseUrl, Credentials};
 use crate::scopes::ScopeSet;
 use crate::secret::Secret;
@@ -209,7 +210,13 @@ impl Tokens {
         self.requested.fetch_add(1, Ordering::Relaxed);
         let scopes = self.credentials.scopes.iter().map(|s| oauth2::Scope::new(s.as_str().to_owned()));
         let request = self.oauth.exchange_client_credentials().add_scopes(scopes);
-        let response = request.request_async(&self.http).await.map_err(|e| token_error(e, self.timeout))?;
+        // The future owns its client (cheap to clone), so the task running it stays `Send`.
+        let http = self.http.clone();
+        let send = move |request| {
+            let http = http.clone();
+            async move { super::token_http::send(&http, request).await }
+        };
+        let response = request.request_async(&send).await.map_err(|e| token_error(e, self.timeout))?;
         let lifetime = response.expires_in().unwrap_or(SPEC_LIFETIME);
         let scopes = match response.scopes() {
             Some(granted) => granted.iter().filter_map(|s| s.as_str().parse().ok()).collect(),
@@ -234,8 +241,7 @@ impl Tokens {
     }
 }
 
-type OAuthError =
-    RequestTokenError<oauth2::HttpClientError<reqwest::Error>, oauth2::StandardErrorResponse<BasicErrorResponseType>>;
+type OAuthError = RequestTokenError<TokenHttpError, oauth2::StandardErrorResponse<BasicErrorResponseType>>;
 
 fn token_error(err: OAuthError, timeout: Duration) -> ApiError {
     match err {
@@ -256,9 +262,10 @@ fn token_error(err: OAuthError, timeout: Duration) -> ApiError {
             }
         }
         RequestTokenError::Request(err) => match err {
-            oauth2::HttpClientError::Reqwest(e) if e.is_timeout() => ApiError::Timeout(timeout),
-            oauth2::HttpClientError::Reqwest(e) => ApiError::Network(super::client::describe(&e)),
-            other => ApiError::Network(other.to_string()),
+            TokenHttpError::Reqwest(e) if e.is_timeout() => ApiError::Timeout(timeout),
+            TokenHttpError::Reqwest(e) => ApiError::Network(super::client::describe(&e)),
+            TokenHttpError::Redirected { status, location } => ApiError::Redirected { status, location },
+            TokenHttpError::Response(message) => ApiError::BadResponse(message),
         },
         RequestTokenError::Parse(_, body) => {
             let text = String::from_utf8_lossy(&body);

@@ -499,3 +499,27 @@ async fn a_token_kept_in_the_keyring_is_reused_by_the_next_run_until_it_is_refus
     run(&third, query).await;
     assert_eq!(third.tokens().requests_made(), 1);
 }
+
+#[tokio::test]
+async fn a_token_endpoint_that_redirects_is_reported_as_a_redirect() {
+    // An http:// base URL of a service that redirects to https:// is the usual cause.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let mut buffer = vec![0u8; 4096];
+            let _ = stream.read(&mut buffer).await;
+            let answer = "HTTP/1.1 301 Moved Permanently\r\nLocation: https://lms.example.org/oauth/token/\r\n\
+                          Content-Length: 0\r\nConnection: close\r\n\r\n";
+            let _ = stream.write_all(answer.as_bytes()).await;
+        }
+    });
+    let client =
+        client_with(&format!("http://{addr}"), "sandbox-admin", SECRET, "users.read", ClientOptions::default());
+    let err = client.tokens().get().await.expect_err("no token from a redirect");
+    assert!(
+        matches!(&err, ApiError::Redirected { status: 301, location } if location == "https://lms.example.org/oauth/token/"),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("redirected the request (HTTP 301)"), "{err}");
+}
