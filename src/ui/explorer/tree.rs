@@ -142,7 +142,8 @@ impl TreeView<'_> {
             if field.is_leaf() {
                 ui.add_space(18.0);
             } else {
-                let arrow = if is_open { "⏷" } else { "⏵" };
+                // Triangles of egui's own monospace font (Hack), so no system font is needed.
+                let arrow = egui::RichText::new(if is_open { "▾" } else { "▸" }).monospace();
                 let what = format!("{} {}", if is_open { "Fold" } else { "Unfold" }, field.name);
                 let button = ui.small_button(arrow);
                 // Screen readers (and the tests) know the button by what it does.
