@@ -2,9 +2,6 @@
 
 use crate::store::NewDelivery;
 
-/// Headers that describe the old connection, not the delivery; curl sets its own.
-const CONNECTION_HEADERS: [&str; 5] = ["host", "content-length", "connection", "transfer-encoding", "keep-alive"];
-
 /// A POSIX shell command that sends `delivery` to `base` (for example `http://127.0.0.1:9000`)
 /// with its method, path, query, headers and exact body.
 pub fn to_curl(delivery: &NewDelivery, base: &str) -> String {
@@ -15,7 +12,7 @@ pub fn to_curl(delivery: &NewDelivery, base: &str) -> String {
     }
     let mut parts = vec![format!("curl -X {} {}", quote(delivery.method.as_bytes()), quote(url.as_bytes()))];
     for (name, value) in &delivery.headers {
-        if CONNECTION_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+        if super::is_connection_header(name) {
             continue;
         }
         let mut header = format!("{name}: ").into_bytes();

@@ -32,8 +32,7 @@ pub async fn replay(client: &reqwest::Client, delivery: &NewDelivery, url: &str)
     let method = reqwest::Method::from_bytes(delivery.method.as_bytes()).unwrap_or(reqwest::Method::POST);
     let mut request = client.request(method, parsed.clone()).timeout(REPLAY_TIMEOUT).body(delivery.body.clone());
     for (name, value) in &delivery.headers {
-        let lower = name.to_ascii_lowercase();
-        if matches!(lower.as_str(), "host" | "content-length" | "connection" | "transfer-encoding" | "keep-alive") {
+        if super::is_connection_header(name) {
             continue;
         }
         if let (Ok(name), Ok(value)) =

@@ -436,16 +436,22 @@ async fn a_mutation_is_never_sent_twice() {
     assert_eq!(client.tokens().requests_made(), 1);
 }
 
+/// A token that cancels itself after `delay`.
+fn cancel_after(delay: Duration) -> CancellationToken {
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(delay).await;
+        trigger.cancel();
+    });
+    cancel
+}
+
 #[tokio::test]
 async fn cancelling_stops_a_slow_request_promptly() {
     let server = sandbox_with(Config { users: 5, latency: Duration::from_secs(5), ..Config::default() }).await;
     let client = admin(&server, "users.read");
-    let cancel = CancellationToken::new();
-    let trigger = cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        trigger.cancel();
-    });
+    let cancel = cancel_after(Duration::from_millis(200));
     let started = Instant::now();
     let result = client.execute(&GraphQlRequest::new(USERS_PAGE), &cancel).await;
     let elapsed = started.elapsed();
@@ -456,12 +462,7 @@ async fn cancelling_stops_a_slow_request_promptly() {
     let mut pager =
         Pager::new(client, "{ paginatedUsers { edges { node { ref } } } }", None, None, PagingOptions::default())
             .expect("a pager");
-    let cancel = CancellationToken::new();
-    let trigger = cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        trigger.cancel();
-    });
+    let cancel = cancel_after(Duration::from_millis(200));
     let started = Instant::now();
     let result = pager.next_page(&cancel).await;
     assert!(matches!(result, Err(ApiError::Cancelled)), "{result:?}");

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::super::json_tree;
-use super::list::size_text;
+use super::super::status_bar::size;
 use crate::store::Delivery;
 use crate::webhooks::listener::OVER_LIMIT;
 use crate::webhooks::replay::Replayed;
@@ -71,7 +71,7 @@ impl Detail {
         ui.horizontal_wrapped(|ui| {
             ui.heading(format!("Delivery {}", self.delivery.id));
             let when = d.received_at.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M:%S%.3f");
-            ui.label(format!("{when} · {} · {}", d.method, size_text(d.size)));
+            ui.label(format!("{when} · {} · {}", d.method, size(usize::try_from(d.size).unwrap_or(usize::MAX))));
         });
         match d.verified {
             Some(true) => ui.colored_label(egui::Color32::from_rgb(0x2e, 0xa0, 0x43), "✓ Signature verified"),
