@@ -8,7 +8,7 @@ mod docs;
 mod search;
 mod tree;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::explorer::SchemaModel;
 use crate::query::{OperationKind, SelectionState, TextEdit, selected_paths};
@@ -62,6 +62,8 @@ pub struct ExplorerPanel {
     /// The ticks, read from `ticks_of`.
     ticks: SelectionState,
     ticks_of: Option<String>,
+    /// The argument values written on selected fields, by node (read once per text).
+    values: HashMap<String, Vec<(String, String)>>,
     search: search::Search,
     focus: Option<Focus>,
     /// Scroll the tree to the focused field once.
@@ -145,6 +147,7 @@ impl ExplorerPanel {
         if self.ticks_of.as_deref() != Some(text) {
             self.ticks = selected_paths(text, None);
             self.ticks_of = Some(text.to_owned());
+            self.values.clear();
         }
         ui.horizontal(|ui| {
             ui.heading("Explorer");
@@ -224,6 +227,7 @@ impl ExplorerPanel {
             focus: &mut self.focus,
             reveal: &mut self.reveal,
             arguments: &mut self.arguments,
+            values: &mut self.values,
             text,
             action: None,
         };

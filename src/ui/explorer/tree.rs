@@ -1,7 +1,7 @@
 //! The explorer's tree: a row a field (checkbox, name, type, scope), children laid out only when
 //! a node is open, and the argument inputs of selected fields.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::Focus;
 use super::arguments::ArgumentInputs;
@@ -111,6 +111,8 @@ pub struct TreeView<'a> {
     pub focus: &'a mut Option<Focus>,
     pub reveal: &'a mut bool,
     pub arguments: &'a mut ArgumentInputs,
+    /// The argument values of selected fields by node, read from `text` once.
+    pub values: &'a mut HashMap<String, Vec<(String, String)>>,
     pub text: &'a str,
     pub action: Option<Action>,
 }
@@ -190,8 +192,10 @@ impl TreeView<'_> {
         }
         ui.indent(("args", &key), |ui| {
             if ticked && !field.arguments.is_empty() {
-                let current = crate::query::argument_values(self.text, self.kind, path);
-                if let Some((name, value)) = self.arguments.ui(ui, self.model, &key, &field.arguments, &current) {
+                let (text, kind) = (self.text, self.kind);
+                let current =
+                    self.values.entry(key.clone()).or_insert_with(|| crate::query::argument_values(text, kind, path));
+                if let Some((name, value)) = self.arguments.ui(ui, self.model, &key, &field.arguments, current) {
                     self.action = Some(Action::Argument { path: path.clone(), name, value });
                 }
             }
