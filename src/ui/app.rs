@@ -17,7 +17,6 @@ use super::status_bar::StatusBar;
 use super::tab::{Export, FetchAll, Grid, SAMPLE_QUERY, Tab};
 use super::webhooks::{ListenerForm, WebhooksIntent, WebhooksPanel};
 use crate::profiles::{ProfileFile, SecretStore};
-use crate::secret::Secret;
 use crate::store::HistoryEntry;
 use crate::support::SupportRequest;
 use crate::table::CsvOptions;
@@ -82,7 +81,6 @@ pub struct OrgqlApp {
     find_user: FindUserWindow,
     view: MainView,
     webhooks: WebhooksPanel,
-    secrets: SecretStore,
 }
 
 impl OrgqlApp {
@@ -98,9 +96,9 @@ impl OrgqlApp {
             None => None,
         };
         let has_store = store.is_some();
-        let (worker, events) = Worker::spawn(&config.runtime, repaint, store, config.sandbox_users);
-        let secrets = config.secrets.clone();
-        let profiles = ProfilesWindow::new(config.profiles, config.secrets);
+        let (worker, events) =
+            Worker::spawn(&config.runtime, repaint, store, config.secrets.clone(), config.sandbox_users);
+        let profiles = ProfilesWindow::new(config.profiles, config.secrets.clone());
         if let Some(problem) = profiles.problem() {
             problems.push(problem.to_owned());
         }
@@ -124,7 +122,6 @@ impl OrgqlApp {
             find_user: FindUserWindow::default(),
             view: MainView::Queries,
             webhooks: WebhooksPanel::new(ListenerForm::new(0, None), &config.export_dir),
-            secrets,
         };
         if has_store {
             app.send(Command::LoadHistory);
@@ -133,46 +130,19 @@ impl OrgqlApp {
         app
     }
 
-    /// Fills the inspector's form (the secret from the keyring, or a new one kept there) and
-    /// starts the listener when asked to.
+    /// Asks the worker for the inspector's secret (from the keyring, or a new one kept there: no
+    /// keyring call on the UI thread) and to start the listener on `port` when there is one.
     fn start_webhooks(&mut self, port: Option<u16>, has_store: bool) {
-        let secret = match self.secrets.webhook_secret() {
-            Ok(Some(secret)) => secret,
-            found => {
-                let key = rand::random::<[u8; 24]>().to_vec();
-                let secret = Secret::new(crate::webhooks::standard::Secret::from_key(key).to_text());
-                let kept = match found {
-                    Ok(_) => self.secrets.set_webhook_secret(&secret).is_ok(),
-                    Err(_) => false,
-                };
-                if !kept {
-                    self.webhooks.notify(
-                        "The webhook secret is kept for this session only (no OS keyring); the sandbox signs with it."
-                            .to_owned(),
-                    );
-                }
-                secret
-            }
-        };
-        self.webhooks.form =
-            ListenerForm::new(port.unwrap_or(crate::webhooks::listener::DEFAULT_LISTEN.port()), Some(secret));
-        match port {
-            Some(_) => match self.webhooks.form.settings() {
-                Ok(settings) => self.start_listener(ListenerSettings { any_port_if_taken: true, ..settings }),
-                Err(e) => self.webhooks.stopped(Some(e)),
-            },
-            None if has_store => self.send(Command::LoadDeliveries),
-            None => {}
+        self.webhooks.form = ListenerForm::new(port.unwrap_or(crate::webhooks::listener::DEFAULT_LISTEN.port()), None);
+        if port.is_some() {
+            self.webhooks.starting();
+        } else if has_store {
+            self.send(Command::LoadDeliveries);
         }
+        self.send(Command::PrepareWebhooks { start_on: port });
     }
 
     fn start_listener(&mut self, settings: ListenerSettings) {
-        if let Some(secret) = &settings.secret
-            && self.secrets.webhook_secret().ok().flatten().as_ref() != Some(secret)
-            && let Err(e) = self.secrets.set_webhook_secret(secret)
-        {
-            self.webhooks.notify(format!("{e}; the secret is kept for this session only"));
-        }
         self.webhooks.starting();
         self.send(Command::StartListener(settings));
     }
@@ -466,6 +436,7 @@ impl OrgqlApp {
             }
             Event::History(entries) => self.history.entries = entries,
             Event::SchemaLoaded { connection, result, .. } => self.explorer.loaded(&connection, result),
+            Event::WebhookSecret { secret, kept } => self.webhooks.secret_found(secret, kept),
             Event::ListenerStarted { addr, notice } => {
                 self.status.webhooks = Some(addr);
                 self.webhooks.started(addr, notice);

@@ -116,7 +116,13 @@ pub enum Command {
         /// Fetch it from the service even when cached.
         refresh: bool,
     },
-    /// Start (or restart with new settings) the webhook listener.
+    /// Find the inspector's secret in the keyring (or make one and keep it there), report it, and
+    /// start the listener on this port with it (a free port when taken), when there is one.
+    PrepareWebhooks {
+        /// The port to listen on.
+        start_on: Option<u16>,
+    },
+    /// Start (or restart with new settings) the webhook listener; its secret is kept in the keyring.
     StartListener(ListenerSettings),
     /// Stop the webhook listener.
     StopListener,
@@ -279,6 +285,13 @@ pub enum Event {
         connection: String,
         /// The schema.
         result: Result<super::LoadedSchema, String>,
+    },
+    /// The inspector's secret, and whether the keyring keeps it.
+    WebhookSecret {
+        /// The secret.
+        secret: Secret,
+        /// Whether it is in the keyring (otherwise: this session only).
+        kept: bool,
     },
     /// The webhook listener listens (after a start or restart).
     ListenerStarted {

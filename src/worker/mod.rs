@@ -18,6 +18,7 @@ pub use command::*;
 pub use schema::LoadedSchema;
 
 use crate::api::{ApiError, Client, ClientOptions, Credentials};
+use crate::profiles::SecretStore;
 use crate::sandbox::{RunningServer, Server, WebhookTarget};
 use crate::store::Store;
 use crate::webhooks::standard::Secret as SigningSecret;
@@ -47,6 +48,7 @@ impl Worker {
         runtime: &tokio::runtime::Handle,
         repaint: Repaint,
         store: Option<Store>,
+        secrets: SecretStore,
         sandbox_users: usize,
     ) -> (Worker, mpsc::Receiver<Event>) {
         let (commands, command_rx) = mpsc::channel(COMMAND_QUEUE);
@@ -58,6 +60,7 @@ impl Worker {
             webhook_target: Mutex::new(None),
             session_secret: SigningSecret::from_key(rand::random::<[u8; 24]>().to_vec()),
             http: reqwest::Client::new(),
+            secrets,
             events,
             repaint,
             store: store.map(Mutex::new),
@@ -99,6 +102,8 @@ pub(crate) struct Shared {
     session_secret: SigningSecret,
     /// For replays.
     http: reqwest::Client,
+    /// Where the inspector's secret is kept.
+    secrets: SecretStore,
 }
 
 impl Shared {
@@ -223,6 +228,9 @@ async fn dispatch(shared: Arc<Shared>, mut commands: mpsc::Receiver<Command>) {
             Command::LoadSchema { job, connection, refresh } => {
                 let cancel = shared.start_job(job);
                 tokio::spawn(schema::load_schema(shared.clone(), job, connection, refresh, cancel));
+            }
+            Command::PrepareWebhooks { start_on } => {
+                tokio::spawn(webhooks::prepare(shared.clone(), start_on));
             }
             Command::StartListener(settings) => {
                 tokio::spawn(webhooks::start_listener(shared.clone(), settings));

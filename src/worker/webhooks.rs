@@ -11,6 +11,7 @@ use tokio::task::JoinHandle;
 
 use super::{Event, JobId, ListenerSettings, Shared};
 use crate::sandbox::WebhookTarget;
+use crate::secret::Secret;
 use crate::store::{Delivery, DeliverySummary};
 use crate::webhooks::listener::DEFAULT_BODY_LIMIT;
 use crate::webhooks::standard::Secret as SigningSecret;
@@ -36,8 +37,44 @@ impl ListenerHandle {
     }
 }
 
-/// Starts the listener with `settings`, stopping the one running first.
+/// Reports the inspector's secret (the keyring's, or a new one kept there) and starts the
+/// listener with it on `start_on`, taking a free port when that one is taken.
+pub(super) async fn prepare(shared: Arc<Shared>, start_on: Option<u16>) {
+    let secrets = shared.secrets.clone();
+    let found = tokio::task::spawn_blocking(move || match secrets.webhook_secret() {
+        Ok(Some(secret)) => (secret, true),
+        found => {
+            let key = rand::random::<[u8; 24]>().to_vec();
+            let secret = Secret::new(SigningSecret::from_key(key).to_text());
+            let kept = found.is_ok() && secrets.set_webhook_secret(&secret).is_ok();
+            (secret, kept)
+        }
+    })
+    .await;
+    let (secret, kept) = match found {
+        Ok(found) => found,
+        Err(e) => {
+            shared.emit(Event::Problem(format!("the webhook secret could not be read ({e})"))).await;
+            return;
+        }
+    };
+    shared.emit(Event::WebhookSecret { secret: secret.clone(), kept }).await;
+    if let Some(port) = start_on {
+        let settings = ListenerSettings {
+            port,
+            any_port_if_taken: true,
+            scheme: Scheme::Standard,
+            secret: Some(secret),
+            reject_invalid: false,
+        };
+        start_listener(shared, settings).await;
+    }
+}
+
+/// Starts the listener with `settings`, stopping the one running first; a new secret is kept in
+/// the keyring (said in the panel when it cannot be).
 pub(super) async fn start_listener(shared: Arc<Shared>, settings: ListenerSettings) {
+    let keyring_notice = keep_secret(&shared, settings.secret.clone()).await;
     let mut slot = shared.listener.lock().await;
     if let Some(old) = slot.take() {
         old.stop().await;
@@ -72,6 +109,10 @@ pub(super) async fn start_listener(shared: Arc<Shared>, settings: ListenerSettin
             let secret = sandbox_secret(&shared, &settings);
             let target = WebhookTarget { url: format!("http://{addr}{SANDBOX_PATH}"), secret };
             shared.set_webhook_target(Some(target)).await;
+            let notice = match (notice, keyring_notice) {
+                (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+                (a, b) => a.or(b),
+            };
             shared.emit(Event::ListenerStarted { addr, notice }).await;
         }
         Err(e) => {
@@ -80,6 +121,24 @@ pub(super) async fn start_listener(shared: Arc<Shared>, settings: ListenerSettin
             shared.emit(Event::ListenerStopped(Some(e.to_string()))).await;
         }
     }
+}
+
+/// Keeps `secret` in the keyring when it is not the one there; says why when it cannot.
+async fn keep_secret(shared: &Shared, secret: Option<Secret>) -> Option<String> {
+    let secret = secret?;
+    let secrets = shared.secrets.clone();
+    // Without a keyring the panel already says the secret lasts this session only.
+    if !secrets.is_available() {
+        return None;
+    }
+    tokio::task::spawn_blocking(move || {
+        if secrets.webhook_secret().ok().flatten().as_ref() == Some(&secret) {
+            return None;
+        }
+        secrets.set_webhook_secret(&secret).err().map(|e| format!("{e}; the secret is kept for this session only"))
+    })
+    .await
+    .unwrap_or(None)
 }
 
 /// The secret the in-process sandbox signs with: the listener's when it is a Standard Webhooks

@@ -112,6 +112,20 @@ impl WebhooksPanel {
         self.status = ListenerStatus::Starting;
     }
 
+    /// The worker found (or made) the inspector's secret; `kept` says whether the keyring has it.
+    pub fn secret_found(&mut self, secret: crate::secret::Secret, kept: bool) {
+        if self.form.secret.is_empty() {
+            self.form.secret = secret.expose().to_owned();
+        }
+        self.form.kept = kept;
+        if !kept {
+            self.notice = Some(
+                "The webhook secret is kept for this session only (no OS keyring); the sandbox signs with it."
+                    .to_owned(),
+            );
+        }
+    }
+
     /// The listener listens.
     pub fn started(&mut self, addr: SocketAddr, notice: Option<String>) {
         self.status = ListenerStatus::Listening(addr);

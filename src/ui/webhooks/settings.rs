@@ -48,6 +48,8 @@ pub struct ListenerForm {
     show_secret: bool,
     /// Answer 401 to deliveries that fail verification.
     pub reject_invalid: bool,
+    /// Whether the OS keyring keeps the secret (otherwise it lasts this session).
+    pub kept: bool,
     error: Option<String>,
 }
 
@@ -61,6 +63,7 @@ impl ListenerForm {
             secret: secret.map(|s| s.expose().to_owned()).unwrap_or_default(),
             show_secret: false,
             reject_invalid: false,
+            kept: true,
             error: None,
         }
     }
@@ -140,7 +143,11 @@ impl ListenerForm {
         ui.horizontal(|ui| {
             let text = if running { "Restart with these settings" } else { "Start listener" };
             start = ui.button(text).clicked();
-            ui.weak("The secret is kept in the OS keyring.");
+            ui.weak(if self.kept {
+                "The secret is kept in the OS keyring."
+            } else {
+                "No OS keyring: the secret lasts this session."
+            });
         });
         if start {
             match self.settings() {
