@@ -3,6 +3,7 @@
 
 mod delivery_list;
 mod schemas;
+mod workspace;
 
 pub use delivery_list::{DeliverySummary, event_type};
 
@@ -105,6 +106,17 @@ const MIGRATIONS: &[&str] = &[
         profile TEXT PRIMARY KEY,
         sdl TEXT NOT NULL,
         fetched_at TEXT NOT NULL
+    );",
+    "CREATE TABLE workspace (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        json TEXT NOT NULL,
+        saved_at TEXT NOT NULL
+    );
+    CREATE TABLE workspace_aside (
+        id INTEGER PRIMARY KEY,
+        json TEXT NOT NULL,
+        set_aside_at TEXT NOT NULL,
+        reason TEXT NOT NULL
     );",
 ];
 

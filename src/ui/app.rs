@@ -14,8 +14,11 @@ use super::history::HistoryPanel;
 use super::profiles::{ProfileChoice, ProfilesWindow};
 use super::results::{ResultsIntent, ResultsPanel};
 use super::status_bar::StatusBar;
-use super::tab::{Export, FetchAll, Grid, SAMPLE_QUERY, Tab};
+use super::tab::{Export, FetchAll, SAMPLE_QUERY, Tab};
+use super::tab_bar::{TabBar, TabIntent};
+use super::tabs::Tabs;
 use super::webhooks::{ListenerForm, WebhooksIntent, WebhooksPanel};
+use super::workspace::{SavedTab, WORKSPACE_VERSION, Workspace};
 use crate::profiles::{ProfileFile, SecretStore};
 use crate::store::HistoryEntry;
 use crate::support::SupportRequest;
@@ -64,9 +67,7 @@ pub enum MainView {
 pub struct OrgqlApp {
     worker: Worker,
     events: mpsc::Receiver<Event>,
-    tabs: Vec<Tab>,
-    active: usize,
-    next_tab: u64,
+    tabs: Tabs,
     next_job: JobId,
     profiles: ProfilesWindow,
     connection: ProfileChoice,
@@ -81,7 +82,25 @@ pub struct OrgqlApp {
     find_user: FindUserWindow,
     view: MainView,
     webhooks: WebhooksPanel,
+    tab_bar: TabBar,
+    /// The workspace: not read yet (nothing is saved until it is, so a slow start never
+    /// overwrites it), then the text saved last and when it was last compared.
+    saved: Option<(String, f64)>,
+    /// A connection to choose once the profiles are known (from the restored workspace).
+    pending_connection: Option<String>,
+    /// The editor's height above the results, as drawn last.
+    editor_height: Option<f32>,
+    /// The editor's height to set once (from the restored workspace).
+    editor_height_to_restore: Option<f32>,
+    /// The window title set last.
+    title: String,
 }
+
+/// How often the workspace is saved at most when it changes.
+const SAVE_EVERY: Duration = Duration::from_secs(1);
+
+/// The editor's height above the results on a first start, in points (about 16 lines).
+const DEFAULT_EDITOR_HEIGHT: f32 = 330.0;
 
 impl OrgqlApp {
     /// The app, with its worker started on `config.runtime`; `repaint` wakes the UI.
@@ -105,9 +124,7 @@ impl OrgqlApp {
         let mut app = OrgqlApp {
             worker,
             events,
-            tabs: vec![Tab::new(1, "Users", SAMPLE_QUERY)],
-            active: 0,
-            next_tab: 2,
+            tabs: Tabs::new(vec![Tab::new(1, "Users", SAMPLE_QUERY)], 0),
             next_job: 1,
             profiles,
             connection: ProfileChoice::Sandbox,
@@ -122,9 +139,19 @@ impl OrgqlApp {
             find_user: FindUserWindow::default(),
             view: MainView::Queries,
             webhooks: WebhooksPanel::new(ListenerForm::new(0, None), &config.export_dir),
+            tab_bar: TabBar::default(),
+            saved: None,
+            pending_connection: None,
+            editor_height: None,
+            editor_height_to_restore: None,
+            title: String::new(),
         };
         if has_store {
             app.send(Command::LoadHistory);
+            app.send(Command::LoadWorkspace);
+        } else {
+            // No store, no workspace: nothing to wait for, nothing is kept.
+            app.saved = Some((String::new(), 0.0));
         }
         app.start_webhooks(config.webhook_port, has_store);
         app
@@ -170,7 +197,7 @@ impl OrgqlApp {
         let name = self.profiles.name_of(&self.connection);
         let refresh = match intent {
             Some(ExplorerIntent::Edit(edit)) => {
-                edit.apply_in_place(&mut self.tabs[self.active].query);
+                edit.apply_in_place(&mut self.tabs.active_mut().query);
                 return;
             }
             Some(ExplorerIntent::Load { refresh }) => refresh,
@@ -237,17 +264,17 @@ impl OrgqlApp {
 
     /// The tabs (for tests and for the window title).
     pub fn tabs(&self) -> &[Tab] {
-        &self.tabs
+        self.tabs.list()
     }
 
     /// The active tab.
     pub fn active_tab(&self) -> &Tab {
-        &self.tabs[self.active]
+        self.tabs.active()
     }
 
     /// The active tab, to change (for benchmarks and tests).
     pub fn active_tab_mut(&mut self) -> &mut Tab {
-        &mut self.tabs[self.active]
+        self.tabs.active_mut()
     }
 
     /// The history entries listed, the newest first (for tests).
@@ -267,14 +294,14 @@ impl OrgqlApp {
     /// The active tab's query on the connection its rows came from (the chosen one when it
     /// has none): where its cursors belong.
     fn spec_of_rows(&mut self) -> Result<QuerySpec, String> {
-        match self.tabs[self.active].source.clone() {
+        match self.tabs.active().source.clone() {
             Some(source) => self.spec_on(source),
             None => self.spec(),
         }
     }
 
     fn spec_on(&mut self, connection: Connection) -> Result<QuerySpec, String> {
-        let tab = &self.tabs[self.active];
+        let tab = self.tabs.active();
         let variables = super::editor::parse_variables(&tab.variables)?;
         Ok(QuerySpec { connection, query: tab.query.clone(), variables, operation: None })
     }
@@ -286,16 +313,16 @@ impl OrgqlApp {
         let spec = match spec {
             Ok(spec) => spec,
             Err(message) => {
-                self.tabs[self.active].result.finish(Err(crate::api::ApiError::Document(message)));
+                self.tabs.active_mut().result.finish(Err(crate::api::ApiError::Document(message)));
                 return;
             }
         };
-        if let Some(job) = self.tabs[self.active].job.take() {
+        if let Some(job) = self.tabs.active_mut().job.take() {
             self.send(Command::Cancel(job));
         }
         let job = self.job();
         self.status.running.insert(job, spec.connection.name().to_owned());
-        let tab = &mut self.tabs[self.active];
+        let tab = self.tabs.active_mut();
         tab.result.start();
         tab.job = Some(job);
         tab.running_on = Some(spec.connection.clone());
@@ -307,7 +334,7 @@ impl OrgqlApp {
     fn handle_results(&mut self, intent: ResultsIntent) {
         match intent {
             ResultsIntent::NextPage => {
-                let paging = &self.tabs[self.active].paging;
+                let paging = &self.tabs.active().paging;
                 if let Some(next) = paging.next.clone() {
                     let mut back = paging.back.clone();
                     back.push(paging.current.clone());
@@ -315,7 +342,7 @@ impl OrgqlApp {
                 }
             }
             ResultsIntent::PreviousPage => {
-                let mut back = self.tabs[self.active].paging.back.clone();
+                let mut back = self.tabs.active().paging.back.clone();
                 if let Some(previous) = back.pop() {
                     self.run(previous, Some(back));
                 }
@@ -324,7 +351,7 @@ impl OrgqlApp {
             ResultsIntent::FetchAll => match self.spec_of_rows() {
                 Ok(spec) => {
                     let job = self.job();
-                    let tab = &mut self.tabs[self.active];
+                    let tab = self.tabs.active_mut();
                     tab.fetch_all = Some(FetchAll { job, so_far: 0, total: None, outcome: None });
                     tab.grid = None;
                     tab.source = Some(spec.connection.clone());
@@ -333,24 +360,15 @@ impl OrgqlApp {
                 Err(message) => self.problems.push(message),
             },
             ResultsIntent::Cancel => {
-                let tab = &mut self.tabs[self.active];
-                let jobs: Vec<JobId> = [
-                    tab.job.take(),
-                    tab.fetch_all.as_ref().filter(|f| f.outcome.is_none()).map(|f| f.job),
-                    tab.export.as_ref().filter(|e| e.outcome.is_none()).map(|e| e.job),
-                ]
-                .into_iter()
-                .flatten()
-                .collect();
-                if tab.result.is_pending() {
-                    tab.result.finish(Err(crate::api::ApiError::Cancelled));
-                }
+                let tab = self.tabs.active_mut();
+                let jobs = tab.jobs();
+                tab.forget_jobs();
                 for job in jobs {
                     self.send(Command::Cancel(job));
                 }
             }
             ResultsIntent::Export => self.export_window.open(),
-            ResultsIntent::JumpTo(line, column) => self.tabs[self.active].jump_to = Some((line, column)),
+            ResultsIntent::JumpTo(line, column) => self.tabs.active_mut().jump_to = Some((line, column)),
             ResultsIntent::CopyText(text) => self.results.copy(text),
         }
     }
@@ -367,7 +385,7 @@ impl OrgqlApp {
                 }
             }
         } else {
-            let Some(grid) = self.tabs[self.active].grid.as_ref() else {
+            let Some(grid) = self.tabs.active().grid.as_ref() else {
                 self.problems.push("there are no rows to export yet; run the query first".into());
                 return;
             };
@@ -378,16 +396,8 @@ impl OrgqlApp {
             };
             Command::ExportRows { job, columns: grid.columns.clone(), rows, path: request.path, options }
         };
-        self.tabs[self.active].export = Some(Export { job, rows: 0, total: None, outcome: None });
+        self.tabs.active_mut().export = Some(Export { job, rows: 0, total: None, outcome: None });
         self.send(command);
-    }
-
-    fn tab_of(&mut self, job: JobId) -> Option<&mut Tab> {
-        self.tabs.iter_mut().find(|t| {
-            t.job == Some(job)
-                || t.fetch_all.as_ref().is_some_and(|f| f.job == job)
-                || t.export.as_ref().is_some_and(|e| e.job == job)
-        })
     }
 
     fn apply(&mut self, event: Event) {
@@ -395,59 +405,32 @@ impl OrgqlApp {
             Event::SandboxStarted { base_url } => self.status.sandbox = Some(base_url),
             Event::Ran { job, result } => {
                 self.status.finished(job, result.as_ref().err());
-                let Some(tab) = self.tab_of(job) else { return };
-                tab.job = None;
-                let ran_on = tab.running_on.take();
-                if let Ok(result) = &result {
-                    tab.source = ran_on;
-                    if let Some(rows) = &result.rows {
-                        tab.paging.next = rows.has_next_page.then(|| rows.end_cursor.clone()).flatten();
-                        if rows.has_next_page {
-                            tab.paging.page_size = rows.rows.len() as u64;
-                        }
-                        let first_row = 1 + tab.paging.page_size * tab.paging.back.len() as u64;
-                        tab.grid = Some(Grid::from_rows(rows.clone(), first_row));
-                        tab.fetch_all = None;
-                    } else {
-                        tab.grid = None;
-                        tab.paging = Default::default();
-                    }
+                self.status.last = result
+                    .as_ref()
+                    .ok()
+                    .map(|r| (r.status, r.elapsed, r.bytes, r.rows.as_ref().and_then(|rows| rows.total)));
+                if let Some(tab) = self.tabs.of_job(job) {
+                    tab.on_ran(result);
                 }
-                tab.result.finish(result.clone());
-                self.status.last =
-                    result.ok().map(|r| (r.status, r.elapsed, r.bytes, r.rows.and_then(|rows| rows.total)));
             }
             Event::RowsArrived { job, rows, so_far } => {
-                let Some(tab) = self.tab_of(job) else { return };
-                if let Some(fetch) = tab.fetch_all.as_mut() {
-                    fetch.so_far = so_far;
-                    fetch.total = rows.total.or(fetch.total);
-                }
-                match tab.grid.as_mut() {
-                    Some(grid) if rows.columns.is_empty() => grid.append(rows.rows),
-                    _ => tab.grid = Some(Grid::from_rows(rows, 1)),
+                if let Some(tab) = self.tabs.of_job(job) {
+                    tab.on_rows(rows, so_far);
                 }
             }
             Event::FetchedAll { job, result } => {
-                if let Some(tab) = self.tab_of(job)
-                    && let Some(fetch) = tab.fetch_all.as_mut()
-                {
-                    fetch.outcome = Some(result);
-                    tab.paging = Default::default();
+                if let Some(tab) = self.tabs.of_job(job) {
+                    tab.on_fetched_all(result);
                 }
             }
             Event::ExportProgress { job, rows, total } => {
-                if let Some(export) = self.tab_of(job).and_then(|t| t.export.as_mut()) {
-                    export.rows = rows;
-                    export.total = total;
+                if let Some(tab) = self.tabs.of_job(job) {
+                    tab.on_export_progress(rows, total);
                 }
             }
             Event::Exported { job, result } => {
-                if let Some(export) = self.tab_of(job).and_then(|t| t.export.as_mut()) {
-                    if let Ok((_, rows)) = &result {
-                        export.rows = *rows;
-                    }
-                    export.outcome = Some(result);
+                if let Some(tab) = self.tabs.of_job(job) {
+                    tab.on_exported(result);
                 }
             }
             Event::ConnectionTested { job, result } => self.profiles.tested(job, result),
@@ -455,6 +438,7 @@ impl OrgqlApp {
                 self.status.tokens.insert(connection, (state, Instant::now()));
             }
             Event::History(entries) => self.history.entries = entries,
+            Event::WorkspaceLoaded(loaded) => self.restore(loaded),
             Event::SchemaLoaded { connection, result, .. } => self.explorer.loaded(&connection, result),
             Event::WebhookSecret { secret, kept } => self.webhooks.secret_found(secret, kept),
             Event::ListenerStarted { addr, notice } => {
@@ -474,41 +458,143 @@ impl OrgqlApp {
         }
     }
 
+    /// The workspace as it is now.
+    pub fn workspace(&self) -> Workspace {
+        Workspace {
+            version: WORKSPACE_VERSION,
+            tabs: self.tabs.list().iter().map(SavedTab::of).collect(),
+            active: self.tabs.active_index(),
+            connection: self.profiles.name_of(&self.connection),
+            side: format!("{:?}", self.side),
+            view: format!("{:?}", self.view),
+            editor_height: self.editor_height,
+            variables_open: !self.editor.variables_folded,
+        }
+    }
+
+    /// Brings back the workspace kept last; a text that cannot be read is set aside with a
+    /// notice, and the session starts fresh.
+    fn restore(&mut self, loaded: Result<Option<String>, String>) {
+        let workspace = match loaded {
+            Ok(Some(json)) => match Workspace::parse(&json) {
+                Ok(workspace) => Some(workspace),
+                Err(why) => {
+                    self.problems.push(format!(
+                        "The saved workspace could not be restored: {why}; a fresh session started and the old one \
+                         is kept aside in the database"
+                    ));
+                    self.send(Command::SetWorkspaceAside(why.to_string()));
+                    None
+                }
+            },
+            Ok(None) => None,
+            Err(e) => {
+                self.problems.push(format!("{e}; the saved workspace could not be read, a fresh session started"));
+                None
+            }
+        };
+        if let Some(workspace) = workspace {
+            let Workspace { tabs, active, connection, side, view, editor_height, variables_open, .. } = workspace;
+            if !tabs.is_empty() {
+                let restored = tabs.into_iter().zip(1..).map(|(tab, id)| tab.restore(id)).collect();
+                self.tabs = Tabs::new(restored, active);
+            }
+            self.side = if side == "History" { Side::History } else { Side::Explorer };
+            self.view = if view == "Webhooks" { MainView::Webhooks } else { MainView::Queries };
+            self.editor_height_to_restore = editor_height;
+            self.editor.variables_folded = !variables_open;
+            self.pending_connection = Some(connection);
+            self.choose_pending_connection();
+        }
+        // From now on, changes are kept.
+        self.saved = Some((self.workspace().to_json(), 0.0));
+    }
+
+    /// Chooses the restored connection once its profile is known; a profile that is gone
+    /// leaves the sandbox chosen, with a notice.
+    fn choose_pending_connection(&mut self) {
+        let Some(name) = self.pending_connection.take() else { return };
+        if name == "Sandbox" {
+            self.connection = ProfileChoice::Sandbox;
+        } else if self.profiles.has_profile(&name) {
+            self.connection = ProfileChoice::Named(name);
+        } else {
+            self.problems.push(format!("The profile '{name}' of the last session no longer exists; Sandbox is chosen"));
+        }
+    }
+
+    /// Saves the workspace when it changed, at most once every [`SAVE_EVERY`]; until then,
+    /// asks for a frame when that time is up (no frame is asked for while nothing changes).
+    fn keep_workspace(&mut self, ctx: &egui::Context) {
+        let Some((saved, at)) = &self.saved else { return };
+        let json = self.workspace().to_json();
+        if json == *saved {
+            return;
+        }
+        // egui's clock: the time of this frame's input (simulated in tests).
+        let now = ctx.input(|i| i.time);
+        let waited = now - at;
+        if waited < SAVE_EVERY.as_secs_f64() {
+            ctx.request_repaint_after(SAVE_EVERY.saturating_sub(Duration::from_secs_f64(waited.max(0.0))));
+            return;
+        }
+        self.send(Command::SaveWorkspace(json.clone()));
+        self.saved = Some((json, now));
+    }
+
+    /// The window's title: the active tab and the connection.
+    fn title_ui(&mut self, ctx: &egui::Context) {
+        let title = format!("{} — {} — orgql", self.tabs.active().title, self.profiles.name_of(&self.connection));
+        if title != self.title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
+    }
+
+    /// How many requests the status bar counts as under way (for tests).
+    pub fn running_jobs(&self) -> usize {
+        self.status.running.len()
+    }
+
+    /// The window's title as set last (for tests).
+    pub fn title(&self) -> &str {
+        &self.title
+    }
+
     fn open_history(&mut self, entry: HistoryEntry) {
         let title = format!("History {}", entry.id);
-        self.tabs.push(Tab::new(self.next_tab, title, entry.query));
-        self.next_tab += 1;
-        self.active = self.tabs.len() - 1;
-        self.tabs[self.active].variables = entry.variables;
+        self.tabs.open(Some(title), entry.query).variables = entry.variables;
+    }
+
+    /// A new tab, its sample built from the chosen connection's schema when it is known (else
+    /// the spec's own).
+    fn new_tab(&mut self) {
+        let sample = match self.explorer.model() {
+            Some(model) => crate::query::sample_query(model.schema()),
+            None => SAMPLE_QUERY.to_owned(),
+        };
+        self.tabs.open(None, sample);
+    }
+
+    /// Closes tab `index`, cancelling what it has under way.
+    fn close_tab(&mut self, index: usize) {
+        for job in self.tabs.close(index) {
+            self.send(Command::Cancel(job));
+        }
     }
 
     fn tabs_ui(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
-            let mut close = None;
-            for (i, tab) in self.tabs.iter().enumerate() {
-                let label = if tab.busy() { format!("{} …", tab.title) } else { tab.title.clone() };
-                if ui.selectable_label(i == self.active, label).clicked() {
-                    self.active = i;
-                }
-                if self.tabs.len() > 1 && ui.small_button("×").on_hover_text("Close tab").clicked() {
-                    close = Some(i);
-                }
+        match self.tab_bar.ui(ui, &self.tabs) {
+            Some(TabIntent::Select(index)) => self.tabs.select(index),
+            Some(TabIntent::Close(index)) => self.close_tab(index),
+            Some(TabIntent::New) => self.new_tab(),
+            Some(TabIntent::Reopen) => {
+                self.tabs.reopen();
             }
-            if ui.button("+").on_hover_text("New tab").clicked() {
-                // Built from the chosen connection's schema when it is known, else the spec's own.
-                let sample = match self.explorer.model() {
-                    Some(model) => crate::query::sample_query(model.schema()),
-                    None => SAMPLE_QUERY.to_owned(),
-                };
-                self.tabs.push(Tab::new(self.next_tab, format!("Query {}", self.next_tab), sample));
-                self.next_tab += 1;
-                self.active = self.tabs.len() - 1;
-            }
-            if let Some(i) = close {
-                self.tabs.remove(i);
-                self.active = self.active.min(self.tabs.len() - 1);
-            }
-        });
+            Some(TabIntent::Move { from, to }) => self.tabs.move_tab(from, to),
+            Some(TabIntent::Rename { index, title }) => self.tabs.rename(index, &title),
+            None => {}
+        }
     }
 
     fn queries_ui(&mut self, ui: &mut egui::Ui) {
@@ -520,7 +606,7 @@ impl OrgqlApp {
             ui.separator();
             match self.side {
                 Side::Explorer => {
-                    let intent = self.explorer.ui(ui, &self.tabs[self.active].query);
+                    let intent = self.explorer.ui(ui, &self.tabs.active().query);
                     self.handle_explorer(intent);
                 }
                 Side::History => {
@@ -532,10 +618,21 @@ impl OrgqlApp {
         });
         let chosen = self.profiles.name_of(&self.connection);
         egui::CentralPanel::default().show(ui, |ui| {
-            let tab = &mut self.tabs[self.active];
             let schema = self.explorer.model_arc();
-            let intent = self.editor.ui(ui, tab, schema.as_ref());
-            ui.separator();
+            let full = ui.available_height();
+            // The divider between editor and results can be dragged; its place is kept.
+            let mut pane = egui::Panel::top("editor-pane")
+                .resizable(true)
+                .min_size(120.0)
+                .default_size(DEFAULT_EDITOR_HEIGHT.min(full * 0.6));
+            if let Some(height) = self.editor_height_to_restore.take() {
+                pane = pane.default_size(height).exact_size(height);
+            }
+            let tab = self.tabs.active_mut();
+            let shown = pane.show(ui, |ui| self.editor.ui(ui, tab, schema.as_ref()));
+            let intent = shown.inner;
+            self.editor_height = Some(shown.response.rect.height());
+            let tab = self.tabs.active_mut();
             let results = self.results.ui(ui, tab, &chosen);
             match intent {
                 Some(EditorIntent::Run) => self.run(None, None),
@@ -577,14 +674,16 @@ impl eframe::App for OrgqlApp {
         if !self.events.is_empty() {
             ctx.request_repaint();
         }
+        self.keep_workspace(ctx);
         // Keep the token countdown and progress moving while something is under way.
-        if self.tabs.iter().any(Tab::busy) {
+        if self.tabs.list().iter().any(Tab::busy) {
             ctx.request_repaint_after(Duration::from_millis(250));
         }
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
+        self.title_ui(&ctx);
         egui::Panel::top("toolbar").show(ui, |ui| {
             ui.horizontal(|ui| {
                 ui.strong("orgql");
@@ -621,8 +720,8 @@ impl eframe::App for OrgqlApp {
                 });
             }
         }
-        let has_rows = self.tabs[self.active].grid.is_some();
-        if let Some(request) = self.export_window.ui(&ctx, has_rows, self.tabs[self.active].export.as_ref()) {
+        let has_rows = self.tabs.active().grid.is_some();
+        if let Some(request) = self.export_window.ui(&ctx, has_rows, self.tabs.active().export.as_ref()) {
             self.handle_export(request);
         }
         if let Some(job) = self.profiles.window_ui(&ctx, &mut self.next_job) {

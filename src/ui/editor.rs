@@ -42,6 +42,8 @@ pub struct QueryEditor {
     problems: Problems,
     /// Completions offered at the cursor.
     completion: Completion,
+    /// Whether the variables pane is folded away (the query takes the whole width).
+    pub variables_folded: bool,
 }
 
 /// Reads the variables editor's text: empty means none; otherwise a JSON object.
@@ -82,15 +84,23 @@ impl QueryEditor {
             if tab.result.is_pending() {
                 ui.spinner();
             }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let fold = if self.variables_folded { "Show variables" } else { "Hide variables" };
+                if ui.button(fold).clicked() {
+                    self.variables_folded = !self.variables_folded;
+                }
+            });
         });
         if variables_error.is_none() && ui.input_mut(|i| i.consume_shortcut(&RUN_SHORTCUT)) {
             intent = Some(EditorIntent::Run);
         }
-        let height = (ui.available_height() * 0.45).max(120.0);
+        // The query fills the pane above the divider, less the problems list under it.
+        let height = (ui.available_height() - 60.0).max(80.0);
+        let variables_open = !self.variables_folded;
         ui.horizontal_top(|ui| {
             let width = ui.available_width();
             ui.vertical(|ui| {
-                ui.set_width(width * 0.66);
+                ui.set_width(if variables_open { width * 0.66 } else { width });
                 let label = ui.label("Query");
                 egui::ScrollArea::vertical().id_salt(("query-scroll", tab.id)).max_height(height).show(ui, |ui| {
                     self.query_ui(ui, tab, label.id, schema);
@@ -99,6 +109,9 @@ impl QueryEditor {
                     tab.jump_to = Some(place);
                 }
             });
+            if !variables_open {
+                return;
+            }
             ui.vertical(|ui| {
                 let label = ui.label("Variables (JSON)");
                 let response = ui.add(

@@ -16,8 +16,11 @@ mod results;
 mod state;
 mod status_bar;
 mod tab;
+mod tab_bar;
+mod tabs;
 mod user_card;
 mod webhooks;
+mod workspace;
 
 pub use app::{AppConfig, MainView, OrgqlApp};
 pub use bench::synthetic_rows;
@@ -25,7 +28,10 @@ pub use editor::{EditorIntent, QueryEditor};
 pub use explorer::{ExplorerIntent, ExplorerPanel, SchemaState};
 pub use results::{ResultsIntent, ResultsPanel};
 pub use tab::{Grid, SAMPLE_QUERY, Tab, View};
+pub use tab_bar::{TabBar, TabIntent};
+pub use tabs::Tabs;
 pub use webhooks::{ListenerForm, ListenerStatus, WebhooksIntent, WebhooksPanel};
+pub use workspace::{SavedTab, UnreadableWorkspace, WORKSPACE_VERSION, Workspace};
 
 use std::sync::Arc;
 

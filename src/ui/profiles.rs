@@ -95,6 +95,11 @@ impl ProfilesWindow {
         self.problem.as_deref()
     }
 
+    /// Whether a profile of this name exists.
+    pub fn has_profile(&self, name: &str) -> bool {
+        self.profiles.iter().any(|profile| profile.name == name)
+    }
+
     /// The name shown for a choice.
     pub fn name_of(&self, choice: &ProfileChoice) -> String {
         match choice {

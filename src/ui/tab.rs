@@ -9,7 +9,7 @@ use crate::table::Row;
 use crate::worker::{Connection, JobId, QueryResult, Rows};
 
 /// How the result is shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum View {
     /// The connection's rows.
     #[default]
@@ -157,6 +157,8 @@ pub struct Tab {
     pub source: Option<Connection>,
     /// The connection of the request under way (it becomes `source` when rows arrive).
     pub running_on: Option<Connection>,
+    /// The connection of its rows before the app was restarted (the rows are not kept).
+    pub restored_from: Option<String>,
 }
 
 impl Tab {
@@ -177,6 +179,7 @@ impl Tab {
             jump_to: None,
             source: None,
             running_on: None,
+            restored_from: None,
         }
     }
 
@@ -184,6 +187,93 @@ impl Tab {
     /// connection now chosen): the rows stay, labelled, and paging stays with their server.
     pub fn source_differs(&self, chosen: &str) -> Option<&str> {
         self.source.as_ref().map(Connection::name).filter(|source| *source != chosen)
+    }
+
+    /// The jobs this tab has under way (a run, a fetch of every page, an export).
+    pub fn jobs(&self) -> Vec<JobId> {
+        [
+            self.job,
+            self.fetch_all.as_ref().filter(|f| f.outcome.is_none()).map(|f| f.job),
+            self.export.as_ref().filter(|e| e.outcome.is_none()).map(|e| e.job),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    /// Forgets the jobs under way (they were cancelled): nothing shows as running any more.
+    pub fn forget_jobs(&mut self) {
+        self.job = None;
+        self.running_on = None;
+        if self.result.is_pending() {
+            self.result.finish(Err(ApiError::Cancelled));
+        }
+        if let Some(fetch) = self.fetch_all.as_mut().filter(|f| f.outcome.is_none()) {
+            fetch.outcome = Some(Err(ApiError::Cancelled));
+        }
+        if let Some(export) = self.export.as_mut().filter(|e| e.outcome.is_none()) {
+            export.outcome = Some(Err(ApiError::Cancelled.to_string()));
+        }
+    }
+
+    /// A run (one page, or the document as it is) ended.
+    pub fn on_ran(&mut self, result: Result<QueryResult, ApiError>) {
+        self.job = None;
+        let ran_on = self.running_on.take();
+        if let Ok(result) = &result {
+            self.source = ran_on;
+            if let Some(rows) = &result.rows {
+                self.paging.next = rows.has_next_page.then(|| rows.end_cursor.clone()).flatten();
+                if rows.has_next_page {
+                    self.paging.page_size = rows.rows.len() as u64;
+                }
+                let first_row = 1 + self.paging.page_size * self.paging.back.len() as u64;
+                self.grid = Some(Grid::from_rows(rows.clone(), first_row));
+                self.fetch_all = None;
+            } else {
+                self.grid = None;
+                self.paging = Paging::default();
+            }
+        }
+        self.result.finish(result);
+    }
+
+    /// Rows of "Fetch all pages" arrived (the first page carries the columns).
+    pub fn on_rows(&mut self, rows: Rows, so_far: u64) {
+        if let Some(fetch) = self.fetch_all.as_mut() {
+            fetch.so_far = so_far;
+            fetch.total = rows.total.or(fetch.total);
+        }
+        match self.grid.as_mut() {
+            Some(grid) if rows.columns.is_empty() => grid.append(rows.rows),
+            _ => self.grid = Some(Grid::from_rows(rows, 1)),
+        }
+    }
+
+    /// "Fetch all pages" ended.
+    pub fn on_fetched_all(&mut self, result: Result<u64, ApiError>) {
+        if let Some(fetch) = self.fetch_all.as_mut() {
+            fetch.outcome = Some(result);
+            self.paging = Paging::default();
+        }
+    }
+
+    /// An export wrote more rows.
+    pub fn on_export_progress(&mut self, rows: u64, total: Option<u64>) {
+        if let Some(export) = self.export.as_mut() {
+            export.rows = rows;
+            export.total = total;
+        }
+    }
+
+    /// An export ended.
+    pub fn on_exported(&mut self, result: Result<(PathBuf, u64), String>) {
+        if let Some(export) = self.export.as_mut() {
+            if let Ok((_, rows)) = &result {
+                export.rows = *rows;
+            }
+            export.outcome = Some(result);
+        }
     }
 
     /// Whether a request, fetch or export of this tab is under way.

@@ -107,6 +107,12 @@ pub enum Command {
     },
     /// Load the newest history entries.
     LoadHistory,
+    /// Read the workspace kept last ([`Event::WorkspaceLoaded`]).
+    LoadWorkspace,
+    /// Keep this workspace (JSON) for the next start.
+    SaveWorkspace(String),
+    /// Set the kept workspace aside, for this reason (it could not be read).
+    SetWorkspaceAside(String),
     /// Load the schema of a connection (from the cache unless `refresh`).
     LoadSchema {
         /// The job.
@@ -277,6 +283,8 @@ pub enum Event {
     },
     /// The newest history entries.
     History(Vec<HistoryEntry>),
+    /// The workspace kept last (JSON; none on a first start), or why it could not be read.
+    WorkspaceLoaded(Result<Option<String>, String>),
     /// A schema loaded, or why it could not be (one sentence).
     SchemaLoaded {
         /// The job.

@@ -8,6 +8,7 @@ mod paging;
 mod schema;
 mod support;
 mod webhooks;
+mod workspace;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -70,6 +71,8 @@ impl Worker {
             sandbox_users,
             jobs: Mutex::new(HashMap::new()),
             schemas: Mutex::new(HashMap::new()),
+            workspace_pending: Mutex::new(None),
+            workspace_writer: tokio::sync::Mutex::new(()),
         });
         runtime.spawn(dispatch(shared, command_rx));
         (Worker { commands }, event_rx)
@@ -94,6 +97,10 @@ pub(crate) struct Shared {
     sandbox: tokio::sync::Mutex<Option<RunningServer>>,
     sandbox_users: usize,
     jobs: Mutex<HashMap<JobId, CancellationToken>>,
+    /// The workspace text waiting to be written (the newest).
+    workspace_pending: Mutex<Option<String>>,
+    /// Held while the workspace is written, so that writes keep their order.
+    workspace_writer: tokio::sync::Mutex<()>,
     /// The schema of each connection once read (by cache key), for what is built from it.
     schemas: Mutex<HashMap<String, Arc<crate::explorer::SchemaModel>>>,
     /// The database file (for the webhook listener's own connection).
@@ -228,6 +235,15 @@ async fn dispatch(shared: Arc<Shared>, mut commands: mpsc::Receiver<Command>) {
             }
             Command::LoadHistory => {
                 tokio::spawn(jobs::load_history(shared.clone()));
+            }
+            Command::LoadWorkspace => {
+                tokio::spawn(workspace::load(shared.clone()));
+            }
+            Command::SaveWorkspace(json) => {
+                tokio::spawn(workspace::save(shared.clone(), json));
+            }
+            Command::SetWorkspaceAside(reason) => {
+                tokio::spawn(workspace::set_aside(shared.clone(), reason));
             }
             Command::LoadSchema { job, connection, refresh } => {
                 let cancel = shared.start_job(job);

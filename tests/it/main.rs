@@ -18,3 +18,4 @@ mod packaging;
 mod smoke;
 mod ui;
 mod webhooks;
+mod workspace;

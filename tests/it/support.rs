@@ -137,13 +137,26 @@ pub struct Session {
 impl Session {
     /// The app as on a first start: no profiles, no keyring, an empty history.
     pub fn start() -> Session {
+        Session::start_in(tempfile::tempdir().expect("a temporary directory"))
+    }
+
+    /// Quits the app (its worker and runtime stop) and starts it again on the same places, as
+    /// a person closing and reopening orgql.
+    pub fn restart(self) -> Session {
+        let Session { harness, dir, runtime } = self;
+        drop(harness);
+        runtime.shutdown_timeout(Duration::from_secs(5));
+        Session::start_in(dir)
+    }
+
+    /// The app started on the places in `dir` (its profiles file and database, if any).
+    pub fn start_in(dir: TempDir) -> Session {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .thread_name("ui-test-worker")
             .build()
             .expect("a runtime");
-        let dir = tempfile::tempdir().expect("a temporary directory");
         let config = AppConfig {
             runtime: runtime.handle().clone(),
             profiles: Some(ProfileFile::at(dir.path().join("profiles.toml"))),
