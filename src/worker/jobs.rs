@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::{Connection, Event, JobId, QueryResult, QuerySpec, Rows, Shared};
+use super::{Connection, Event, JobId, QueryResult, QuerySpec, Repaint, Rows, Shared};
 use crate::api::{ApiError, Client, GraphQlRequest, Page, Pager, TokenState};
 use crate::query::{ConnectionSite, PagingOptions};
 use crate::table::{CsvFile, CsvOptions, Row, cells};
@@ -134,6 +134,35 @@ pub(super) async fn report_token(shared: &Shared, connection: &Connection) {
         let state = client.tokens().state().await;
         shared.emit(Event::Token { connection: connection.name().to_owned(), state }).await;
     }
+}
+
+/// Forwards what `client`'s requests are doing to the UI as [`Event::Activity`], until the client
+/// is dropped (replaced by one with other credentials) or the UI is gone. The client never waits
+/// for this: a UI that falls behind skips the oldest activities.
+pub(super) fn forward_activity(
+    client: &Client,
+    connection: &str,
+    events: tokio::sync::mpsc::Sender<Event>,
+    repaint: Repaint,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    let mut activity = client.activity();
+    let connection = connection.to_owned();
+    tokio::spawn(async move {
+        loop {
+            match activity.recv().await {
+                Ok(activity) => {
+                    if events.send(Event::Activity { connection: connection.clone(), activity }).await.is_err() {
+                        tracing::debug!("the UI is gone; activity no longer forwarded");
+                        break;
+                    }
+                    repaint();
+                }
+                Err(RecvError::Lagged(skipped)) => tracing::debug!("{skipped} activities not shown"),
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
 }
 
 /// Fetches every page, sending each page's rows as it arrives.

@@ -15,5 +15,6 @@ mod listener;
 mod mutations;
 mod packaging;
 mod smoke;
+mod tokens;
 mod ui;
 mod webhooks;
