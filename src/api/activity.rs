@@ -61,7 +61,7 @@ pub fn wait_text(wait: Duration) -> String {
         return format!("{} ms", wait.as_millis());
     }
     let tenths = (wait.as_secs_f64() * 10.0).round() as u64;
-    if tenths % 10 == 0 { format!("{} s", tenths / 10) } else { format!("{}.{} s", tenths / 10, tenths % 10) }
+    if tenths.is_multiple_of(10) { format!("{} s", tenths / 10) } else { format!("{}.{} s", tenths / 10, tenths % 10) }
 }
 
 impl fmt::Display for Activity {

@@ -274,3 +274,54 @@ pub(super) async fn load_history(shared: Arc<Shared>) {
         None => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::api::{Activity, BaseUrl, ClientOptions, Credentials};
+    use crate::sandbox::{ADMIN_CLIENT, Config, Server};
+
+    #[tokio::test]
+    async fn a_clients_activity_reaches_the_ui_as_events_of_its_connection_until_it_is_dropped() {
+        let server = Server::start(Config { users: 5, rate_limit: 1, ..Config::default() }).await.expect("a sandbox");
+        let credentials = Credentials {
+            base_url: BaseUrl::parse(server.base_url()).expect("a base URL"),
+            client_id: ADMIN_CLIENT.to_owned(),
+            client_secret: crate::secret::Secret::new(server.client_secret()),
+            scopes: crate::scopes::ScopeSet::all(),
+        };
+        let client = Client::new(credentials, ClientOptions::default(), None).expect("a client");
+        let (events, mut received) = tokio::sync::mpsc::channel(8);
+        let repaints = Arc::new(AtomicUsize::new(0));
+        let counted = repaints.clone();
+        forward_activity(
+            &client,
+            "Sandbox",
+            events,
+            Arc::new(move || {
+                counted.fetch_add(1, Ordering::Relaxed);
+            }),
+        );
+        // One request a second: the second waits out the rate limit.
+        let request = GraphQlRequest::new("{ paginatedUsers(first: 1) { count } }");
+        let cancel = CancellationToken::new();
+        for _ in 0..2 {
+            let answer = tokio::time::timeout(Duration::from_secs(10), client.execute(&request, &cancel));
+            assert_eq!(answer.await.expect("in time").expect("an answer").status, 200);
+        }
+        drop(client);
+        let mut seen = Vec::new();
+        // The forwarder stops when the client is gone, so the channel ends.
+        while let Some(event) = tokio::time::timeout(Duration::from_secs(5), received.recv()).await.expect("in time") {
+            let Event::Activity { connection, activity } = event else { panic!("not an activity: {event:?}") };
+            assert_eq!(connection, "Sandbox");
+            seen.push(activity);
+        }
+        assert!(matches!(seen.as_slice(), [Activity::Throttled { .. }, Activity::Settled]), "{seen:?}");
+        assert_eq!(repaints.load(Ordering::Relaxed), 2, "the UI is woken for each");
+        server.stop().await;
+    }
+}

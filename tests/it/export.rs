@@ -621,7 +621,8 @@ async fn removing_profiles() {
 async fn exports_against_a_throttling_sandbox_whose_tokens_die_complete_run_after_run() {
     // Tokens live 2 s and the client may send 2 requests a second: each run is throttled
     // (Retry-After: 1, plus up to a second of spread) and outlives its token.
-    let config = Config { users: 300, token_ttl: std::time::Duration::from_secs(2), rate_limit: 2, ..Config::default() };
+    let config =
+        Config { users: 300, token_ttl: std::time::Duration::from_secs(2), rate_limit: 2, ..Config::default() };
     let server = sandbox_with(config).await;
     let home = Home::new();
     let query = "{ paginatedUsers { edges { node { ref name } } } }";
@@ -629,8 +630,10 @@ async fn exports_against_a_throttling_sandbox_whose_tokens_die_complete_run_afte
     for run_number in 1..=3 {
         let out = home.path("out").join(format!("run-{run_number}.csv"));
         let out_text = out.to_str().expect("a UTF-8 path").to_owned();
-        let command =
-            home.orgql_with_secret(SECRET, &args(&["export", "-e", query, "--out", &out_text], &connection(&server, "users.read")));
+        let command = home.orgql_with_secret(
+            SECRET,
+            &args(&["export", "-e", query, "--out", &out_text], &connection(&server, "users.read")),
+        );
         let run = tokio::time::timeout(std::time::Duration::from_secs(60), output(command))
             .await
             .expect("the export ends within a minute");
