@@ -1,6 +1,7 @@
-//! GraphQL over HTTP for one connection: the token on every request, one renewal after a 401,
-//! `Retry-After` honoured on 429, retries with backoff for queries (never for mutations) on
-//! server and network failures, redirects reported rather than followed, and cancellation.
+//! GraphQL over HTTP for one connection: the token on every request, renewed after a 401 unless it
+//! was obtained for that very try, `Retry-After` honoured on 429, retries with backoff for queries
+//! (never for mutations) on server and network failures, redirects reported rather than followed,
+//! cancellation, and what it is doing meanwhile told as [`Activity`].
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -12,8 +13,9 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::Credentials;
+use super::activity::{Activity, ActivitySender, RequestActivity, RetryCause};
 use super::error::{ApiError, GraphQlError, scopes_in_message};
-use super::token::{Token, TokenStore, Tokens};
+use super::token::{Obtained, Token, TokenStore, Tokens};
 use crate::query::{OperationKind, kind_of};
 
 /// How a client behaves.
@@ -106,6 +108,7 @@ pub struct Client {
     tokens: Tokens,
     graphql_url: String,
     options: ClientOptions,
+    activity: ActivitySender,
 }
 
 /// What one try gave.
@@ -133,7 +136,15 @@ impl Client {
             .map_err(|e| ApiError::Config(format!("the HTTP client could not be set up ({e})")))?;
         let graphql_url = credentials.base_url.graphql_url();
         let tokens = Tokens::new(credentials, http.clone(), options.renew_margin, store)?.with_timeout(options.timeout);
-        Ok(Client { http, tokens, graphql_url, options })
+        Ok(Client { http, tokens, graphql_url, options, activity: ActivitySender::new() })
+    }
+
+    /// What this client's requests are doing from now on (throttled, backing off, renewing the
+    /// token), as it happens. The channel is bounded: a listener that falls behind skips the
+    /// oldest ([`tokio::sync::broadcast::error::RecvError::Lagged`]); it closes when the client
+    /// is dropped.
+    pub fn activity(&self) -> tokio::sync::broadcast::Receiver<Activity> {
+        self.activity.subscribe()
     }
 
     /// The connection's tokens.
@@ -171,8 +182,13 @@ impl Client {
             .with_jitter()
             .build();
         let started = Instant::now();
-        let mut token = self.tokens.get().await?;
-        let mut renewed = false;
+        let activity = RequestActivity::new(&self.activity);
+        // `fresh`: the token was obtained for the coming try, with no wait since. Only such a
+        // token's 401 means the service refuses this client; any other token may have died since
+        // it was obtained (during a wait, or sooner than its `expires_in` said), so it is renewed
+        // and the request tried again with the new one. A renewal makes the token fresh, so 401s
+        // never loop: each renewal follows a try, and the tries are bounded by the budgets below.
+        let (mut token, mut fresh) = self.token_for_a_try(&activity).await?;
         let mut tries = 0;
         let mut throttled = 0;
         loop {
@@ -181,11 +197,14 @@ impl Client {
                 Try::Answered(response, status, bytes) => {
                     return Ok(Exchange { response, status, elapsed: started.elapsed(), bytes, tries });
                 }
-                Try::Unauthorized if !renewed => {
-                    renewed = true;
-                    token = self.tokens.renew_after_401(&token).await?;
+                Try::Unauthorized if fresh => return Err(ApiError::Unauthorized),
+                Try::Unauthorized => {
+                    token = self
+                        .tokens
+                        .renew_after_401_reporting(&token, || activity.report(Activity::RenewingToken))
+                        .await?;
+                    fresh = true;
                 }
-                Try::Unauthorized => return Err(ApiError::Unauthorized),
                 Try::Throttled(retry_after) => {
                     // Throttling has its own budget (twice the retries): the service has not run
                     // the request, so waiting as told is always right.
@@ -202,21 +221,33 @@ impl Client {
                                 + spread(self.options.retry_base)
                         }
                     };
-                    tracing::info!("throttled (HTTP 429); retrying in {wait:?}");
+                    activity.report(Activity::Throttled { wait });
                     pause(wait, cancel).await?;
-                    token = self.tokens.get().await?;
+                    (token, fresh) = self.token_for_a_try(&activity).await?;
                 }
                 Try::Failed(err) if retry_failures && err.is_transient() => match backoff.next() {
-                    Some(delay) => {
-                        tracing::info!("{err}; retrying in {delay:?}");
-                        pause(delay, cancel).await?;
-                        token = self.tokens.get().await?;
+                    Some(wait) => {
+                        let cause = match &err {
+                            ApiError::Server { status, .. } => RetryCause::Server(*status),
+                            ApiError::Timeout(_) => RetryCause::Timeout,
+                            _ => RetryCause::Network,
+                        };
+                        tracing::info!("{err}");
+                        activity.report(Activity::BackingOff { cause, wait });
+                        pause(wait, cancel).await?;
+                        (token, fresh) = self.token_for_a_try(&activity).await?;
                     }
                     None => return Err(err),
                 },
                 Try::Failed(err) => return Err(err),
             }
         }
+    }
+
+    /// The token for the next try, and whether it was obtained for it (not cached).
+    async fn token_for_a_try(&self, activity: &RequestActivity<'_>) -> Result<(Token, bool), ApiError> {
+        let (token, obtained) = self.tokens.get_reporting(|| activity.report(Activity::RenewingToken)).await?;
+        Ok((token, obtained != Obtained::Cached))
     }
 
     async fn try_once(&self, request: &GraphQlRequest, token: &Token) -> Try {

@@ -78,9 +78,10 @@ pub enum ApiError {
         /// What to do.
         hint: &'static str,
     },
-    /// HTTP 401 even with a fresh token.
+    /// HTTP 401 to a token obtained for that very try (renewed right before it, no wait between):
+    /// the service refuses this client's tokens.
     #[error(
-        "the service answered 401 Unauthorized even with a fresh token; check that the profile's base URL and client belong together"
+        "the service answered 401 Unauthorized even with a fresh token obtained just before; check that the profile's base URL and client belong together"
     )]
     Unauthorized,
     /// HTTP 403: the token lacks a scope.

@@ -1,6 +1,7 @@
 //! The client of the spec (no egui): tokens, GraphQL over HTTP, typed errors, every page of a
-//! connection.
+//! connection, and what a request is doing while it waits.
 
+mod activity;
 mod client;
 mod error;
 mod introspection;
@@ -8,6 +9,7 @@ mod pages;
 mod token;
 mod token_http;
 
+pub use activity::{Activity, RetryCause, wait_text};
 pub use client::{Client, ClientOptions, Exchange, GraphQlRequest, GraphQlResponse};
 pub use error::{ApiError, GraphQlError, Location, scopes_in_message};
 pub use pages::{Page, Pager};

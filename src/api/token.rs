@@ -103,6 +103,17 @@ pub enum TokenState {
     },
 }
 
+/// Where [`Tokens::get_reporting`] found its token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Obtained {
+    /// The cached (or kept) one, still valid by its expiry.
+    Cached,
+    /// Requested now: there was none before.
+    First,
+    /// Requested now, replacing one that expired or was about to.
+    Renewed,
+}
+
 /// The token of one connection.
 pub struct Tokens {
     credentials: Credentials,
@@ -158,6 +169,12 @@ impl Tokens {
     /// A valid token: the cached one, or a new one when it is missing or about to expire.
     /// Concurrent callers wait for one token request.
     pub async fn get(&self) -> Result<Token, ApiError> {
+        self.get_reporting(|| {}).await.map(|(token, _)| token)
+    }
+
+    /// Like [`Tokens::get`], saying where the token came from; `renewing` is called just before a
+    /// token that expired (or is about to) is replaced.
+    pub(crate) async fn get_reporting(&self, renewing: impl FnOnce()) -> Result<(Token, Obtained), ApiError> {
         let mut current = self.current.lock().await;
         if current.is_none()
             && let Some(store) = &self.store
@@ -165,17 +182,32 @@ impl Tokens {
             *current = store.load(&self.store_key());
         }
         match current.as_ref() {
-            Some(token) if !token.needs_renewal(self.margin) => Ok(token.clone()),
-            _ => {
+            Some(token) if !token.needs_renewal(self.margin) => Ok((token.clone(), Obtained::Cached)),
+            previous => {
+                let obtained = if previous.is_some() {
+                    renewing();
+                    Obtained::Renewed
+                } else {
+                    Obtained::First
+                };
                 let token = self.request().await?;
                 *current = Some(token.clone());
-                Ok(token)
+                Ok((token, obtained))
             }
         }
     }
 
     /// A new token after `rejected` was answered 401, unless another request renewed it already.
     pub async fn renew_after_401(&self, rejected: &Token) -> Result<Token, ApiError> {
+        self.renew_after_401_reporting(rejected, || {}).await
+    }
+
+    /// Like [`Tokens::renew_after_401`]; `renewing` is called just before a new token is requested.
+    pub(crate) async fn renew_after_401_reporting(
+        &self,
+        rejected: &Token,
+        renewing: impl FnOnce(),
+    ) -> Result<Token, ApiError> {
         let mut current = self.current.lock().await;
         if let Some(token) = current.as_ref()
             && token.access_token != rejected.access_token
@@ -183,6 +215,7 @@ impl Tokens {
         {
             return Ok(token.clone());
         }
+        renewing();
         if let Some(store) = &self.store {
             store.forget(&self.store_key());
         }
@@ -344,6 +377,26 @@ mod tests {
         assert!(token(3500, 86_400).needs_renewal(hour));
         assert!(!token(2, 2).needs_renewal(hour));
         assert!(token(0, 2).needs_renewal(hour));
+    }
+
+    #[test]
+    fn a_token_of_one_second_is_used_until_the_last_24th_of_it() {
+        // `expires_in` is whole seconds: a token that lives 1.5 s comes as 1 (or 2, when rounded
+        // up; then a 401 after its real end renews it).
+        let token = |millis_left: i64| Token {
+            access_token: Secret::new("t"),
+            expires_at: Utc::now() + chrono::Duration::milliseconds(millis_left),
+            lifetime_secs: 1,
+            scopes: ScopeSet::empty(),
+        };
+        let hour = Duration::from_secs(3600);
+        assert!(!token(1_000).needs_renewal(hour));
+        assert!(!token(100).needs_renewal(hour));
+        assert!(token(30).needs_renewal(hour));
+        assert!(token(-500).needs_renewal(hour));
+        // A token the service says is already expired is never taken for valid.
+        let instant = Token { lifetime_secs: 0, ..token(0) };
+        assert!(instant.needs_renewal(hour));
     }
 
     #[test]

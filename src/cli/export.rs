@@ -1,17 +1,21 @@
 //! `orgql export`: every page of the query's one connection into a CSV file, one row per node,
 //! streamed to disk. The file appears under its name only when complete; a failed or
 //! interrupted export keeps what it wrote as `F.partial` and says how many rows that holds.
+//! Throttling, retries and token renewals show as they happen (in the progress line, or a line
+//! each on stderr when it is not a terminal) and are counted in the closing line.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use tokio::sync::broadcast::error::RecvError;
+use tokio_util::sync::CancellationToken;
 
 use super::connection::ConnectionArgs;
 use super::input::QueryInput;
 use super::{Failure, cancel_on_ctrl_c};
-use crate::api::Pager;
+use crate::api::{Activity, Client, Pager};
 use crate::export::export_all;
 use crate::query::PagingOptions;
 use crate::table::CsvOptions;
@@ -40,13 +44,14 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
     let variables = args.input.variables()?;
     let client = args.connection.client()?;
     let cancel = cancel_on_ctrl_c();
+    let progress = progress_bar();
+    let activity = ActivityWatch::start(&client, progress.clone());
     let options = PagingOptions { ensure_count: true, paging: None };
     let operation = args.input.operation.as_deref();
     let mut pager = Pager::discover(client, &query, variables, operation, options, &cancel).await?;
     for warning in pager.warnings() {
-        eprintln!("orgql: {warning}");
+        progress.suspend(|| eprintln!("orgql: {warning}"));
     }
-    let progress = progress_bar();
     let options = CsvOptions { bom: args.bom, raw: args.raw };
     let result = export_all(&mut pager, &args.out, options, &cancel, |p| {
         if let Some(total) = p.total {
@@ -55,10 +60,15 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
         progress.set_position(p.rows);
     })
     .await;
+    let counts = activity.finish().await;
     progress.finish_and_clear();
     match result {
         Ok(rows) => {
-            eprintln!("orgql: wrote {rows} rows to {}", args.out.display());
+            let done = format!("orgql: wrote {rows} rows to {}", args.out.display());
+            match counts.summary() {
+                Some(summary) => eprintln!("{done} ({summary})"),
+                None => eprintln!("{done}"),
+            }
             Ok(())
         }
         Err(err) => Err(Failure::new(err.exit_code(), err.to_string())),
@@ -70,8 +80,120 @@ fn progress_bar() -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(0);
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} rows {elapsed_precise} ETA {eta}") {
+    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} rows {elapsed_precise} ETA {eta}  {msg}") {
         bar.set_style(style);
     }
     bar
+}
+
+/// What the client did while a command ran, for its closing line.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct ActivityCounts {
+    /// Waits after a 429.
+    pub throttled: u32,
+    /// Retries after a server or network failure.
+    pub retries: u32,
+    /// Token renewals.
+    pub renewals: u32,
+}
+
+impl ActivityCounts {
+    fn count(&mut self, activity: &Activity) {
+        match activity {
+            Activity::Throttled { .. } => self.throttled += 1,
+            Activity::BackingOff { .. } => self.retries += 1,
+            Activity::RenewingToken => self.renewals += 1,
+            Activity::Settled => {}
+        }
+    }
+
+    /// `3 throttled waits, 1 token renewal`, or `None` when nothing happened.
+    pub fn summary(&self) -> Option<String> {
+        let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let parts: Vec<String> = [
+            (self.throttled, "throttled wait", "throttled waits"),
+            (self.retries, "retry after a failure", "retries after failures"),
+            (self.renewals, "token renewal", "token renewals"),
+        ]
+        .into_iter()
+        .filter(|(n, ..)| *n > 0)
+        .map(|(n, one, many)| plural(n, one, many))
+        .collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+}
+
+/// Shows a client's activity while a command runs: as the progress line's message when the bar
+/// is drawn, otherwise one stderr line each (`orgql: throttled by the service; retrying in 2 s`).
+pub(super) struct ActivityWatch {
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<ActivityCounts>,
+}
+
+impl ActivityWatch {
+    /// Starts watching `client`; `progress` is the command's bar (hidden: lines on stderr).
+    pub fn start(client: &Client, progress: ProgressBar) -> Self {
+        let mut activity = client.activity();
+        let stop = CancellationToken::new();
+        let stopped = stop.clone();
+        let task = tokio::spawn(async move {
+            let mut counts = ActivityCounts::default();
+            loop {
+                // Whatever was reported before the stop is already queued: take it first.
+                let received = tokio::select! {
+                    biased;
+                    received = activity.recv() => received,
+                    _ = stopped.cancelled() => break,
+                };
+                match received {
+                    Ok(Activity::Settled) => progress.set_message(""),
+                    Ok(event) => {
+                        counts.count(&event);
+                        if progress.is_hidden() {
+                            eprintln!("orgql: {event}");
+                        } else {
+                            progress.set_message(event.to_string());
+                        }
+                    }
+                    Err(RecvError::Lagged(skipped)) => tracing::debug!("{skipped} activities not shown"),
+                    Err(RecvError::Closed) => break,
+                }
+            }
+            counts
+        });
+        ActivityWatch { stop, task }
+    }
+
+    /// Stops watching, once what was reported so far is shown, and gives the counts.
+    pub async fn finish(self) -> ActivityCounts {
+        self.stop.cancel();
+        match self.task.await {
+            Ok(counts) => counts,
+            Err(e) => {
+                tracing::debug!("the activity watch ended abnormally: {e}");
+                ActivityCounts::default()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_closing_line_counts_what_happened() {
+        assert_eq!(ActivityCounts::default().summary(), None);
+        let mut counts = ActivityCounts::default();
+        for activity in [
+            Activity::Throttled { wait: std::time::Duration::from_secs(2) },
+            Activity::RenewingToken,
+            Activity::Throttled { wait: std::time::Duration::from_secs(2) },
+            Activity::Settled,
+            Activity::Throttled { wait: std::time::Duration::from_secs(1) },
+        ] {
+            counts.count(&activity);
+        }
+        assert_eq!(counts.summary().as_deref(), Some("3 throttled waits, 1 token renewal"));
+    }
 }

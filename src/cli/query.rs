@@ -1,4 +1,5 @@
-//! `orgql query`: runs a query or mutation and prints the JSON response on stdout.
+//! `orgql query`: runs a query or mutation and prints the JSON response on stdout; throttling,
+//! retries and token renewals are said on stderr as they happen.
 
 use std::io::Write;
 
@@ -7,6 +8,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::connection::ConnectionArgs;
+use super::export::ActivityWatch;
 use super::input::QueryInput;
 use super::{Failure, cancel_on_ctrl_c};
 use crate::api::{ApiError, GraphQlRequest, GraphQlResponse, Pager};
@@ -31,12 +33,16 @@ pub async fn run(args: QueryArgs) -> Result<(), Failure> {
     let client = args.connection.client()?;
     let cancel = cancel_on_ctrl_c();
     let operation = args.input.operation.as_deref();
+    let activity = ActivityWatch::start(&client, indicatif::ProgressBar::hidden());
     let response = if args.all_pages {
-        all_pages(client, &query, variables, operation, &cancel).await?
+        all_pages(client, &query, variables, operation, &cancel).await
     } else {
         let request = GraphQlRequest { query, variables, operation_name: operation.map(str::to_owned) };
-        client.execute(&request, &cancel).await?.response
+        client.execute(&request, &cancel).await.map(|exchange| exchange.response).map_err(Failure::from)
     };
+    // What the client did is said before the outcome, in the order it happened.
+    activity.finish().await;
+    let response = response?;
     print_json(&response)?;
     match response.errors.first() {
         Some(_) => Err(ApiError::GraphQl { errors: response.errors, data: None }.into()),

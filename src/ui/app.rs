@@ -437,6 +437,7 @@ impl OrgqlApp {
             Event::Token { connection, state } => {
                 self.status.tokens.insert(connection, (state, Instant::now()));
             }
+            Event::Activity { connection, activity } => self.status.activity(connection, activity),
             Event::History(entries) => self.history.entries = entries,
             Event::WorkspaceLoaded(loaded) => self.restore(loaded),
             Event::SchemaLoaded { connection, result, .. } => self.explorer.loaded(&connection, result),

@@ -1,12 +1,12 @@
 //! The status bar: the token of the current connection (valid for 23 h 12 min, with its
-//! scopes), the last request (HTTP status, time, size, count), the sandbox's address and the
-//! webhook listener's.
+//! scopes), what a request is doing while it waits (throttled, retrying, renewing the token), the
+//! last request (HTTP status, time, size, count), the sandbox's address and the webhook listener's.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use super::results::thousands;
-use crate::api::{ApiError, TokenState};
+use crate::api::{Activity, ApiError, TokenState, wait_text};
 
 /// What the status bar shows.
 #[derive(Default)]
@@ -23,6 +23,8 @@ pub struct StatusBar {
     pub running: HashMap<u64, String>,
     /// Connections whose last request failed for want of a token, with why.
     pub failed: HashMap<String, String>,
+    /// What a connection's request is doing while it waits, until that request ends.
+    pub activity: HashMap<String, Activity>,
 }
 
 /// `23 h 12 min`, `4 min 5 s`, `12 s`.
@@ -44,11 +46,47 @@ pub fn size(bytes: usize) -> String {
     }
 }
 
+/// What the bar says of an activity: `Throttled — retrying in 2 s`, `Renewing token…`.
+pub fn activity_text(activity: &Activity) -> Option<String> {
+    match activity {
+        Activity::Throttled { wait } => Some(format!("Throttled — retrying in {}", wait_text(*wait))),
+        Activity::BackingOff { cause, wait } => {
+            let cause = cause.to_string();
+            let mut chars = cause.chars();
+            let cause = chars.next().map(|c| c.to_uppercase().chain(chars).collect::<String>()).unwrap_or_default();
+            Some(format!("{cause} — retrying in {}", wait_text(*wait)))
+        }
+        Activity::RenewingToken => Some("Renewing token…".to_owned()),
+        Activity::Settled => None,
+    }
+}
+
 impl StatusBar {
+    /// Records what a connection's request is doing; [`Activity::Settled`] clears it.
+    pub fn activity(&mut self, connection: String, activity: Activity) {
+        match activity {
+            Activity::Settled => {
+                self.activity.remove(&connection);
+            }
+            activity => {
+                self.activity.insert(connection, activity);
+            }
+        }
+    }
+
+    /// The sentence shown for `connection`'s request while it waits, if any.
+    pub fn activity_of(&self, connection: &str) -> Option<String> {
+        self.activity.get(connection).and_then(activity_text)
+    }
+
     /// Records the end of a request: a failure to get or use a token marks its connection failed;
-    /// any answer clears that.
+    /// any answer clears that. What the request was doing is over unless another request of the
+    /// connection still runs.
     pub fn finished(&mut self, job: u64, error: Option<&ApiError>) {
         let Some(connection) = self.running.remove(&job) else { return };
+        if !self.running.values().any(|c| *c == connection) {
+            self.activity.remove(&connection);
+        }
         match error {
             Some(e @ (ApiError::InvalidClient | ApiError::Unauthorized | ApiError::TokenRefused { .. })) => {
                 self.failed.insert(connection, e.to_string());
@@ -88,6 +126,10 @@ impl StatusBar {
                 _ => {
                     ui.weak("Token: none yet");
                 }
+            }
+            if let Some(doing) = self.activity_of(connection) {
+                ui.separator();
+                ui.label(doing);
             }
             if let Some((status, elapsed, bytes, count)) = self.last {
                 ui.separator();
@@ -135,5 +177,28 @@ mod tests {
         bar.running.insert(3, "acme".into());
         bar.finished(3, None);
         assert!(bar.failed.is_empty());
+    }
+
+    #[test]
+    fn an_activity_shows_while_it_lasts() {
+        let mut bar = StatusBar::default();
+        bar.running.insert(1, "acme".into());
+        bar.activity("acme".into(), Activity::Throttled { wait: Duration::from_secs(2) });
+        assert_eq!(bar.activity_of("acme").as_deref(), Some("Throttled — retrying in 2 s"));
+        assert_eq!(bar.activity_of("Sandbox"), None);
+        bar.activity("acme".into(), Activity::RenewingToken);
+        assert_eq!(bar.activity_of("acme").as_deref(), Some("Renewing token…"));
+        bar.activity("acme".into(), Activity::Settled);
+        assert_eq!(bar.activity_of("acme"), None);
+
+        let cause = crate::api::RetryCause::Server(502);
+        bar.activity("acme".into(), Activity::BackingOff { cause, wait: Duration::from_secs(1) });
+        assert_eq!(bar.activity_of("acme").as_deref(), Some("Server error 502 — retrying in 1 s"));
+        // The request finished (its Settled lost or not yet arrived): the sentence goes with it.
+        bar.running.insert(2, "acme".into());
+        bar.finished(1, None);
+        assert!(bar.activity_of("acme").is_some(), "another request of the connection still runs");
+        bar.finished(2, None);
+        assert_eq!(bar.activity_of("acme"), None);
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::api::{ApiError, Credentials, GraphQlError, TokenState};
+use crate::api::{Activity, ApiError, Credentials, GraphQlError, TokenState};
 use crate::secret::Secret;
 use crate::store::{Delivery, DeliverySummary, HistoryEntry};
 use crate::support::{SupportError, SupportReply, SupportRequest};
@@ -280,6 +280,14 @@ pub enum Event {
         connection: String,
         /// Its state.
         state: TokenState,
+    },
+    /// What a connection's requests are doing while they wait (throttled, backing off, renewing
+    /// the token), as it happens; [`Activity::Settled`] when the request that reported it ended.
+    Activity {
+        /// The connection's name.
+        connection: String,
+        /// What is happening.
+        activity: Activity,
     },
     /// The newest history entries.
     History(Vec<HistoryEntry>),

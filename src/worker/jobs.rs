@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::paging::{self, Plan};
-use super::{Connection, Event, JobId, QueryResult, QuerySpec, Rows, Shared};
+use super::{Connection, Event, JobId, QueryResult, QuerySpec, Repaint, Rows, Shared};
 use crate::api::{ApiError, Client, GraphQlRequest, Page, Pager, TokenState};
 use crate::query::{ConnectionSite, Paging, PagingOptions};
 use crate::table::{CsvFile, CsvOptions, Row, cells};
@@ -163,6 +163,35 @@ pub(super) async fn report_token(shared: &Shared, connection: &Connection) {
     }
 }
 
+/// Forwards what `client`'s requests are doing to the UI as [`Event::Activity`], until the client
+/// is dropped (replaced by one with other credentials) or the UI is gone. The client never waits
+/// for this: a UI that falls behind skips the oldest activities.
+pub(super) fn forward_activity(
+    client: &Client,
+    connection: &str,
+    events: tokio::sync::mpsc::Sender<Event>,
+    repaint: Repaint,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    let mut activity = client.activity();
+    let connection = connection.to_owned();
+    tokio::spawn(async move {
+        loop {
+            match activity.recv().await {
+                Ok(activity) => {
+                    if events.send(Event::Activity { connection: connection.clone(), activity }).await.is_err() {
+                        tracing::debug!("the UI is gone; activity no longer forwarded");
+                        break;
+                    }
+                    repaint();
+                }
+                Err(RecvError::Lagged(skipped)) => tracing::debug!("{skipped} activities not shown"),
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
+}
+
 /// Fetches every page, sending each page's rows as it arrives.
 pub(super) async fn fetch_all(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel: CancellationToken) {
     let result = async {
@@ -270,5 +299,56 @@ pub(super) async fn load_history(shared: Arc<Shared>) {
         Some(Ok(entries)) => shared.emit(Event::History(entries)).await,
         Some(Err(e)) => shared.emit(Event::Problem(e)).await,
         None => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::api::{Activity, BaseUrl, ClientOptions, Credentials};
+    use crate::sandbox::{ADMIN_CLIENT, Config, Server};
+
+    #[tokio::test]
+    async fn a_clients_activity_reaches_the_ui_as_events_of_its_connection_until_it_is_dropped() {
+        let server = Server::start(Config { users: 5, rate_limit: 1, ..Config::default() }).await.expect("a sandbox");
+        let credentials = Credentials {
+            base_url: BaseUrl::parse(server.base_url()).expect("a base URL"),
+            client_id: ADMIN_CLIENT.to_owned(),
+            client_secret: crate::secret::Secret::new(server.client_secret()),
+            scopes: crate::scopes::ScopeSet::all(),
+        };
+        let client = Client::new(credentials, ClientOptions::default(), None).expect("a client");
+        let (events, mut received) = tokio::sync::mpsc::channel(8);
+        let repaints = Arc::new(AtomicUsize::new(0));
+        let counted = repaints.clone();
+        forward_activity(
+            &client,
+            "Sandbox",
+            events,
+            Arc::new(move || {
+                counted.fetch_add(1, Ordering::Relaxed);
+            }),
+        );
+        // One request a second: the second waits out the rate limit.
+        let request = GraphQlRequest::new("{ paginatedUsers(first: 1) { count } }");
+        let cancel = CancellationToken::new();
+        for _ in 0..2 {
+            let answer = tokio::time::timeout(Duration::from_secs(10), client.execute(&request, &cancel));
+            assert_eq!(answer.await.expect("in time").expect("an answer").status, 200);
+        }
+        drop(client);
+        let mut seen = Vec::new();
+        // The forwarder stops when the client is gone, so the channel ends.
+        while let Some(event) = tokio::time::timeout(Duration::from_secs(5), received.recv()).await.expect("in time") {
+            let Event::Activity { connection, activity } = event else { panic!("not an activity: {event:?}") };
+            assert_eq!(connection, "Sandbox");
+            seen.push(activity);
+        }
+        assert!(matches!(seen.as_slice(), [Activity::Throttled { .. }, Activity::Settled]), "{seen:?}");
+        assert_eq!(repaints.load(Ordering::Relaxed), 2, "the UI is woken for each");
+        server.stop().await;
     }
 }

@@ -139,6 +139,7 @@ impl Shared {
             return Ok(client.clone());
         }
         let client = Arc::new(Client::new(credentials.clone(), ClientOptions::default(), None)?);
+        jobs::forward_activity(&client, connection.name(), self.events.clone(), self.repaint.clone());
         clients.insert(connection.name().to_owned(), (credentials, client.clone()));
         Ok(client)
     }

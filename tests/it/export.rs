@@ -618,3 +618,38 @@ async fn removing_profiles() {
     let run = output(home.orgql(&["profile", "remove", "real"])).await;
     assert_fails(&run, 2, "real", &[]);
 }
+
+#[tokio::test]
+async fn exports_against_a_throttling_sandbox_whose_tokens_die_complete_run_after_run() {
+    // Tokens live 2 s and the client may send 2 requests a second: each run is throttled
+    // (Retry-After: 1, plus up to a second of spread) and outlives its token.
+    let config =
+        Config { users: 300, token_ttl: std::time::Duration::from_secs(2), rate_limit: 2, ..Config::default() };
+    let server = sandbox_with(config).await;
+    let home = Home::new();
+    let query = "{ paginatedUsers { edges { node { ref name } } } }";
+    let (mut throttled, mut renewed) = (false, false);
+    for run_number in 1..=3 {
+        let out = home.path("out").join(format!("run-{run_number}.csv"));
+        let out_text = out.to_str().expect("a UTF-8 path").to_owned();
+        let command = home.orgql_with_secret(
+            SECRET,
+            &args(&["export", "-e", query, "--out", &out_text], &connection(&server, "users.read")),
+        );
+        let run = tokio::time::timeout(std::time::Duration::from_secs(60), output(command))
+            .await
+            .expect("the export ends within a minute");
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(0), "run {run_number}: {err}");
+        let rows = read_csv(&std::fs::read(&out).expect("the CSV exists"));
+        assert_eq!(rows.len(), 301, "run {run_number}: every user and the header");
+        // Said as it happened, one line each (stderr is not a terminal), and counted at the end.
+        assert!(err.contains("orgql: throttled by the service; retrying in "), "run {run_number}: {err}");
+        let closing = err.lines().last().unwrap_or_default();
+        assert!(closing.starts_with("orgql: wrote 300 rows to "), "run {run_number}: {err}");
+        assert!(closing.contains("throttled wait"), "run {run_number}: {err}");
+        throttled |= closing.contains("throttled wait");
+        renewed |= err.contains("orgql: renewing the access token") && closing.contains("token renewal");
+    }
+    assert!(throttled && renewed, "three runs of several seconds with 2 s tokens renewed none");
+}

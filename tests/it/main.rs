@@ -16,6 +16,7 @@ mod mutations;
 // mod servers;
 mod packaging;
 mod smoke;
+mod tokens;
 mod ui;
 mod webhooks;
 mod workspace;
