@@ -630,7 +630,11 @@ impl OrgqlApp {
                 pane = pane.default_size(height).exact_size(height);
             }
             let tab = self.tabs.active_mut();
-            let shown = pane.show(ui, |ui| self.editor.ui(ui, tab, schema.as_ref()));
+            let shown = pane.show(ui, |ui| {
+                // The pane keeps the height it is given (the editor fills it), not its content's.
+                ui.set_min_height(ui.available_height());
+                self.editor.ui(ui, tab, schema.as_ref())
+            });
             let intent = shown.inner;
             self.editor_height = Some(shown.response.rect.height());
             let tab = self.tabs.active_mut();

@@ -158,5 +158,5 @@ fn closing_a_tab_with_a_request_under_way_cancels_it() {
     let asked = Instant::now();
     s.wait_for("the cancelled request's end", |h| h.state().running_jobs() == 0);
     assert!(asked.elapsed() < Duration::from_secs(10), "the request was not cancelled");
-    s.harness.run();
+    // (No settling run: the explorer still waits for the slow server's schema, with a spinner.)
 }
