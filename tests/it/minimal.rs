@@ -308,6 +308,21 @@ async fn introspection_has_graphql_core_deprecated_locations_no_page_info_and_no
     let d = body["data"]["s"]["d"].as_array().unwrap().iter().find(|d| d["n"] == "deprecated").unwrap().clone();
     assert_eq!(d["l"].as_array().unwrap().last().unwrap(), "DIRECTIVE_DEFINITION");
 
+    // Fields come in the order asked, the added location included.
+    let text = http()
+        .post(format!("{}/graphql/", server.base_url()))
+        .bearer_auth(&token)
+        .json(&json!({ "query": "{ paginatedUsers(first: 1) { edges { node { ref } } count } __schema { directives { name locations } } }" }))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(text.find("\"edges\"") < text.find("\"count\""), "{text}");
+    assert!(text.contains(r#"{"name":"deprecated","locations":["#), "{text}");
+    assert!(text.contains(r#""ENUM_VALUE","DIRECTIVE_DEFINITION"]}"#), "{text}");
+
     // Asking for pageInfo is a GraphQL error, with HTTP 200.
     let (status, body) =
         post(&server, &token, "{ paginatedUsers(first: 1) { pageInfo { hasNextPage } } }", json!({})).await;

@@ -7,14 +7,15 @@
 //! does) fails on the whole schema of such a server. orgql was only ever tested against its own
 //! sandbox, which never says it; this variant says it so that orgql learns to live with it.
 //!
-//! The change is made on the response's JSON value, at the response keys (aliases included) of
-//! `__schema { directives { name locations } }` found in the request's document, and only to the
-//! entry named `deprecated`: a string replace could hit a description or another directive.
+//! The change is made on the response's value (before it is written as JSON, so that fields keep
+//! their order), at the response keys (aliases included) of `__schema { directives { name
+//! locations } }` found in the request's document, and only to the entry named `deprecated`: a
+//! string replace could hit a description or another directive.
 
 use std::collections::HashSet;
 
 use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
-use serde_json::Value;
+use async_graphql::{Name, Value};
 
 /// The location this variant adds to `@deprecated`.
 pub const EXTRA_LOCATION: &str = "DIRECTIVE_DEFINITION";
@@ -61,20 +62,32 @@ pub fn locations_paths(doc: &ExecutableDocument) -> Vec<LocationsPath> {
 /// in a response's `data`, at each of `paths`.
 pub fn add_extra_location(data: &mut Value, paths: &[LocationsPath]) {
     for path in paths {
-        let Some(Value::Array(directives)) = data.get_mut(&path.schema).and_then(|s| s.get_mut(&path.directives))
+        let Some(Value::List(directives)) = field_mut(data, &path.schema).and_then(|s| field_mut(s, &path.directives))
         else {
             continue;
         };
         for directive in directives {
-            if directive.get(&path.name).and_then(Value::as_str) != Some("deprecated") {
+            let is_deprecated = match field_mut(directive, &path.name) {
+                Some(Value::String(name)) => name == "deprecated",
+                _ => false,
+            };
+            if !is_deprecated {
                 continue;
             }
-            if let Some(Value::Array(locations)) = directive.get_mut(&path.locations)
-                && !locations.iter().any(|l| l.as_str() == Some(EXTRA_LOCATION))
+            if let Some(Value::List(locations)) = field_mut(directive, &path.locations)
+                && !locations.iter().any(|l| matches!(l, Value::Enum(e) if e.as_str() == EXTRA_LOCATION))
             {
-                locations.push(Value::from(EXTRA_LOCATION));
+                locations.push(Value::Enum(Name::new(EXTRA_LOCATION)));
             }
         }
+    }
+}
+
+/// The value at `key` of an object.
+fn field_mut<'v>(value: &'v mut Value, key: &str) -> Option<&'v mut Value> {
+    match value {
+        Value::Object(map) => map.get_mut(key),
+        _ => None,
     }
 }
 
@@ -128,12 +141,23 @@ fn collect<'a>(
 mod tests {
     use super::*;
     use async_graphql::parser::parse_query;
-    use serde_json::json;
+    use serde_json::{Value as Json, json};
 
-    fn patched(query: &str, mut data: Value) -> Value {
+    /// `data` patched for `query`; locations are enum values, as the executor gives them.
+    fn patched(query: &str, data: Json) -> Json {
+        let mut data = as_enums(Value::from_json(data).unwrap());
         let paths = locations_paths(&parse_query(query).unwrap());
         add_extra_location(&mut data, &paths);
-        data
+        data.into_json().unwrap()
+    }
+
+    fn as_enums(value: Value) -> Value {
+        match value {
+            Value::String(s) if s.chars().all(|c| c.is_ascii_uppercase() || c == '_') => Value::Enum(Name::new(s)),
+            Value::List(list) => Value::List(list.into_iter().map(as_enums).collect()),
+            Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, as_enums(v))).collect()),
+            other => other,
+        }
     }
 
     #[test]

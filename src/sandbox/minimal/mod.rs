@@ -19,8 +19,8 @@ use async_graphql::dynamic::{
     Field, FieldFuture, FieldValue, InputValue, Object, ResolverContext, Schema, SchemaError, TypeRef,
 };
 use async_graphql::{ServerError, Value as Gql};
-use axum::http::StatusCode;
-use axum::response::Response;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::access::required_scopes;
@@ -260,19 +260,18 @@ pub async fn respond(schema: &MinimalSchema, granted: ScopeSet, body: &[u8], lat
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
     }
-    let response = schema.execute(request).await;
-    let mut value = match serde_json::to_value(&response) {
-        Ok(value) => value,
-        Err(e) => {
-            return refusal(StatusCode::INTERNAL_SERVER_ERROR, &format!("The response could not be encoded ({e})."));
-        }
-    };
-    if !paths.is_empty()
-        && let Some(data) = value.get_mut("data")
-    {
-        introspection::add_extra_location(data, &paths);
+    let mut response = schema.execute(request).await;
+    if !paths.is_empty() {
+        introspection::add_extra_location(&mut response.data, &paths);
     }
-    json_response(StatusCode::OK, &value)
+    match serde_json::to_vec(&response) {
+        Ok(bytes) => {
+            let mut http = (StatusCode::OK, bytes).into_response();
+            http.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            http
+        }
+        Err(e) => refusal(StatusCode::INTERNAL_SERVER_ERROR, &format!("The response could not be encoded ({e}).")),
+    }
 }
 
 #[cfg(test)]
