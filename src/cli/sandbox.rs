@@ -4,14 +4,37 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 
-use crate::sandbox::{ADMIN_CLIENT, Config, READER_CLIENT, Server, WebhookTarget};
+use crate::sandbox::{ADMIN_CLIENT, Config, READER_CLIENT, Server, Variant, WebhookTarget};
 use crate::webhooks::standard::Secret;
+
+/// Which server `orgql sandbox` runs.
+#[derive(ValueEnum, Clone, Copy, Debug, Default)]
+enum VariantArg {
+    /// The whole service: every resource, mutations and webhooks.
+    #[default]
+    Full,
+    /// A different server of the spec to rehearse against: users only, edge cursors, its own
+    /// wording.
+    Minimal,
+}
+
+impl From<VariantArg> for Variant {
+    fn from(arg: VariantArg) -> Self {
+        match arg {
+            VariantArg::Full => Variant::Full,
+            VariantArg::Minimal => Variant::Minimal,
+        }
+    }
+}
 
 /// Options of `orgql sandbox`.
 #[derive(Args, Debug)]
 pub struct SandboxArgs {
+    /// Which server to run.
+    #[arg(long, value_enum, default_value_t = VariantArg::Full)]
+    variant: VariantArg,
     /// Address to listen on; port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
@@ -43,6 +66,13 @@ pub struct SandboxArgs {
 
 /// Runs the sandbox until interrupted.
 pub fn run(args: SandboxArgs) -> ExitCode {
+    let variant = Variant::from(args.variant);
+    if variant == Variant::Minimal && args.webhook_url.is_some() {
+        eprintln!(
+            "orgql: the minimal sandbox has no mutations and sends no webhooks; drop --webhook-url or use --variant full"
+        );
+        return ExitCode::from(2);
+    }
     let mut webhooks = Vec::new();
     if let (Some(url), Some(secret)) = (&args.webhook_url, &args.webhook_secret) {
         match Secret::parse(secret) {
@@ -54,6 +84,7 @@ pub fn run(args: SandboxArgs) -> ExitCode {
         }
     }
     let config = Config {
+        variant,
         listen: args.listen,
         users: args.users,
         seed: args.seed,
@@ -79,8 +110,12 @@ pub fn run(args: SandboxArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
+        let variant = match config.variant {
+            Variant::Full => "full",
+            Variant::Minimal => "minimal: users only, edge cursors, no pageInfo",
+        };
         println!(
-            "orgql sandbox at {} — clients {ADMIN_CLIENT} (all scopes) and {READER_CLIENT} (read scopes), secret {}; {} users, seed {}; Ctrl+C stops",
+            "orgql sandbox ({variant}) at {} — clients {ADMIN_CLIENT} (all scopes) and {READER_CLIENT} (read scopes), secret {}; {} users, seed {}; Ctrl+C stops",
             server.base_url(),
             server.client_secret(),
             config.users,

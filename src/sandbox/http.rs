@@ -1,5 +1,7 @@
 //! The sandbox's HTTP surface: `POST /oauth/token/`, `POST /graphql/`, 301 for either path
-//! without its trailing slash, and every refusal in the spec's error shapes.
+//! without its trailing slash, and every refusal in the spec's error shapes. The token endpoint,
+//! the token check, the rate limit and the 301s are the same for every variant; what answers a
+//! GraphQL request is chosen by the variant ([`Executor`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,6 +20,7 @@ use serde_json::{Value, json};
 
 use super::access::{insufficient_scope_message, required_scopes};
 use super::auth::{Tokens, client_scopes, secret_matches};
+use super::minimal::MinimalSchema;
 use super::schema::{Granted, MAX_COMPLEXITY, MAX_DEPTH, SandboxSchema};
 use crate::scopes::ScopeSet;
 
@@ -26,9 +29,17 @@ pub const TOKEN_PATH: &str = "/oauth/token/";
 /// The GraphQL endpoint's path.
 pub const GRAPHQL_PATH: &str = "/graphql/";
 
+/// What answers `POST /graphql/` once the token and the rate limit were checked.
+pub enum Executor {
+    /// The full sandbox: the contract's schema, mutations and webhooks.
+    Full(SandboxSchema),
+    /// The minimal variant (`sandbox::minimal`): users only, its own wording.
+    Minimal(MinimalSchema),
+}
+
 /// What the handlers share.
 pub struct AppState {
-    pub schema: SandboxSchema,
+    pub executor: Executor,
     pub tokens: Tokens,
     pub secret: String,
     pub limiter: Option<DefaultKeyedRateLimiter<String>>,
@@ -54,7 +65,8 @@ pub fn router(state: Arc<AppState>, body_limit: usize) -> Router {
         .with_state(state)
 }
 
-fn json_response(status: StatusCode, body: &Value) -> Response {
+/// A response with a JSON body.
+pub(super) fn json_response(status: StatusCode, body: &Value) -> Response {
     let mut response = (status, serde_json::to_vec(body).unwrap_or_default()).into_response();
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
@@ -287,21 +299,29 @@ async fn graphql(
             return graphql_error(status, &message);
         }
     };
-    let mut request = match parse_request(&body) {
-        Ok(request) => request.data(Granted(grant.scopes)),
+    match &state.executor {
+        Executor::Full(schema) => execute_full(schema, grant.scopes, &body, state.latency).await,
+        Executor::Minimal(schema) => super::minimal::respond(schema, grant.scopes, &body, state.latency).await,
+    }
+}
+
+/// The full sandbox's answer to an authorized request.
+async fn execute_full(schema: &SandboxSchema, granted: ScopeSet, body: &[u8], latency: Duration) -> Response {
+    let mut request = match parse_request(body) {
+        Ok(request) => request.data(Granted(granted)),
         Err(message) => return graphql_error(StatusCode::BAD_REQUEST, &message),
     };
     let operation_name = request.operation_name.clone();
     if let Ok(doc) = request.parsed_query() {
-        let missing = required_scopes(doc, operation_name.as_deref()).difference(grant.scopes);
+        let missing = required_scopes(doc, operation_name.as_deref()).difference(granted);
         if !missing.is_empty() {
             return graphql_error(StatusCode::FORBIDDEN, &insufficient_scope_message(missing));
         }
     }
-    if !state.latency.is_zero() {
-        tokio::time::sleep(state.latency).await;
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
     }
-    let mut response = state.schema.execute(request).await;
+    let mut response = schema.execute(request).await;
     null_failed_fields(&mut response.data, &response.errors);
     for error in &mut response.errors {
         explain_limit(&mut error.message);

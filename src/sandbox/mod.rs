@@ -6,6 +6,7 @@ pub mod auth;
 pub mod data;
 pub mod deliveries;
 pub mod http;
+pub mod minimal;
 pub mod schema;
 
 use std::net::SocketAddr;
@@ -18,9 +19,31 @@ use tokio_util::sync::CancellationToken;
 pub use auth::{ADMIN_CLIENT, READER_CLIENT};
 pub use deliveries::{DeliveryStats, WebhookTarget};
 
+/// Which server a sandbox is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Variant {
+    /// The whole service of the contract: every resource, mutations, webhooks.
+    #[default]
+    Full,
+    /// A deliberately different server of the spec, users only ([`minimal`]), to rehearse against.
+    Minimal,
+}
+
+impl Variant {
+    /// Its name on the command line and in messages: `full` or `minimal`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Full => "full",
+            Variant::Minimal => "minimal",
+        }
+    }
+}
+
 /// How to run a sandbox.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// Which server to run.
+    pub variant: Variant,
     /// Where to listen; port 0 picks a free port.
     pub listen: SocketAddr,
     /// How many users to generate.
@@ -46,6 +69,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
+            variant: Variant::Full,
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             users: 500,
             seed: 1,
@@ -71,6 +95,14 @@ pub enum StartError {
         /// Why.
         source: std::io::Error,
     },
+    /// The minimal variant was given webhook receivers.
+    #[error(
+        "the minimal sandbox has no mutations and sends no webhooks; drop the webhook receivers or run the full variant"
+    )]
+    WebhooksUnsupported,
+    /// The minimal variant's schema did not build (a bug).
+    #[error("the minimal sandbox's schema could not be built ({0}); report this as a bug")]
+    Schema(String),
 }
 
 /// Starts sandboxes.
@@ -79,6 +111,9 @@ pub struct Server;
 impl Server {
     /// Generates the data and starts serving on the current tokio runtime.
     pub async fn start(config: Config) -> Result<RunningServer, StartError> {
+        if config.variant == Variant::Minimal && !config.webhooks.is_empty() {
+            return Err(StartError::WebhooksUnsupported);
+        }
         let listener = tokio::net::TcpListener::bind(config.listen)
             .await
             .map_err(|source| StartError::Bind { addr: config.listen, source })?;
@@ -89,8 +124,14 @@ impl Server {
         let db = Arc::new(data::SharedDb::new(db));
         let outbox = deliveries::Outbox::new(shutdown.clone(), config.webhook_retry);
         outbox.set_targets(config.webhooks.clone());
+        let executor = match config.variant {
+            Variant::Full => http::Executor::Full(schema::build(db.clone(), outbox.clone())),
+            Variant::Minimal => {
+                http::Executor::Minimal(minimal::build(db.clone()).map_err(|e| StartError::Schema(e.0))?)
+            }
+        };
         let state = Arc::new(http::AppState {
-            schema: schema::build(db.clone(), outbox.clone()),
+            executor,
             tokens: auth::Tokens::new(config.token_ttl),
             secret: config.secret.clone(),
             limiter: http::AppState::limiter(config.rate_limit),
@@ -104,7 +145,7 @@ impl Server {
                 tracing::error!("the sandbox stopped serving: {err}");
             }
         });
-        tracing::info!(%addr, users, seed, "sandbox listening");
+        tracing::info!(%addr, users, seed, variant = config.variant.name(), "sandbox listening");
         Ok(RunningServer {
             base_url: format!("http://{addr}"),
             addr,
@@ -144,7 +185,7 @@ impl RunningServer {
         &self.secret
     }
 
-    /// Replaces the webhook receivers.
+    /// Replaces the webhook receivers (the minimal variant has no mutations, so sends nothing).
     pub fn set_webhooks(&self, targets: Vec<WebhookTarget>) {
         self.outbox.set_targets(targets);
     }

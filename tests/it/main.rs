@@ -12,6 +12,7 @@ mod explorer_ui;
 mod export;
 mod find_user;
 mod listener;
+mod minimal;
 mod mutations;
 // mod servers;
 mod packaging;

@@ -12,7 +12,7 @@ use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use orgql::profiles::{ProfileFile, SecretStore};
-use orgql::sandbox::{Config, RunningServer, Server};
+use orgql::sandbox::{Config, RunningServer, Server, Variant};
 use orgql::ui::{AppConfig, OrgqlApp};
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -23,6 +23,12 @@ pub const ALL_SCOPES: &str = "users.read users.write trainings.read trainings.wr
 /// A sandbox with `users` users and otherwise default settings.
 pub async fn sandbox(users: usize) -> RunningServer {
     sandbox_with(Config { users, ..Config::default() }).await
+}
+
+/// The minimal variant of the sandbox (`orgql sandbox --variant minimal`) with `users` users: a
+/// different server of the spec (users only, edge cursors, no pageInfo) to rehearse against.
+pub async fn minimal_server(users: usize) -> RunningServer {
+    sandbox_with(Config { users, variant: Variant::Minimal, ..Config::default() }).await
 }
 
 /// A sandbox with a given configuration (listening on 127.0.0.1:0).
