@@ -68,6 +68,7 @@ impl Worker {
             sandbox: tokio::sync::Mutex::new(None),
             sandbox_users,
             jobs: Mutex::new(HashMap::new()),
+            support_schemas: Mutex::new(HashMap::new()),
         });
         runtime.spawn(dispatch(shared, command_rx));
         (Worker { commands }, event_rx)
@@ -102,6 +103,8 @@ pub(crate) struct Shared {
     session_secret: SigningSecret,
     /// For replays.
     http: reqwest::Client,
+    /// The schemas the support find works with, per connection (see `support::schema_for`).
+    support_schemas: support::Schemas,
     /// Where the inspector's secret is kept.
     secrets: SecretStore,
 }
