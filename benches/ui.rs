@@ -126,15 +126,15 @@ fn grid(c: &mut Criterion) {
     let mut headless = Headless::new();
     // Point at the grid, lay everything out once, and check that the wheel does scroll the rows.
     headless.frame(vec![Event::PointerMoved(OVER_THE_GRID)], false, |ui| {
-        panel.ui(ui, &mut tab);
+        panel.ui(ui, &mut tab, "Sandbox");
     });
     let before = first_ref(&headless.frame(Vec::new(), false, |ui| {
-        panel.ui(ui, &mut tab);
+        panel.ui(ui, &mut tab, "Sandbox");
     }));
     let mut after = None;
     for n in 0..30 {
         after = first_ref(&headless.frame(vec![wheel(n)], false, |ui| {
-            panel.ui(ui, &mut tab);
+            panel.ui(ui, &mut tab, "Sandbox");
         }));
     }
     assert!(before.is_some() && after > before, "the wheel scrolls the grid: first row {before:?} → {after:?}");
@@ -145,14 +145,14 @@ fn grid(c: &mut Criterion) {
     group.bench_function("scroll_frame", |b| {
         b.iter(|| {
             headless.scroll_frame(&mut n, true, |ui| {
-                panel.ui(ui, &mut tab);
+                panel.ui(ui, &mut tab, "Sandbox");
             })
         })
     });
     group.bench_function("scroll_frame_ui_only", |b| {
         b.iter(|| {
             headless.scroll_frame(&mut n, false, |ui| {
-                panel.ui(ui, &mut tab);
+                panel.ui(ui, &mut tab, "Sandbox");
             })
         })
     });

@@ -8,10 +8,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::client::{Client, Exchange, GraphQlRequest};
 use super::error::ApiError;
-use crate::query::{ConnectionSite, PagedQuery, PagingOptions, prepare_paging};
+use crate::query::{
+    ArgumentValue, ConnectionSite, PagedQuery, Paging, PagingOptions, PagingStyle, detect_paging, prepare_paging,
+};
 
 /// One page of the walk.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Page {
     /// The response's `data`.
     pub data: Value,
@@ -23,12 +25,29 @@ pub struct Page {
     pub nodes_so_far: u64,
     /// The connection's `count`, when the query selects it.
     pub total: Option<u64>,
+    /// Whether another page follows (from `pageInfo.hasNextPage`, or for edge cursors from a
+    /// full page).
+    pub has_next: bool,
+    /// The cursor the next page starts after, when one follows.
+    pub next_cursor: Option<String>,
     /// The HTTP exchange (status, time, size), without its body.
     pub status: u16,
     /// Time the page took.
     pub elapsed: std::time::Duration,
     /// Size of the response body.
     pub bytes: usize,
+}
+
+/// Whether `error` says that the service answers, but not its schema: introspection turned
+/// off or limited (GraphQL errors, a 4xx, a scope it wants, an answer that cannot be read).
+fn introspection_refused(error: &ApiError) -> bool {
+    matches!(
+        error,
+        ApiError::GraphQl { .. }
+            | ApiError::BadResponse(_)
+            | ApiError::MissingScope { .. }
+            | ApiError::Server { status: 400..=499, .. }
+    )
 }
 
 /// Walks the pages of one query.
@@ -80,9 +99,53 @@ impl Pager {
         })
     }
 
+    /// Like [`new`](Self::new), with the paging read from the service's schema when `options`
+    /// does not give it: one introspection request first. A schema that cannot be read (a
+    /// service with introspection turned off) leaves the paging that the query's text shows,
+    /// with a warning; a connection that cannot be paged is an [`ApiError::Document`] saying why.
+    pub async fn discover(
+        client: Arc<Client>,
+        query: &str,
+        variables: Option<Value>,
+        operation_name: Option<&str>,
+        mut options: PagingOptions,
+        cancel: &CancellationToken,
+    ) -> Result<Self, ApiError> {
+        let mut note = None;
+        if options.paging.is_none() {
+            options.paging = Some(match crate::explorer::load::fetch(&client, cancel).await {
+                Ok((model, _)) => detect_paging(model.schema(), query, operation_name).map_err(ApiError::Document)?,
+                // What stops introspection stops every request: say that, not a guess.
+                Err(error) if !introspection_refused(&error) => return Err(error),
+                Err(error) => {
+                    let paging = Paging::from_text(query, operation_name);
+                    note = Some(format!(
+                        "the service's schema could not be read ({error}); paging as the query shows ({})",
+                        match paging.style {
+                            PagingStyle::Relay => "pageInfo",
+                            PagingStyle::EdgeCursors => "edge cursors",
+                        }
+                    ));
+                    paging
+                }
+            });
+        }
+        let mut pager = Self::new(client, query, variables, operation_name, options)?;
+        if let Some(note) = note {
+            pager.add_warning(note);
+        }
+        Ok(pager)
+    }
+
     /// Where the connection is in each page's data, and its columns.
     pub fn site(&self) -> &ConnectionSite {
         &self.paged.site
+    }
+
+    /// Adds a sentence to [`warnings`](Self::warnings) (shown before the others).
+    pub fn add_warning(&mut self, warning: String) {
+        tracing::info!("{warning}");
+        self.warnings.insert(0, warning);
     }
 
     /// What was changed in the query that the user should know (a capped `first`, say).
@@ -105,6 +168,20 @@ impl Pager {
     /// The query as sent.
     pub fn query_text(&self) -> &str {
         &self.paged.text
+    }
+
+    /// How the pages follow one another.
+    pub fn style(&self) -> PagingStyle {
+        self.paged.style
+    }
+
+    /// The page size asked for, when known (a literal `first` or the value of its variable).
+    fn page_size(&self) -> Option<u64> {
+        match &self.paged.site.first {
+            ArgumentValue::Int(size) => u64::try_from(*size).ok(),
+            ArgumentValue::Variable(name) => self.variables.get(name).and_then(Value::as_u64),
+            _ => None,
+        }
     }
 
     /// The service reports errors at places in the query as sent; they are shown against the
@@ -138,22 +215,47 @@ impl Pager {
         }
         let nodes = site.nodes(&data).count();
         let total = site.count(&data);
-        let has_next = site.has_next_page(&data).unwrap_or(false);
-        let next_cursor = site.end_cursor(&data).map(str::to_owned);
+        let (has_next, next_cursor) = match self.paged.style {
+            PagingStyle::Relay => {
+                (site.has_next_page(&data).unwrap_or(false), site.end_cursor(&data).map(str::to_owned))
+            }
+            // No page information: a full page may have a successor, a shorter one is the last.
+            PagingStyle::EdgeCursors => {
+                let edges = site.edges(&data).count() as u64;
+                let full = edges > 0 && self.page_size().is_none_or(|size| edges >= size);
+                (full, site.last_edge_cursor(&data).map(str::to_owned))
+            }
+        };
         self.pages += 1;
         self.nodes += nodes as u64;
         match (has_next, next_cursor) {
             (false, _) => self.finished = true,
             (true, None) => {
                 self.finished = true;
-                return Err(ApiError::BadResponse("hasNextPage is true but endCursor is missing".into()));
+                let missing = match self.paged.style {
+                    PagingStyle::Relay => "hasNextPage is true but endCursor is missing",
+                    PagingStyle::EdgeCursors => "the last edge of a full page has no cursor",
+                };
+                return Err(ApiError::BadResponse(missing.into()));
             }
             (true, Some(cursor)) if self.cursor.as_deref() == Some(cursor.as_str()) => {
                 self.finished = true;
                 return Err(ApiError::BadResponse("the service gave the same cursor twice".into()));
             }
-            (true, Some(cursor)) => self.cursor = Some(cursor),
+            (true, Some(cursor)) => self.cursor = Some(cursor.clone()),
         }
-        Ok(Some(Page { data, number: self.pages, nodes, nodes_so_far: self.nodes, total, status, elapsed, bytes }))
+        let next_cursor = if has_next { self.cursor.clone() } else { None };
+        Ok(Some(Page {
+            data,
+            number: self.pages,
+            nodes,
+            nodes_so_far: self.nodes,
+            total,
+            has_next,
+            next_cursor,
+            status,
+            elapsed,
+            bytes,
+        }))
     }
 }

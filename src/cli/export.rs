@@ -39,13 +39,14 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
     let query = args.input.query()?;
     let variables = args.input.variables()?;
     let client = args.connection.client()?;
-    let mut pager =
-        Pager::new(client, &query, variables, args.input.operation.as_deref(), PagingOptions { ensure_count: true })?;
+    let cancel = cancel_on_ctrl_c();
+    let options = PagingOptions { ensure_count: true, paging: None };
+    let operation = args.input.operation.as_deref();
+    let mut pager = Pager::discover(client, &query, variables, operation, options, &cancel).await?;
     for warning in pager.warnings() {
         eprintln!("orgql: {warning}");
     }
     let progress = progress_bar();
-    let cancel = cancel_on_ctrl_c();
     let options = CsvOptions { bom: args.bom, raw: args.raw };
     let result = export_all(&mut pager, &args.out, options, &cancel, |p| {
         if let Some(total) = p.total {

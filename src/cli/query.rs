@@ -52,7 +52,7 @@ async fn all_pages(
     operation: Option<&str>,
     cancel: &CancellationToken,
 ) -> Result<GraphQlResponse, Failure> {
-    let mut pager = Pager::new(client, query, variables, operation, PagingOptions::default())?;
+    let mut pager = Pager::discover(client, query, variables, operation, PagingOptions::default(), cancel).await?;
     for warning in pager.warnings() {
         eprintln!("orgql: {warning}");
     }

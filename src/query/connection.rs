@@ -56,6 +56,11 @@ pub struct ConnectionSite {
     pub end_cursor_key: Option<String>,
     /// The response key of `count` when the query selects it.
     pub count_key: Option<String>,
+    /// The field names (not aliases) from the operation's root to the connection field, to look
+    /// the connection up in a schema.
+    pub field_path: Vec<String>,
+    /// The response key of `cursor` inside each edge when the query selects it.
+    pub cursor_key: Option<String>,
 }
 
 impl ConnectionSite {
@@ -89,6 +94,22 @@ impl ConnectionSite {
     /// The connection's `count` (every node across all pages), when selected and present.
     pub fn count(&self, data: &Value) -> Option<u64> {
         self.connection(data)?.get(self.count_key.as_deref()?)?.as_u64()
+    }
+
+    /// The edges of one page that are objects (a null edge is skipped).
+    pub fn edges<'a>(&self, data: &'a Value) -> impl Iterator<Item = &'a Value> + 'a {
+        value_at(data, &self.path)
+            .and_then(|connection| connection.get(&self.edges_key))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|edge| edge.is_object())
+    }
+
+    /// The `cursor` of the last edge of a page, when the query selects edge cursors.
+    pub fn last_edge_cursor<'a>(&self, data: &'a Value) -> Option<&'a str> {
+        let key = self.cursor_key.as_deref()?;
+        self.edges(data).last()?.get(key)?.as_str()
     }
 
     fn page_info_field<'a>(&self, data: &'a Value, key: Option<&str>) -> Option<&'a Value> {
@@ -125,6 +146,10 @@ pub(crate) struct Found {
     pub(crate) connection: Merged,
     /// The fields selected in the connection object.
     pub(crate) children: Vec<Merged>,
+    /// The `edges` field.
+    pub(crate) edges: Merged,
+    /// The fields selected in each edge.
+    pub(crate) edge_children: Vec<Merged>,
     /// The `pageInfo` field and its fields, when selected with a selection set.
     pub(crate) page_info: Option<(Merged, Vec<Merged>)>,
 }
@@ -137,7 +162,7 @@ pub(crate) fn find(parsed: &Parsed) -> Result<Found, DocumentError> {
     let mut candidates = Vec::new();
     search(&collector, top, &mut Vec::new(), &mut candidates)?;
     if candidates.len() > 1 {
-        let paths = candidates.iter().map(|candidate| candidate.path.join(".")).collect();
+        let paths = candidates.iter().map(|candidate| keys(&candidate.path).join(".")).collect();
         return Err(DocumentError::SeveralConnections { paths });
     }
     let Some(candidate) = candidates.pop() else { return Err(DocumentError::NoConnection) };
@@ -146,17 +171,22 @@ pub(crate) fn find(parsed: &Parsed) -> Result<Found, DocumentError> {
 
 /// A connection found by [`search`].
 struct Candidate {
-    path: Vec<String>,
+    /// Response key and field name of each field from the root to the connection.
+    path: Vec<(String, String)>,
     connection: Merged,
     children: Vec<Merged>,
-    edges_key: String,
+    edges: Merged,
     node: Merged,
+}
+
+fn keys(path: &[(String, String)]) -> Vec<String> {
+    path.iter().map(|(key, _)| key.clone()).collect()
 }
 
 fn search(
     collector: &Collector<'_>,
     fields: Vec<Merged>,
-    path: &mut Vec<String>,
+    path: &mut Vec<(String, String)>,
     found: &mut Vec<Candidate>,
 ) -> Result<(), DocumentError> {
     for merged in fields {
@@ -164,10 +194,10 @@ fn search(
             continue;
         }
         let children = collector.children(&merged)?;
-        path.push(merged.key.clone());
+        path.push((merged.key.clone(), merged.name.clone()));
         match edges_and_node(collector, &children)? {
-            Some((edges_key, node)) => {
-                found.push(Candidate { path: path.clone(), connection: merged, children, edges_key, node });
+            Some((edges, node)) => {
+                found.push(Candidate { path: path.clone(), connection: merged, children, edges, node });
             }
             None => search(collector, children, path, found)?,
         }
@@ -176,21 +206,21 @@ fn search(
     Ok(())
 }
 
-/// The response key of `edges` and the merged `node` field, when `children` select
-/// `edges { node { … } }`.
-fn edges_and_node(collector: &Collector<'_>, children: &[Merged]) -> Result<Option<(String, Merged)>, DocumentError> {
+/// The merged `edges` and `node` fields, when `children` select `edges { node { … } }`.
+fn edges_and_node(collector: &Collector<'_>, children: &[Merged]) -> Result<Option<(Merged, Merged)>, DocumentError> {
     for edges in children.iter().filter(|merged| merged.name == "edges" && !merged.is_leaf()) {
         let edge_fields = collector.children(edges)?;
         if let Some(node) = edge_fields.into_iter().find(|merged| merged.name == "node" && !merged.is_leaf()) {
-            return Ok(Some((edges.key.clone(), node)));
+            return Ok(Some((edges.clone(), node)));
         }
     }
     Ok(None)
 }
 
 fn describe(collector: &Collector<'_>, candidate: Candidate) -> Result<Found, DocumentError> {
-    let Candidate { path, connection, children, edges_key, node } = candidate;
+    let Candidate { path, connection, children, edges, node } = candidate;
     let columns = node_columns(collector, &node)?;
+    let edge_fields = collector.children(&edges)?;
     let page_info = match children.iter().find(|merged| merged.name == "pageInfo" && !merged.is_leaf()) {
         Some(page_info) => Some((page_info.clone(), collector.children(page_info)?)),
         None => None,
@@ -199,8 +229,10 @@ fn describe(collector: &Collector<'_>, candidate: Candidate) -> Result<Found, Do
         fields.iter().find(|merged| merged.name == name && merged.is_leaf()).map(|merged| merged.key.clone())
     };
     let site = ConnectionSite {
-        path,
-        edges_key,
+        field_path: path.iter().map(|(_, name)| name.clone()).collect(),
+        path: keys(&path),
+        edges_key: edges.key.clone(),
+        cursor_key: key_of(&edge_fields, "cursor"),
         node_key: node.key.clone(),
         columns,
         first: argument(&connection, "first"),
@@ -210,7 +242,7 @@ fn describe(collector: &Collector<'_>, candidate: Candidate) -> Result<Found, Do
         end_cursor_key: page_info.as_ref().and_then(|(_, fields)| key_of(fields, "endCursor")),
         count_key: key_of(&children, "count"),
     };
-    Ok(Found { site, connection, children, page_info })
+    Ok(Found { site, connection, children, edges, edge_children: edge_fields, page_info })
 }
 
 /// The argument `name` of the first occurrence of `field` that gives it.

@@ -16,6 +16,7 @@ mod fields;
 pub mod highlight;
 mod paging;
 mod rewrite;
+mod sample;
 mod schema_info;
 pub mod select;
 #[cfg(test)]
@@ -28,7 +29,8 @@ pub use complete::{Completion, CompletionKind, Completions, complete};
 pub use connection::{ArgumentValue, Column, ConnectionSite, locate, value_at};
 pub use document::{OperationKind, kind_of};
 pub use error::DocumentError;
-pub use paging::{PAGE_SIZE_LIMIT, PagedQuery, PagingOptions, prepare_paging};
+pub use paging::{PAGE_SIZE_LIMIT, PagedQuery, Paging, PagingOptions, PagingStyle, detect_paging, prepare_paging};
+pub use sample::sample_query;
 pub use select::{
     EditError, FieldUse, SelectedField, SelectionState, Target, argument_values, selected_paths, set_argument,
     toggle_field,

@@ -13,15 +13,22 @@ use super::rewrite::{
 };
 use super::{DocumentError, fields::Merged};
 
+mod style;
+
+pub use style::{Paging, PagingStyle, detect_paging};
+
 /// The largest page the service serves (`first` above it is an error).
 pub const PAGE_SIZE_LIMIT: i64 = 50;
 
-/// What [`prepare_paging`] adds besides what paging needs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// How [`prepare_paging`] pages, and what it adds besides what paging needs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PagingOptions {
     /// Select the connection's `count` (the number of nodes across all pages) when the query
-    /// does not, e.g. to show progress.
+    /// does not, e.g. to show progress; only where the schema has it, when `paging` is given.
     pub ensure_count: bool,
+    /// The connection's paging as its schema says ([`detect_paging`]); `None` when the schema is
+    /// not known: Relay's `first`/`after` and `pageInfo` are assumed then.
+    pub paging: Option<Paging>,
 }
 
 /// A query rewritten to be walked page by page, and how to walk it.
@@ -39,9 +46,12 @@ pub struct PagedQuery {
     pub first_variable: Option<String>,
     /// What was changed that the user should know about, one sentence each.
     pub warnings: Vec<String>,
-    /// The connection in the rewritten text: `pageInfo`, `hasNextPage` and `endCursor` are
-    /// always selected there (and `count` with [`PagingOptions::ensure_count`]).
+    /// The connection in the rewritten text: `pageInfo { hasNextPage endCursor }` (Relay) or the
+    /// edges' `cursor` ([`PagingStyle::EdgeCursors`]) are always selected there (and `count` with
+    /// [`PagingOptions::ensure_count`] where the schema has it).
     pub site: ConnectionSite,
+    /// How the pages follow one another.
+    pub style: PagingStyle,
     /// The user's text, and the edits that made [`text`](Self::text) of it, in the order applied.
     original: (String, Vec<Edit>),
 }
@@ -97,6 +107,8 @@ pub fn prepare_paging(
     options: PagingOptions,
 ) -> Result<PagedQuery, DocumentError> {
     let parsed = Parsed::new(query, operation_name)?;
+    let paging = options.paging.clone().unwrap_or_else(Paging::assumed);
+    let ensure_count = options.ensure_count && paging.has_count;
     match operation_kind(&parsed.operation) {
         OperationKind::Query => {}
         OperationKind::Mutation => return Err(DocumentError::NotAQuery { kind: "mutation" }),
@@ -146,23 +158,27 @@ pub fn prepare_paging(
     }
     if define {
         for operation in operations_using(&parsed, &occurrences) {
-            edits.push(define_variable(query, &operation, &format!("${after_variable}: String"))?);
+            edits.push(define_variable(query, &operation, &format!("${after_variable}: {}", paging.after_type))?);
         }
     }
-    edits.extend(selection_edits(query, &found, options)?);
+    edits.extend(selection_edits(query, &found, paging.style, ensure_count)?);
 
     sort(&mut edits);
     let text = apply(query, edits.clone()).map_err(|detail| rewrite_error(&detail))?;
     let site = locate(&text, operation_name).map_err(|error| rewrite_error(&error.to_string()))?;
-    let complete = site.has_next_page_key.is_some()
-        && site.end_cursor_key.is_some()
+    let pages_known = match paging.style {
+        PagingStyle::Relay => site.has_next_page_key.is_some() && site.end_cursor_key.is_some(),
+        PagingStyle::EdgeCursors => site.cursor_key.is_some(),
+    };
+    let complete = pages_known
         && site.after == ArgumentValue::Variable(after_variable.clone())
-        && (!options.ensure_count || site.count_key.is_some());
+        && (!ensure_count || site.count_key.is_some());
     if !complete {
-        return Err(rewrite_error("the rewritten query lacks pageInfo or the cursor variable"));
+        return Err(rewrite_error("the rewritten query lacks its page information or the cursor variable"));
     }
     let original = (query.to_owned(), edits);
-    Ok(PagedQuery { text, after_variable, start_cursor, first_variable, warnings, site, original })
+    let style = paging.style;
+    Ok(PagedQuery { text, after_variable, start_cursor, first_variable, warnings, site, style, original })
 }
 
 /// The byte at a line and column (from 1, in characters) of `text`, the column clamped to its line.
@@ -187,15 +203,23 @@ fn line_column(text: &str, at: usize) -> (u32, u32) {
     (u32::try_from(line).unwrap_or(u32::MAX), u32::try_from(column).unwrap_or(u32::MAX))
 }
 
-/// The edits that select `pageInfo { hasNextPage endCursor }` (and `count` when asked).
+/// The edits that select `pageInfo { hasNextPage endCursor }` (Relay) or the edges' `cursor`
+/// (and `count` when asked).
 fn selection_edits(
     query: &str,
     found: &super::connection::Found,
-    options: PagingOptions,
+    style: PagingStyle,
+    ensure_count: bool,
 ) -> Result<Vec<Edit>, DocumentError> {
     let mut edits = Vec::new();
     let mut items = Vec::new();
     match &found.page_info {
+        _ if style == PagingStyle::EdgeCursors => {
+            if found.site.cursor_key.is_none() {
+                let cursor = field_text(&found.edge_children, "cursor", "");
+                edits.push(append_selections(query, &first_selection_set(&found.edges)?, &[cursor])?);
+            }
+        }
         None => items.push(field_text(&found.children, "pageInfo", " { hasNextPage endCursor }")),
         Some((page_info, fields)) => {
             let missing: Vec<String> = ["hasNextPage", "endCursor"]
@@ -208,7 +232,7 @@ fn selection_edits(
             }
         }
     }
-    if options.ensure_count && found.site.count_key.is_none() {
+    if ensure_count && found.site.count_key.is_none() {
         items.push(field_text(&found.children, "count", ""));
     }
     if !items.is_empty() {

@@ -11,6 +11,7 @@ use apollo_compiler::ast::{OperationType, Type};
 use apollo_compiler::schema::{ExtendedType, FieldDefinition};
 
 use super::user::Offers;
+use crate::query::{Paging, detect_paging};
 
 /// Users a page of a scan asks for (the spec's largest page).
 pub const PAGE_SIZE: i64 = 50;
@@ -40,18 +41,6 @@ impl Arg {
     }
 }
 
-/// How the pages of `paginatedUsers` follow each other.
-// TODO(lead): use crate::query::detect_paging once it is on main.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Walk {
-    /// `after` and `pageInfo { hasNextPage endCursor }`.
-    Relay,
-    /// `after` and `edges { cursor }`: the next page starts after the last edge's cursor.
-    EdgeCursors,
-    /// No way to ask for the next page: only the first is read.
-    OnePage,
-}
-
 /// The `paginatedUsers` field as the schema has it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsersField {
@@ -63,8 +52,9 @@ pub struct UsersField {
     pub filters: Vec<Arg>,
     /// Whether the connection has `count`.
     pub count: bool,
-    /// How its pages are walked.
-    pub walk: Walk,
+    /// How its pages are walked, as the schema says; `None` when only the first page can be
+    /// read (the reason is not shown: the scan says how far it went).
+    pub paging: Option<Paging>,
 }
 
 impl UsersField {
@@ -227,7 +217,7 @@ impl Capabilities {
                 after: None,
                 filters: Vec::new(),
                 count: true,
-                walk: Walk::OnePage,
+                paging: None,
             },
             group_search: None,
             mutations: Mutations::default(),
@@ -252,7 +242,7 @@ impl Capabilities {
         if let Some(missing) = CORE[1..].iter().find(|name| !core.contains(name)) {
             return Err(format!("the schema's {user_type} type has no {missing} field, which the spec guarantees"));
         }
-        let users = users_field(schema, paginated, connection, edge);
+        let users = users_field(schema, paginated, connection);
         let by_ref = query
             .iter()
             .find_map(|f| {
@@ -353,7 +343,7 @@ fn ref_argument(f: &FieldDefinition, names: &[&str]) -> Option<Arg> {
     f.arguments.iter().all(|a| a.name == arg.name || !a.is_required()).then(|| Arg::of(arg))
 }
 
-fn users_field(schema: &Schema, paginated: &FieldDefinition, connection: &str, edge: &str) -> UsersField {
+fn users_field(schema: &Schema, paginated: &FieldDefinition, connection: &str) -> UsersField {
     let argument = |name: &str| paginated.arguments.iter().find(|a| a.name == name).map(|a| Arg::of(a));
     let first = argument("first").filter(|a| a.ty.trim_end_matches('!') == "Int");
     let after = argument("after").filter(|a| a.ty.trim_end_matches('!') == "String" || a.ty == "ID");
@@ -364,15 +354,9 @@ fn users_field(schema: &Schema, paginated: &FieldDefinition, connection: &str, e
         .map(|a| Arg::of(a))
         .collect();
     let count = leaf_field(schema, connection, "count").is_some();
-    let relay = field_type(schema, connection, "pageInfo")
-        .is_some_and(|info| leaves(schema, info, &["hasNextPage", "endCursor"]) == "hasNextPage endCursor");
-    let cursors = leaf_field(schema, edge, "cursor").is_some();
-    let walk = match (&after, relay, cursors) {
-        (Some(_), true, _) => Walk::Relay,
-        (Some(_), false, true) => Walk::EdgeCursors,
-        _ => Walk::OnePage,
-    };
-    UsersField { first, after, filters, count, walk }
+    let paging = detect_paging(schema, "query { paginatedUsers { edges { node { ref } } } }", None).ok();
+    let after = after.filter(|_| paging.is_some());
+    UsersField { first, after, filters, count, paging }
 }
 
 /// `roles`: a list (or one) of enum or string values, or of objects with a name.

@@ -20,7 +20,7 @@ mod tests;
 pub use action::{SupportAction, UserEdit};
 pub use lookup::{Lookup, name_matches, nobody};
 pub use capabilities::{
-    Arg, ByRef, Call, Capabilities, GroupSearch, GroupsField, Mutations, PAGE_SIZE, Supply, UsersField, Walk,
+    Arg, ByRef, Call, Capabilities, GroupSearch, GroupsField, Mutations, PAGE_SIZE, Supply, UsersField,
 };
 pub use queries::{EMAIL_MATCHES, GROUP_CHOICES};
 pub use refusal::{Refusal, RefusedField, refusals};

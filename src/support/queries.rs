@@ -5,7 +5,8 @@
 use serde_json::{Map, Value, json};
 
 use super::action::SupportAction;
-use super::capabilities::{ByRef, Call, Capabilities, PAGE_SIZE, Supply, Walk};
+use super::capabilities::{ByRef, Call, Capabilities, PAGE_SIZE, Supply};
+use crate::query::PagingStyle;
 use super::user::GroupRef;
 use crate::api::GraphQlRequest;
 
@@ -98,12 +99,13 @@ impl Capabilities {
             passed.push(arg.pass());
         }
         let node = if cards { "...SupportUser".to_owned() } else { "ref name email isActive".to_owned() };
-        let cursor = if self.users.walk == Walk::EdgeCursors { "cursor " } else { "" };
+        let style = self.users.paging.as_ref().map(|paging| paging.style);
+        let cursor = if style == Some(PagingStyle::EdgeCursors) { "cursor " } else { "" };
         let mut parts = Vec::new();
         if self.users.count {
             parts.push("count".to_owned());
         }
-        if self.users.walk == Walk::Relay {
+        if style == Some(PagingStyle::Relay) {
             parts.push("pageInfo { hasNextPage endCursor }".to_owned());
         }
         parts.push(format!("edges {{ {cursor}node {{ {node} }} }}"));

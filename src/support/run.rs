@@ -9,12 +9,13 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::action::SupportAction;
-use super::capabilities::{ByRef, Capabilities, PAGE_SIZE, Walk};
+use super::capabilities::{ByRef, Capabilities, PAGE_SIZE};
 use super::lookup::{Lookup, name_matches, nobody};
 use super::queries::EMAIL_MATCHES;
 use super::refusal::{Refusal, refusals};
 use super::user::{GroupRef, MatchList, UserCard, UserSummary, nodes};
-use crate::api::{ApiError, Client, GraphQlRequest, GraphQlResponse};
+use crate::api::{ApiError, Client, GraphQlRequest, GraphQlResponse, Pager};
+use crate::query::PagingOptions;
 
 /// Pages of users the name scan reads at most (the service cannot filter by name).
 pub const NAME_SCAN_PAGES: u64 = 20;
@@ -116,7 +117,7 @@ pub async fn answer(
 }
 
 async fn find(
-    client: &Client,
+    client: &Arc<Client>,
     caps: &Capabilities,
     typed: &str,
     cancel: &CancellationToken,
@@ -219,7 +220,7 @@ fn scanned(how: &str, scan: &Scan) -> String {
 /// The user with `user_ref`; `None` when the service says there is none (null plus an error at
 /// `user`, or no match), with a sentence when the users were scanned for it.
 async fn by_ref(
-    client: &Client,
+    client: &Arc<Client>,
     caps: &Capabilities,
     user_ref: &str,
     cancel: &CancellationToken,
@@ -257,12 +258,12 @@ struct Scan {
     complete: bool,
 }
 
-/// Reads the users page by page (as the schema walks them), keeping those `keep` accepts, until
-/// every user was seen, more than `limit` were kept, or [`NAME_SCAN_PAGES`] pages were read.
-/// `cards` selects what the card shows, otherwise `ref name email isActive`.
-// TODO(lead): use crate::query::detect_paging and the Pager once the paging detector is on main.
+/// Reads the users page by page (as the schema pages them), keeping those `keep` accepts, until
+/// every user was seen, more than `limit` were kept, or [`NAME_SCAN_PAGES`] pages were read; a
+/// schema with no way to page gives its first page only. `cards` selects what the card shows,
+/// otherwise `ref name email isActive`.
 async fn scan(
-    client: &Client,
+    client: &Arc<Client>,
     caps: &Capabilities,
     cards: bool,
     limit: usize,
@@ -271,50 +272,46 @@ async fn scan(
 ) -> Result<Scan, SupportError> {
     let query = caps.scan_page(cards);
     let mut scan = Scan { found: Vec::new(), searched: 0, total: None, complete: false };
-    let mut cursor: Option<String> = None;
-    for _ in 0..NAME_SCAN_PAGES {
-        let request = GraphQlRequest {
-            query: query.clone(),
-            variables: Some(caps.scan_variables(cursor.as_deref())),
-            operation_name: None,
-        };
+    let Some(paging) = &caps.users.paging else {
+        let request = GraphQlRequest { query, variables: Some(caps.scan_variables(None)), operation_name: None };
         let data = ask(client, &request, cancel).await?;
-        let connection = &data["paginatedUsers"];
-        let edges = connection["edges"].as_array().ok_or_else(|| bad("no 'edges' in the answer".into()))?;
-        scan.total = connection["count"].as_u64().or(scan.total);
-        scan.searched += edges.len() as u64;
-        scan.found.extend(edges.iter().map(|edge| &edge["node"]).filter(|node| !node.is_null() && keep(node)).cloned());
-        let full_page = edges.len() as i64 >= PAGE_SIZE;
-        let more_by_count = scan.total.map_or(full_page, |total| scan.searched < total);
-        let next = match caps.users.walk {
-            Walk::Relay if connection["pageInfo"]["hasNextPage"] == true => {
-                connection["pageInfo"]["endCursor"].as_str().map(str::to_owned)
-            }
-            Walk::EdgeCursors if more_by_count && !edges.is_empty() => {
-                edges.last().and_then(|edge| edge["cursor"].as_str()).map(str::to_owned)
-            }
-            _ => None,
-        };
-        let Some(next) = next else {
-            scan.complete = caps.users.walk != Walk::OnePage || !more_by_count;
-            break;
-        };
-        if scan.found.len() > limit || cursor.as_deref() == Some(next.as_str()) {
+        let users = nodes(data["paginatedUsers"].clone());
+        scan.total = data["paginatedUsers"]["count"].as_u64();
+        scan.searched = users.len() as u64;
+        scan.complete = scan.total.map_or((users.len() as i64) < PAGE_SIZE, |total| scan.searched >= total);
+        scan.found = users.into_iter().filter(|user| keep(user)).collect();
+        return Ok(limited(scan, limit));
+    };
+    let options = PagingOptions { paging: Some(paging.clone()), ..PagingOptions::default() };
+    let mut pager = Pager::new(client.clone(), &query, Some(caps.scan_variables(None)), None, options)?;
+    while let Some(page) = pager.next_page(cancel).await? {
+        scan.searched = page.nodes_so_far;
+        scan.total = page.total.or(scan.total);
+        scan.found.extend(pager.site().nodes(&page.data).filter(|node| !node.is_null() && keep(node)).cloned());
+        if !page.has_next {
+            scan.complete = true;
             break;
         }
-        cursor = Some(next);
+        if scan.found.len() > limit || page.number >= NAME_SCAN_PAGES {
+            break;
+        }
     }
+    Ok(limited(scan, limit))
+}
+
+/// At most `limit` found; more make the scan incomplete.
+fn limited(mut scan: Scan, limit: usize) -> Scan {
     if scan.found.len() > limit {
         scan.complete = false;
         scan.found.truncate(limit);
     }
-    Ok(scan)
+    scan
 }
 
 /// Walks the users page by page, keeping those whose name matches, until every user was seen,
 /// [`NAME_MATCHES`] matched, or [`NAME_SCAN_PAGES`] pages were read.
 async fn scan_names(
-    client: &Client,
+    client: &Arc<Client>,
     caps: &Capabilities,
     typed: &str,
     cancel: &CancellationToken,
@@ -328,7 +325,7 @@ async fn scan_names(
 }
 
 async fn act(
-    client: &Client,
+    client: &Arc<Client>,
     caps: &Capabilities,
     user_ref: &str,
     action: SupportAction,

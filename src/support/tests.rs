@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::*;
 use crate::api::GraphQlRequest;
 use crate::explorer::SchemaModel;
-use crate::query::validate;
+use crate::query::{PagingStyle, validate};
 use crate::sandbox::data::{SharedDb, generate};
 use crate::sandbox::deliveries::Outbox;
 use crate::sandbox::schema::{SandboxSchema, build};
@@ -142,7 +142,7 @@ fn the_sandbox_schema_offers_everything_the_card_shows() {
     assert_eq!(caps.extra_fields, Some(("extraFields".to_owned(), "{ category { ref name } value }".to_owned())));
     assert_eq!(caps.dates, ["createdAt", "updatedAt"]);
     assert!(matches!(&caps.by_ref, ByRef::Field { field, arg } if field == "user" && arg.ty == "String!"));
-    assert_eq!(caps.users.walk, Walk::Relay);
+    assert_eq!(caps.users.paging.as_ref().map(|p| p.style), Some(PagingStyle::Relay));
     assert!(caps.users.count);
     for filter in ["email", "ref", "id", "groupRef"] {
         assert!(caps.users.filter(filter).is_some(), "{filter}");
@@ -173,7 +173,7 @@ fn the_minimal_schema_gives_a_card_of_the_guaranteed_fields_and_no_changes() {
     let caps = capabilities(&model);
     assert_eq!((caps.roles.as_ref(), caps.groups.as_ref(), caps.extra_fields.as_ref()), (None, None, None));
     assert!(caps.dates.is_empty() && caps.group_search.is_none());
-    assert_eq!(caps.users.walk, Walk::EdgeCursors);
+    assert_eq!(caps.users.paging.as_ref().map(|p| p.style), Some(PagingStyle::EdgeCursors));
     assert_eq!(caps.users.first.as_ref().unwrap().ty, "Int!");
     assert!(!caps.offers_changes() && !caps.offers().any());
     let documents = every_document(&model, &caps);
@@ -192,7 +192,7 @@ fn another_schema_gets_documents_of_its_own_shapes() {
     let caps = capabilities(&model);
     assert_eq!(caps.by_ref, ByRef::Scan, "no user(ref:) and no ref filter");
     assert!(caps.users.filter("email").is_none() && caps.users.filter("name").is_some());
-    assert_eq!((caps.users.walk, caps.users.count), (Walk::Relay, false));
+    assert_eq!((caps.users.paging.as_ref().map(|p| p.style), caps.users.count), (Some(PagingStyle::Relay), false));
     assert_eq!(caps.users.first.as_ref().unwrap().ty, "Int");
     assert_eq!(caps.roles.as_deref(), Some(""));
     let groups = caps.groups.as_ref().unwrap();

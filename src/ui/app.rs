@@ -261,14 +261,29 @@ impl OrgqlApp {
 
     fn spec(&mut self) -> Result<QuerySpec, String> {
         let connection = self.connection()?;
+        self.spec_on(connection)
+    }
+
+    /// The active tab's query on the connection its rows came from (the chosen one when it
+    /// has none): where its cursors belong.
+    fn spec_of_rows(&mut self) -> Result<QuerySpec, String> {
+        match self.tabs[self.active].source.clone() {
+            Some(source) => self.spec_on(source),
+            None => self.spec(),
+        }
+    }
+
+    fn spec_on(&mut self, connection: Connection) -> Result<QuerySpec, String> {
         let tab = &self.tabs[self.active];
         let variables = super::editor::parse_variables(&tab.variables)?;
         Ok(QuerySpec { connection, query: tab.query.clone(), variables, operation: None })
     }
 
-    /// Runs the active tab's query from its first page.
+    /// Runs the active tab's query from its first page on the chosen connection, or (with a
+    /// cursor) a further page on the connection the rows came from.
     fn run(&mut self, cursor: Option<String>, back: Option<Vec<Option<String>>>) {
-        let spec = match self.spec() {
+        let spec = if cursor.is_some() || back.is_some() { self.spec_of_rows() } else { self.spec() };
+        let spec = match spec {
             Ok(spec) => spec,
             Err(message) => {
                 self.tabs[self.active].result.finish(Err(crate::api::ApiError::Document(message)));
@@ -283,6 +298,7 @@ impl OrgqlApp {
         let tab = &mut self.tabs[self.active];
         tab.result.start();
         tab.job = Some(job);
+        tab.running_on = Some(spec.connection.clone());
         tab.paging.back = back.unwrap_or_default();
         tab.paging.current = cursor.clone();
         self.send(Command::Run { job, spec, cursor });
@@ -304,12 +320,14 @@ impl OrgqlApp {
                     self.run(previous, Some(back));
                 }
             }
-            ResultsIntent::FetchAll => match self.spec() {
+            ResultsIntent::RunAgain => self.run(None, None),
+            ResultsIntent::FetchAll => match self.spec_of_rows() {
                 Ok(spec) => {
                     let job = self.job();
                     let tab = &mut self.tabs[self.active];
                     tab.fetch_all = Some(FetchAll { job, so_far: 0, total: None, outcome: None });
                     tab.grid = None;
+                    tab.source = Some(spec.connection.clone());
                     self.send(Command::FetchAll { job, spec });
                 }
                 Err(message) => self.problems.push(message),
@@ -341,7 +359,7 @@ impl OrgqlApp {
         let options = CsvOptions { bom: request.bom, raw: request.raw };
         let job = self.job();
         let command = if request.all_pages {
-            match self.spec() {
+            match self.spec_of_rows() {
                 Ok(spec) => Command::ExportAll { job, spec, path: request.path, options },
                 Err(message) => {
                     self.problems.push(message);
@@ -379,7 +397,9 @@ impl OrgqlApp {
                 self.status.finished(job, result.as_ref().err());
                 let Some(tab) = self.tab_of(job) else { return };
                 tab.job = None;
+                let ran_on = tab.running_on.take();
                 if let Ok(result) = &result {
+                    tab.source = ran_on;
                     if let Some(rows) = &result.rows {
                         tab.paging.next = rows.has_next_page.then(|| rows.end_cursor.clone()).flatten();
                         if rows.has_next_page {
@@ -475,7 +495,12 @@ impl OrgqlApp {
                 }
             }
             if ui.button("+").on_hover_text("New tab").clicked() {
-                self.tabs.push(Tab::new(self.next_tab, format!("Query {}", self.next_tab), SAMPLE_QUERY));
+                // Built from the chosen connection's schema when it is known, else the spec's own.
+                let sample = match self.explorer.model() {
+                    Some(model) => crate::query::sample_query(model.schema()),
+                    None => SAMPLE_QUERY.to_owned(),
+                };
+                self.tabs.push(Tab::new(self.next_tab, format!("Query {}", self.next_tab), sample));
                 self.next_tab += 1;
                 self.active = self.tabs.len() - 1;
             }
@@ -505,12 +530,13 @@ impl OrgqlApp {
                 }
             }
         });
+        let chosen = self.profiles.name_of(&self.connection);
         egui::CentralPanel::default().show(ui, |ui| {
             let tab = &mut self.tabs[self.active];
             let schema = self.explorer.model_arc();
             let intent = self.editor.ui(ui, tab, schema.as_ref());
             ui.separator();
-            let results = self.results.ui(ui, tab);
+            let results = self.results.ui(ui, tab, &chosen);
             match intent {
                 Some(EditorIntent::Run) => self.run(None, None),
                 Some(EditorIntent::Cancel) => self.handle_results(ResultsIntent::Cancel),

@@ -18,6 +18,8 @@ pub enum ResultsIntent {
     FetchAll,
     /// Stop what is under way.
     Cancel,
+    /// Run the query again on the chosen connection (after it changed).
+    RunAgain,
     /// Open the export window.
     Export,
     /// Put the editor's cursor at a line and column.
@@ -40,13 +42,27 @@ impl ResultsPanel {
         self.copy = Some(text);
     }
 
-    /// Draws the result of `tab`.
-    pub fn ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab) -> Option<ResultsIntent> {
+    /// Draws the result of `tab`; `chosen` names the connection now chosen.
+    pub fn ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab, chosen: &str) -> Option<ResultsIntent> {
         if let Some(text) = self.copy.take() {
             ui.ctx().copy_text(text);
         }
         let mut intent = None;
         self.toolbar_ui(ui, tab, &mut intent);
+        if let Some(source) = tab.source_differs(chosen) {
+            ui.horizontal_wrapped(|ui| {
+                ui.colored_label(
+                    ui.visuals().warn_fg_color,
+                    format!(
+                        "These rows came from {source}; its pages stay with it. The chosen connection is {chosen}."
+                    ),
+                );
+                let run = egui::Button::new(format!("Run on {chosen}"));
+                if ui.add_enabled(!tab.busy(), run).clicked() {
+                    intent = Some(ResultsIntent::RunAgain);
+                }
+            });
+        }
         if let Some(error) = tab.result.error() {
             error_ui(ui, error);
         }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::state::Requested;
 use crate::api::ApiError;
 use crate::table::Row;
-use crate::worker::{JobId, QueryResult, Rows};
+use crate::worker::{Connection, JobId, QueryResult, Rows};
 
 /// How the result is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -152,6 +152,11 @@ pub struct Tab {
     pub export: Option<Export>,
     /// Where the editor's cursor should go (line, column from 1), after a click on an error.
     pub jump_to: Option<(u32, u32)>,
+    /// The connection the shown rows came from: their cursors belong to that server, so the
+    /// next and previous pages, "Fetch all" and "Export all pages" go there.
+    pub source: Option<Connection>,
+    /// The connection of the request under way (it becomes `source` when rows arrive).
+    pub running_on: Option<Connection>,
 }
 
 impl Tab {
@@ -170,7 +175,15 @@ impl Tab {
             fetch_all: None,
             export: None,
             jump_to: None,
+            source: None,
+            running_on: None,
         }
+    }
+
+    /// The name of the connection the shown rows came from, when it is not `chosen` (the
+    /// connection now chosen): the rows stay, labelled, and paging stays with their server.
+    pub fn source_differs(&self, chosen: &str) -> Option<&str> {
+        self.source.as_ref().map(Connection::name).filter(|source| *source != chosen)
     }
 
     /// Whether a request, fetch or export of this tab is under way.
@@ -181,10 +194,12 @@ impl Tab {
     }
 }
 
-/// The sample the first start opens: the sandbox's users, one click from a grid.
+/// The sample a new tab opens before the connection's schema is known: only what the spec
+/// guarantees every server has (`paginatedUsers(first)`, `count`, `edges { node }` and the
+/// user's `id ref name email isActive`), so it runs on any conforming service.
 pub const SAMPLE_QUERY: &str = "# Users of the organization, 50 a page. Press Run (Ctrl+Enter).
-query Users($active: Boolean) {
-  paginatedUsers(first: 50, isActive: $active) {
+query Users {
+  paginatedUsers(first: 50) {
     count
     edges {
       node {
@@ -192,8 +207,6 @@ query Users($active: Boolean) {
         name
         email
         isActive
-        roles
-        groups { name }
       }
     }
   }

@@ -3,24 +3,24 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::paging::{self, Plan};
 use super::{Connection, Event, JobId, QueryResult, QuerySpec, Rows, Shared};
 use crate::api::{ApiError, Client, GraphQlRequest, Page, Pager, TokenState};
-use crate::query::{ConnectionSite, PagingOptions};
+use crate::query::{ConnectionSite, Paging, PagingOptions};
 use crate::table::{CsvFile, CsvOptions, Row, cells};
 
 /// How many history entries the UI lists.
 const HISTORY_SHOWN: usize = 200;
 
-fn rows_of(site: &ConnectionSite, data: &Value, with_columns: bool) -> Rows {
+fn rows_of(site: &ConnectionSite, page: &Page, with_columns: bool) -> Rows {
     Rows {
         columns: if with_columns { site.columns.iter().map(|c| c.name.clone()).collect() } else { Vec::new() },
-        rows: site.nodes(data).map(|node| Row::new(cells(node, &site.columns))).collect(),
-        total: site.count(data),
-        has_next_page: site.has_next_page(data).unwrap_or(false),
-        end_cursor: site.end_cursor(data).map(str::to_owned),
+        rows: site.nodes(&page.data).map(|node| Row::new(cells(node, &site.columns))).collect(),
+        total: site.count(&page.data),
+        has_next_page: page.has_next,
+        end_cursor: page.next_cursor.clone(),
     }
 }
 
@@ -28,19 +28,25 @@ fn pretty(value: &impl serde::Serialize) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("(the response could not be shown: {e})"))
 }
 
-fn pager(client: Arc<Client>, spec: &QuerySpec) -> Result<Pager, ApiError> {
-    Pager::new(
-        client,
-        &spec.query,
-        spec.variables.clone(),
-        spec.operation.as_deref(),
-        PagingOptions { ensure_count: true },
-    )
+/// A pager of `spec`'s connection, paged as its schema says; with the warning of a paging that
+/// could only be guessed.
+async fn pager(
+    shared: &Arc<Shared>,
+    client: Arc<Client>,
+    spec: &QuerySpec,
+    cancel: &CancellationToken,
+) -> Result<Pager, ApiError> {
+    let (paging, warning) = paging::plan(shared, spec, cancel).await?.into_paging()?;
+    paged(client, spec, paging, warning)
 }
 
-/// Whether the query has one connection to page through (and is a query).
-fn pageable(spec: &QuerySpec) -> bool {
-    crate::query::prepare_paging(&spec.query, spec.operation.as_deref(), PagingOptions::default()).is_ok()
+fn paged(client: Arc<Client>, spec: &QuerySpec, paging: Paging, warning: Option<String>) -> Result<Pager, ApiError> {
+    let options = PagingOptions { ensure_count: true, paging: Some(paging) };
+    let mut pager = Pager::new(client, &spec.query, spec.variables.clone(), spec.operation.as_deref(), options)?;
+    if let Some(warning) = warning {
+        pager.add_warning(warning);
+    }
+    Ok(pager)
 }
 
 /// Runs a query: one page of its connection, or the document as it is.
@@ -72,61 +78,82 @@ pub(super) async fn run(
 }
 
 async fn run_inner(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     spec: &QuerySpec,
     cursor: Option<String>,
     cancel: &CancellationToken,
 ) -> Result<QueryResult, ApiError> {
     let client = shared.client(&spec.connection).await?;
     let started = std::time::Instant::now();
-    if pageable(spec) {
-        let mut pager = pager(client, spec)?;
-        pager.seek(cursor);
-        let warnings = pager.warnings().to_vec();
-        return match pager.next_page(cancel).await {
-            Ok(Some(Page { data, status, elapsed, bytes, .. })) => Ok(QueryResult {
-                rows: Some(rows_of(pager.site(), &data, true)),
-                raw: pretty(&serde_json::json!({ "data": data })),
-                data: Some(data),
-                errors: Vec::new(),
-                status,
-                elapsed,
-                bytes,
-                warnings,
-            }),
-            Ok(None) => Err(ApiError::BadResponse("no page came back".into())),
-            // A page with GraphQL errors is shown as a response with errors, not as a failure.
-            Err(ApiError::GraphQl { errors, data }) => Ok(QueryResult {
-                raw: pretty(&serde_json::json!({ "data": data, "errors": errors })),
-                rows: None,
-                data,
-                errors,
-                // The page's HTTP details stay inside the pager when it reports errors: the
-                // status was 200 (GraphQL errors come with 200), the size is not known.
-                status: 200,
-                elapsed: started.elapsed(),
-                bytes: 0,
-                warnings,
-            }),
-            Err(e) => Err(e),
-        };
-    }
+    let single_page_reason = match paging::plan(shared, spec, cancel).await? {
+        Plan::Single { reason } => reason,
+        Plan::Pages { paging, warning } => {
+            let mut pager = paged(client, spec, paging, warning)?;
+            pager.seek(cursor);
+            let warnings = pager.warnings().to_vec();
+            return page_result(&mut pager, warnings, started, cancel).await;
+        }
+    };
     let request = GraphQlRequest {
         query: spec.query.clone(),
         variables: spec.variables.clone(),
         operation_name: spec.operation.clone(),
     };
     let exchange = client.execute(&request, cancel).await?;
+    // A connection that cannot be paged still shows its one page as rows.
+    let rows = match (&single_page_reason, &exchange.response.data) {
+        (Some(_), Some(data)) => crate::query::locate(&spec.query, spec.operation.as_deref()).ok().map(|site| {
+            let page = Page { data: data.clone(), ..Page::default() };
+            rows_of(&site, &page, true)
+        }),
+        _ => None,
+    };
     Ok(QueryResult {
         raw: pretty(&exchange.response),
         data: exchange.response.data,
         errors: exchange.response.errors,
-        rows: None,
+        rows,
         status: exchange.status,
         elapsed: exchange.elapsed,
         bytes: exchange.bytes,
-        warnings: Vec::new(),
+        warnings: single_page_reason.into_iter().collect(),
     })
+}
+
+/// One page of a paged query as the result of a run.
+async fn page_result(
+    pager: &mut Pager,
+    warnings: Vec<String>,
+    started: std::time::Instant,
+    cancel: &CancellationToken,
+) -> Result<QueryResult, ApiError> {
+    match pager.next_page(cancel).await {
+        Ok(Some(page)) => Ok(QueryResult {
+            rows: Some(rows_of(pager.site(), &page, true)),
+            raw: pretty(&serde_json::json!({ "data": page.data })),
+            status: page.status,
+            elapsed: page.elapsed,
+            bytes: page.bytes,
+            data: Some(page.data),
+            errors: Vec::new(),
+            warnings,
+        }),
+        Ok(None) => Err(ApiError::BadResponse("no page came back".into())),
+        // A page with GraphQL errors is shown as a response with errors, not as a failure.
+        Err(ApiError::GraphQl { errors, data }) => Ok(QueryResult {
+            raw: pretty(&serde_json::json!({ "data": data, "errors": errors })),
+            rows: None,
+            data,
+            errors,
+            // The page's HTTP details stay inside the pager when it reports errors: the
+            // status was 200 (GraphQL errors come with 200), the size is not known.
+            status: 200,
+            elapsed: started.elapsed(),
+            bytes: 0,
+            warnings,
+        }),
+        Err(e) => Err(e),
+    }
 }
 
 pub(super) async fn report_token(shared: &Shared, connection: &Connection) {
@@ -140,10 +167,10 @@ pub(super) async fn report_token(shared: &Shared, connection: &Connection) {
 pub(super) async fn fetch_all(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel: CancellationToken) {
     let result = async {
         let client = shared.client(&spec.connection).await?;
-        let mut pager = pager(client, &spec)?;
+        let mut pager = pager(&shared, client, &spec, &cancel).await?;
         let mut so_far = 0;
         while let Some(page) = pager.next_page(&cancel).await? {
-            let rows = rows_of(pager.site(), &page.data, page.number == 1);
+            let rows = rows_of(pager.site(), &page, page.number == 1);
             so_far += rows.rows.len() as u64;
             shared.emit(Event::RowsArrived { job, rows, so_far }).await;
         }
@@ -193,7 +220,7 @@ pub(super) async fn export_all(
 ) {
     let result = async {
         let client = shared.client(&spec.connection).await.map_err(|e| e.to_string())?;
-        let mut pager = pager(client, &spec).map_err(|e| e.to_string())?;
+        let mut pager = pager(&shared, client, &spec, &cancel).await.map_err(|e| e.to_string())?;
         let (progress_tx, mut progress_rx) = tokio::sync::watch::channel((0u64, None::<u64>));
         let reporter = {
             let shared = shared.clone();

@@ -4,6 +4,7 @@
 
 mod command;
 mod jobs;
+mod paging;
 mod schema;
 mod support;
 mod webhooks;
@@ -68,7 +69,7 @@ impl Worker {
             sandbox: tokio::sync::Mutex::new(None),
             sandbox_users,
             jobs: Mutex::new(HashMap::new()),
-            support_schemas: Mutex::new(HashMap::new()),
+            schemas: Mutex::new(HashMap::new()),
         });
         runtime.spawn(dispatch(shared, command_rx));
         (Worker { commands }, event_rx)
@@ -93,6 +94,8 @@ pub(crate) struct Shared {
     sandbox: tokio::sync::Mutex<Option<RunningServer>>,
     sandbox_users: usize,
     jobs: Mutex<HashMap<JobId, CancellationToken>>,
+    /// The schema of each connection once read (by cache key), for what is built from it.
+    schemas: Mutex<HashMap<String, Arc<crate::explorer::SchemaModel>>>,
     /// The database file (for the webhook listener's own connection).
     store_path: Option<std::path::PathBuf>,
     /// The webhook listener, when it runs.
@@ -103,8 +106,6 @@ pub(crate) struct Shared {
     session_secret: SigningSecret,
     /// For replays.
     http: reqwest::Client,
-    /// The schemas the support find works with, per connection (see `support::schema_for`).
-    support_schemas: support::Schemas,
     /// Where the inspector's secret is kept.
     secrets: SecretStore,
 }

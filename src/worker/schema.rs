@@ -69,6 +69,10 @@ pub(super) async fn load_schema(
         None => fetch(&shared, &connection, &key, &cancel).await,
     };
     shared.end_job(job);
+    if let Ok(loaded) = &result {
+        // What the worker builds from the schema (paging, say) follows what the explorer shows.
+        shared.remember_schema(&connection, loaded.model.clone());
+    }
     shared.emit(Event::SchemaLoaded { job, connection: connection.name().to_owned(), result }).await;
 }
 

@@ -353,7 +353,8 @@ mod documents {
     use orgql::api::{BaseUrl, Client, ClientOptions, Credentials};
     use orgql::sandbox::RunningServer;
     use orgql::secret::Secret;
-    use orgql::support::{ByRef, Capabilities, Found, SupportReply, SupportRequest, UserCard, Walk, answer};
+    use orgql::query::PagingStyle;
+    use orgql::support::{ByRef, Capabilities, Found, SupportReply, SupportRequest, UserCard, answer};
     use tokio_util::sync::CancellationToken;
 
     use crate::support::{ALL_SCOPES, SECRET, sandbox};
@@ -402,11 +403,11 @@ mod documents {
         let far = user(find(&client, &full, "u00111").await);
         assert!(far.roles.is_some() && far.groups.is_some() && !far.dates.is_empty(), "{far:?}");
 
-        for walk in [Walk::Relay, Walk::EdgeCursors] {
+        for walk in [PagingStyle::Relay, PagingStyle::EdgeCursors] {
             let mut caps = full.clone();
             caps.by_ref = ByRef::Scan;
             caps.users.filters.clear();
-            caps.users.walk = walk;
+            caps.users.paging.as_mut().expect("the sandbox pages").style = walk;
             assert!(caps.user_by_ref("u1").is_none() && caps.users_by_email("a@b.c").is_none());
             assert_eq!(user(find(&client, &caps, "u00111").await), far, "{walk:?}");
             assert_eq!(user(find(&client, &caps, &far.email.to_uppercase()).await), far, "{walk:?}");

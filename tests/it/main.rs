@@ -13,6 +13,7 @@ mod export;
 mod find_user;
 mod listener;
 mod mutations;
+// mod servers;
 mod packaging;
 mod smoke;
 mod ui;

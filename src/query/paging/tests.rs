@@ -149,8 +149,8 @@ fn a_partial_page_info_gets_the_missing_field() {
 
 #[test]
 fn ensure_count_adds_count_once() {
-    let options = PagingOptions { ensure_count: true };
-    let paged = prepare_with("{ paginatedUsers { edges { node { ref } } } }", None, options);
+    let options = PagingOptions { ensure_count: true, paging: None };
+    let paged = prepare_with("{ paginatedUsers { edges { node { ref } } } }", None, options.clone());
     assert!(paged.text.contains("pageInfo { hasNextPage endCursor } count } }"), "{}", paged.text);
     assert_eq!(paged.site.count_key.as_deref(), Some("count"));
     let counted = prepare_with("{ paginatedUsers { total: count edges { node { ref } } } }", None, options);
@@ -225,9 +225,9 @@ fn preparing_twice_changes_nothing_more() {
     let once = prepare_with(
         "{ paginatedUsers(first: 80) { edges { node { ref } } } }",
         None,
-        PagingOptions { ensure_count: true },
+        PagingOptions { ensure_count: true, paging: None },
     );
-    let twice = prepare_with(&once.text, None, PagingOptions { ensure_count: true });
+    let twice = prepare_with(&once.text, None, PagingOptions { ensure_count: true, paging: None });
     assert_eq!(twice.text, once.text);
     assert_eq!(twice.after_variable, once.after_variable);
     assert!(twice.warnings.is_empty());
@@ -237,7 +237,7 @@ fn preparing_twice_changes_nothing_more() {
 fn maps_a_location_of_the_rewritten_query_back_to_the_users_text() {
     let query =
         "query {\n  paginatedUsers {\n    edges { node { ...U } }\n  }\n}\nfragment U on User {\n  ref\n  emial\n}\n";
-    let paged = prepare_with(query, None, PagingOptions { ensure_count: true });
+    let paged = prepare_with(query, None, PagingOptions { ensure_count: true, paging: None });
     let line = |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).map(|i| i as u32 + 1);
     let moved = line(&paged.text, "emial").unwrap_or_default();
     assert_ne!(moved, 8, "the rewrite adds lines above the fragment:\n{}", paged.text);
@@ -248,4 +248,45 @@ fn maps_a_location_of_the_rewritten_query_back_to_the_users_text() {
     let added = paged.text.lines().nth(1).unwrap_or_default().find("after").unwrap_or_default() as u32 + 1;
     assert_eq!(paged.original_location(2, added), (2, 17));
     assert_eq!(paged.original_location(99, 1), (99, 1));
+}
+
+fn edge_cursors() -> PagingOptions {
+    let paging = Paging { style: PagingStyle::EdgeCursors, ..Paging::assumed() };
+    PagingOptions { ensure_count: true, paging: Some(paging) }
+}
+
+#[test]
+fn edge_cursor_paging_selects_the_edges_cursor_and_no_page_info() {
+    let paged = prepare_with("{ paginatedUsers { count edges { node { ref } } } }", None, edge_cursors());
+    assert_eq!(
+        paged.text,
+        "query($orgqlAfter: String) { paginatedUsers(first: 50, after: $orgqlAfter) { count edges { node { ref } cursor } } }"
+    );
+    assert_eq!(paged.style, PagingStyle::EdgeCursors);
+    assert_eq!(paged.site.cursor_key.as_deref(), Some("cursor"));
+    assert_eq!(paged.site.page_info_key, None);
+}
+
+#[test]
+fn edge_cursor_paging_keeps_a_selected_cursor_and_an_alias_named_cursor_apart() {
+    let kept = prepare_with("{ paginatedUsers(first: 5) { edges { cursor node { ref } } } }", None, edge_cursors());
+    assert_eq!(kept.text.matches("cursor").count(), 1, "{}", kept.text);
+    let aliased = prepare_with("{ paginatedUsers(first: 5) { edges { cursor: node { ref } } } }", None, edge_cursors());
+    assert!(aliased.text.contains("orgqlCursor: cursor"), "{}", aliased.text);
+}
+
+#[test]
+fn count_is_added_only_where_the_schema_has_it() {
+    let paging = Paging { has_count: false, ..Paging::assumed() };
+    let options = PagingOptions { ensure_count: true, paging: Some(paging) };
+    let paged = prepare_with("{ paginatedUsers { edges { node { ref } } } }", None, options);
+    assert!(!paged.text.contains("count"), "{}", paged.text);
+}
+
+#[test]
+fn the_cursor_variable_has_the_schema_s_type() {
+    let paging = Paging { after_type: "ID".into(), ..Paging::assumed() };
+    let options = PagingOptions { ensure_count: false, paging: Some(paging) };
+    let paged = prepare_with("{ paginatedUsers { edges { node { ref } } } }", None, options);
+    assert!(paged.text.starts_with("query($orgqlAfter: ID)"), "{}", paged.text);
 }

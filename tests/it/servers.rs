@@ -1,0 +1,281 @@
+//! The desktop app against two servers that differ: orgql's own sandbox (Relay `pageInfo`,
+//! every resource) and the minimal variant (`orgql sandbox --variant minimal`: users only, edge
+//! cursors without `pageInfo`, a required `first`, other wording, graphql-core's introspection
+//! quirk). Every feature reads what it needs from the schema of the server it talks to; these
+//! tests drive the same steps on both, as a person would.
+
+use std::path::Path;
+
+use egui::accesskit::Role;
+use egui_kittest::kittest::{NodeT, Queryable};
+use orgql::sandbox::RunningServer;
+use orgql::ui::OrgqlApp;
+use serde_json::{Value, json};
+
+use crate::support::{ALL_SCOPES, SECRET, Session, USERS, admin_token, graphql, minimal_server};
+
+/// Users of the minimal server: another count than the sandbox's, so that rows show where they
+/// came from.
+const MINIMAL_USERS: usize = 77;
+
+/// Which server a session talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Server {
+    /// The app's in-process sandbox (its default connection).
+    Sandbox,
+    /// The minimal variant, added as a profile named "minimal".
+    Minimal,
+}
+
+/// A session connected to `server`, its schema loaded; the minimal server is returned to keep
+/// it running.
+fn open(server: Server) -> (Session, Option<RunningServer>) {
+    let mut s = Session::start();
+    match server {
+        Server::Sandbox => (s, None),
+        Server::Minimal => {
+            let minimal = s.runtime.block_on(minimal_server(MINIMAL_USERS));
+            s.add_profile("minimal", minimal.base_url(), "sandbox-admin");
+            s.wait_for("the minimal server's schema", |h| {
+                h.state().explorer().model().is_some_and(|model| model.type_info("Group").is_none())
+            });
+            (s, Some(minimal))
+        }
+    }
+}
+
+/// The base URL of the server a session talks to.
+fn base_url(s: &mut Session, minimal: &Option<RunningServer>) -> String {
+    match minimal {
+        Some(server) => server.base_url().to_owned(),
+        None => s.sandbox_url(),
+    }
+}
+
+/// Every user's ref in the service's order, walked by edge cursors (both servers have them),
+/// asked of the server directly.
+fn refs_of(s: &Session, base_url: &str) -> Vec<String> {
+    s.runtime.block_on(async {
+        let token = admin_token(base_url, "users.read").await;
+        let query = "query($after: String) { paginatedUsers(first: 50, after: $after) { edges { cursor node { ref } } } }";
+        let (mut refs, mut after) = (Vec::new(), Value::Null);
+        for _ in 0..100 {
+            let page = graphql(base_url, &token, query, json!({ "after": after })).await;
+            let edges = page["data"]["paginatedUsers"]["edges"].as_array().cloned().unwrap_or_default();
+            refs.extend(edges.iter().map(|edge| edge["node"]["ref"].as_str().expect("a ref").to_owned()));
+            if edges.len() < 50 {
+                return refs;
+            }
+            after = edges[49]["cursor"].clone();
+        }
+        panic!("the users did not end after 100 pages");
+    })
+}
+
+/// The `ref` column of the grid, in the order shown.
+fn grid_refs(app: &OrgqlApp) -> Vec<String> {
+    let grid = app.active_tab().grid.as_ref().expect("a grid");
+    let column = grid.columns.iter().position(|c| c == "ref").expect("a ref column");
+    grid.order.iter().map(|i| grid.rows[*i].cell(column).unwrap_or_default().to_owned()).collect()
+}
+
+fn is_enabled(s: &Session, label: &str) -> bool {
+    !s.harness.get_by_label(label).accesskit_node().is_disabled()
+}
+
+/// `orgql export` of `query` against `base_url`, into `out`.
+fn cli_export(dir: &Path, base_url: &str, query: &str, out: &Path) -> String {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_orgql"))
+        .args(["export", "-e", query, "--out"])
+        .arg(out)
+        .args(["--base-url", base_url, "--client-id", "sandbox-admin", "--scope", ALL_SCOPES])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("ORGQL_NO_KEYRING", "1")
+        .env("ORGQL_CLIENT_SECRET", SECRET)
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .current_dir(dir)
+        .output()
+        .expect("orgql runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "orgql export failed: {stderr}");
+    stderr
+}
+
+/// A new tab's sample, built from the connection's schema, runs and pages to the end; Fetch all
+/// and Export every page give every row, the same file as the command line.
+fn pages_fetch_all_and_export(server: Server) {
+    let (mut s, minimal) = open(server);
+    let url = base_url(&mut s, &minimal);
+    let users = if minimal.is_some() { MINIMAL_USERS } else { USERS };
+    let expected = refs_of(&s, &url);
+    assert_eq!(expected.len(), users, "{server:?}");
+
+    // A new tab: its sample asks only for what this server's schema has.
+    s.click("+");
+    let sample = s.app().active_tab().query.clone();
+    assert!(sample.contains("paginatedUsers(first: 50)"), "{server:?}: {sample}");
+    let problems = orgql::query::validate(s.app().explorer().model().expect("a schema").schema(), &sample);
+    assert!(problems.is_empty(), "{server:?}: {problems:?} in\n{sample}");
+
+    s.run_query();
+    let of = format!(" of {users}");
+    assert_eq!(s.wait_for_text(&of), format!("1–50{of}"), "{server:?}");
+    assert_eq!(grid_refs(s.app()), expected[..50], "{server:?}");
+    // Next page to the end, then back to the start.
+    let mut seen = grid_refs(s.app());
+    let mut pages = 1;
+    while is_enabled(&s, "Next page") {
+        s.click("Next page");
+        s.wait_until_idle();
+        pages += 1;
+        let shown = grid_refs(s.app());
+        let first = seen.len() + 1;
+        assert_eq!(s.wait_for_text(&of), format!("{first}–{}{of}", seen.len() + shown.len()), "{server:?}");
+        seen.extend(shown);
+        assert!(pages <= users.div_ceil(50), "{server:?}: more pages than users");
+    }
+    assert_eq!(seen, expected, "{server:?}: every page once, in order");
+    for _ in 1..pages {
+        s.click("Previous page");
+        s.wait_until_idle();
+    }
+    assert_eq!(grid_refs(s.app()), expected[..50], "{server:?}");
+    assert!(!is_enabled(&s, "Previous page"), "{server:?}");
+
+    s.click("Fetch all pages");
+    assert_eq!(s.wait_for_text("rows fetched"), format!("All {users} rows fetched"), "{server:?}");
+    s.wait_until_idle();
+    assert_eq!(grid_refs(s.app()), expected, "{server:?}: every row, in the service's order");
+
+    let all = s.path("all.csv");
+    s.click("Export CSV…");
+    s.wait_for_label("File");
+    s.type_into("File", &all.display().to_string());
+    s.click("Every page of the query");
+    s.click("UTF-8 BOM (for spreadsheet programs)");
+    s.click("Export");
+    s.wait_for("the export", |h| h.state().active_tab().export.as_ref().is_some_and(|e| e.outcome.is_some()));
+    assert_eq!(s.wait_for_text("Exported "), format!("Exported {users} rows to {}", all.display()), "{server:?}");
+
+    let cli = s.path("cli.csv");
+    cli_export(s.dir.path(), &url, &sample, &cli);
+    let read = |path: &Path| std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(read(&all), read(&cli), "{server:?}: the app's export is the command line's");
+    assert_eq!(csv::Reader::from_reader(read(&cli).as_bytes()).records().count(), users, "{server:?}");
+    s.harness.run();
+}
+
+#[test]
+fn pages_fetch_all_and_export_on_the_sandbox() {
+    pages_fetch_all_and_export(Server::Sandbox);
+}
+
+#[test]
+fn pages_fetch_all_and_export_on_the_minimal_server() {
+    pages_fetch_all_and_export(Server::Minimal);
+}
+
+#[test]
+fn the_explorer_shows_the_minimal_server_s_schema_and_builds_queries_from_it() {
+    let (mut s, _minimal) = open(Server::Minimal);
+    s.harness.run();
+    let model = s.app().explorer().model().expect("a schema");
+    assert!(model.type_info("UserEdge").is_some() && model.type_info("PageInfo").is_none(), "the minimal server's own schema");
+    assert!(s.harness.query_by_role_and_label(Role::CheckBox, "paginatedUsers").is_some(), "{}", s.screen());
+    assert!(s.harness.query_by_label("mutation").is_none(), "the minimal server has no mutations:\n{}", s.screen());
+    // A field of the sandbox that this server lacks is flagged by the editor's checks.
+    s.type_into("Query", "{ paginatedUsers(first: 5) { edges { node { ref roles } } } }");
+    s.wait_for_text("Cannot query field");
+}
+
+#[test]
+fn rows_stay_with_the_connection_that_produced_them() {
+    let mut s = Session::start();
+    let sandbox_refs = {
+        let url = s.sandbox_url();
+        refs_of(&s, &url)
+    };
+    s.run_query();
+    assert_eq!(s.wait_for_text(&format!(" of {USERS}")), format!("1–50 of {USERS}"));
+
+    let minimal = s.runtime.block_on(minimal_server(MINIMAL_USERS));
+    s.add_profile("minimal", minimal.base_url(), "sandbox-admin");
+    let notice = s.wait_for_text("These rows came from Sandbox");
+    assert!(notice.contains("The chosen connection is minimal"), "{notice}");
+
+    // The next page is the sandbox's: its cursor never goes to the other server.
+    s.click("Next page");
+    s.wait_until_idle();
+    assert_eq!(grid_refs(s.app()), sandbox_refs[50..100]);
+    assert_eq!(s.wait_for_text(&format!(" of {USERS}")), format!("51–100 of {USERS}"));
+
+    // Run on the chosen connection: its rows, and the notice is gone.
+    s.click("Run on minimal");
+    s.wait_until_idle();
+    assert_eq!(s.wait_for_text(&format!(" of {MINIMAL_USERS}")), format!("1–50 of {MINIMAL_USERS}"));
+    assert!(s.text_containing("These rows came from").is_none(), "{}", s.screen());
+    let minimal_refs = refs_of(&s, minimal.base_url());
+    assert_eq!(grid_refs(s.app()), minimal_refs[..50]);
+    s.harness.run();
+}
+
+/// `orgql` with `args` against `base_url` (admin client, every scope); its exit code, stdout and
+/// stderr.
+fn cli(dir: &Path, base_url: &str, args: &[&str]) -> (i32, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_orgql"))
+        .args(args)
+        .args(["--base-url", base_url, "--client-id", "sandbox-admin", "--scope", ALL_SCOPES])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("ORGQL_NO_KEYRING", "1")
+        .env("ORGQL_CLIENT_SECRET", SECRET)
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .current_dir(dir)
+        .output()
+        .expect("orgql runs");
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
+}
+
+#[test]
+fn the_command_line_walks_every_page_of_both_servers() {
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let sandbox = runtime.block_on(crate::support::sandbox(USERS));
+    let minimal = runtime.block_on(minimal_server(MINIMAL_USERS));
+    // No `first`, no cursor, no page information: each server's schema says what to add.
+    let query = "{ paginatedUsers { count edges { node { ref email } } } }";
+    for (server, users) in [(&sandbox, USERS), (&minimal, MINIMAL_USERS)] {
+        let url = server.base_url();
+        let (code, stdout, stderr) = cli(dir.path(), url, &["query", "-e", query, "--all-pages"]);
+        assert_eq!(code, 0, "{url}: {stderr}");
+        let merged: Value = serde_json::from_str(&stdout).expect("one JSON response");
+        let edges = merged["data"]["paginatedUsers"]["edges"].as_array().expect("edges");
+        assert_eq!(edges.len(), users, "{url}: every user once");
+        let out = dir.path().join(format!("users-{users}.csv"));
+        let (code, _, stderr) =
+            cli(dir.path(), url, &["export", "-e", query, "--out", out.to_str().expect("a UTF-8 path")]);
+        assert_eq!(code, 0, "{url}: {stderr}");
+        let text = std::fs::read_to_string(&out).expect("the CSV");
+        assert_eq!(csv::Reader::from_reader(text.as_bytes()).records().count(), users, "{url}");
+        assert!(text.starts_with("ref,email\n"), "{url}: only the columns asked for: {}", &text[..40]);
+    }
+}
+
+#[test]
+fn a_field_the_server_lacks_is_the_server_s_own_error() {
+    // The user asks for `pageInfo`, which the minimal server lacks: orgql pages by edge cursors
+    // and adds nothing of its own, so the service's own error is what is shown.
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let minimal = runtime.block_on(minimal_server(10));
+    let query = "{ paginatedUsers(first: 5) { pageInfo { hasNextPage } edges { node { ref } } } }";
+    let (code, _, stderr) = cli(dir.path(), minimal.base_url(), &["query", "-e", query, "--all-pages"]);
+    assert_ne!(code, 0, "{stderr}");
+    assert!(stderr.contains("pageInfo"), "{stderr}");
+}
