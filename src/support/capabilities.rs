@@ -455,7 +455,8 @@ fn group_search(schema: &Schema, query: &[&FieldDefinition]) -> Option<GroupSear
     query.iter().filter(|f| ["paginatedGroups", "groups"].contains(&f.name.as_str())).find_map(|f| {
         let (group_type, connection) = items(schema, f)?;
         let first = f.arguments.iter().find(|a| a.name == "first" && a.ty.inner_named_type() == "Int");
-        let name = f.arguments.iter().find(|a| ["name", "search", "query"].contains(&a.name.as_str()) && is_text(&a.ty));
+        let name =
+            f.arguments.iter().find(|a| ["name", "search", "query"].contains(&a.name.as_str()) && is_text(&a.ty));
         let fills = |a: &&apollo_compiler::Node<apollo_compiler::ast::InputValueDefinition>| {
             first.is_some_and(|f| f.name == a.name) || name.is_some_and(|n| n.name == a.name)
         };
@@ -474,12 +475,7 @@ fn group_search(schema: &Schema, query: &[&FieldDefinition]) -> Option<GroupSear
 const SETTABLE: [&str; 3] = ["isActive", "name", "email"];
 
 /// How a mutation's arguments are given, or `None` when one it requires cannot be.
-fn call(
-    schema: &Schema,
-    f: &FieldDefinition,
-    user_type: &str,
-    allowed: &[Supply],
-) -> Option<Call> {
+fn call(schema: &Schema, f: &FieldDefinition, user_type: &str, allowed: &[Supply]) -> Option<Call> {
     // In a group's mutation a plain `ref` or `id` is the group's.
     let of_group = allowed.contains(&Supply::GroupRef);
     let mut args = Vec::new();
@@ -500,9 +496,12 @@ fn call(
                 Some(Supply::Field)
             }
             _ => schema.get_input_object(named).filter(|_| arg.ty.is_named()).and_then(|input| {
-                sets_here = SETTABLE.iter().filter(|s| input.fields.contains_key(**s)).map(|s| (*s).to_owned()).collect();
-                let others_optional =
-                    input.fields.values().all(|field| sets_here.contains(&field.name.to_string()) || !field.is_required());
+                sets_here =
+                    SETTABLE.iter().filter(|s| input.fields.contains_key(**s)).map(|s| (*s).to_owned()).collect();
+                let others_optional = input
+                    .fields
+                    .values()
+                    .all(|field| sets_here.contains(&field.name.to_string()) || !field.is_required());
                 (!sets_here.is_empty() && others_optional).then_some(Supply::Input)
             }),
         }
@@ -536,11 +535,8 @@ fn mutations(schema: &Schema, fields: &[&FieldDefinition], user_type: &str) -> M
         })
     };
     let user = [Supply::UserRef];
-    let update = by_names(
-        &["updateUser", "editUser"],
-        &[Supply::UserRef, Supply::Input, Supply::Field],
-        &[Supply::UserRef],
-    );
+    let update =
+        by_names(&["updateUser", "editUser"], &[Supply::UserRef, Supply::Input, Supply::Field], &[Supply::UserRef]);
     let update_setting = |field: &str| update.clone().filter(|call| call.sets(field));
     let archive = by_names(&["archiveUser", "deactivateUser"], &user, &user).or_else(|| update_setting("isActive"));
     let activate = by_names(&["activateUser", "unarchiveUser", "reactivateUser", "restoreUser"], &user, &user)

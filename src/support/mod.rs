@@ -18,10 +18,10 @@ mod user;
 mod tests;
 
 pub use action::{SupportAction, UserEdit};
-pub use lookup::{Lookup, name_matches, nobody};
 pub use capabilities::{
     Arg, ByRef, Call, Capabilities, GroupSearch, GroupsField, Mutations, PAGE_SIZE, Supply, UsersField,
 };
+pub use lookup::{Lookup, name_matches, nobody};
 pub use queries::{EMAIL_MATCHES, GROUP_CHOICES};
 pub use refusal::{Refusal, RefusedField, refusals};
 pub use run::{Found, NAME_MATCHES, NAME_SCAN_PAGES, SupportError, SupportReply, SupportRequest, answer, scan_extent};

@@ -6,9 +6,9 @@ use serde_json::{Map, Value, json};
 
 use super::action::SupportAction;
 use super::capabilities::{ByRef, Call, Capabilities, PAGE_SIZE, Supply};
-use crate::query::PagingStyle;
 use super::user::GroupRef;
 use crate::api::GraphQlRequest;
+use crate::query::PagingStyle;
 
 /// Users with one email listed at most (an email should be unique; more are listed).
 pub const EMAIL_MATCHES: i64 = 10;
@@ -111,7 +111,8 @@ impl Capabilities {
         parts.push(format!("edges {{ {cursor}node {{ {node} }} }}"));
         let declared = if declarations.is_empty() { String::new() } else { format!("({})", declarations.join(", ")) };
         let passed = if passed.is_empty() { String::new() } else { format!("({})", passed.join(", ")) };
-        let mut text = format!("query SupportScanUsers{declared} {{\n  paginatedUsers{passed} {{ {} }}\n}}", parts.join(" "));
+        let mut text =
+            format!("query SupportScanUsers{declared} {{\n  paginatedUsers{passed} {{ {} }}\n}}", parts.join(" "));
         if cards {
             text = format!("{text}\n{}", self.fragment());
         }
@@ -213,7 +214,8 @@ impl Capabilities {
         };
         let declared = if declarations.is_empty() { String::new() } else { format!("({})", declarations.join(", ")) };
         let passed = if passed.is_empty() { String::new() } else { format!("({})", passed.join(", ")) };
-        let mut text = format!("mutation {operation}{declared} {{\n  result: {}{passed} {}\n}}", call.field, call.selection);
+        let mut text =
+            format!("mutation {operation}{declared} {{\n  result: {}{passed} {}\n}}", call.field, call.selection);
         text = text.replace(" \n}", "\n}");
         if call.returns_user() {
             text = format!("{text}\n{}", self.fragment());

@@ -210,10 +210,7 @@ fn scanned(how: &str, scan: &Scan) -> String {
         format!("This service cannot look users up {how}, so all {} users were compared.", scan.searched)
     } else {
         let of = scan.total.map(|t| format!(" of {t}")).unwrap_or_default();
-        format!(
-            "This service cannot look users up {how}, so only the first {}{of} users were compared.",
-            scan.searched
-        )
+        format!("This service cannot look users up {how}, so only the first {}{of} users were compared.", scan.searched)
     }
 }
 
@@ -320,8 +317,14 @@ async fn scan_names(
         user["name"].as_str().is_some_and(|name| name_matches(name, typed))
     })
     .await?;
-    let users = scan.found.iter().map(|user| parse(user)).collect::<Result<Vec<UserSummary>, _>>()?;
-    Ok(MatchList { typed: typed.to_owned(), users, searched: scan.searched, total: scan.total, complete: scan.complete })
+    let users = scan.found.iter().map(parse).collect::<Result<Vec<UserSummary>, _>>()?;
+    Ok(MatchList {
+        typed: typed.to_owned(),
+        users,
+        searched: scan.searched,
+        total: scan.total,
+        complete: scan.complete,
+    })
 }
 
 async fn act(
@@ -346,9 +349,10 @@ async fn act(
         let data = response.data.unwrap_or(Value::Null);
         read(caps, &data["result"])?
     } else {
-        by_ref(client, caps, user_ref, cancel).await?.0.ok_or_else(|| {
-            bad(format!("the change was made, but the user '{user_ref}' could not be read again"))
-        })?
+        by_ref(client, caps, user_ref, cancel)
+            .await?
+            .0
+            .ok_or_else(|| bad(format!("the change was made, but the user '{user_ref}' could not be read again")))?
     };
     let outcome = action.done(&user);
     Ok(SupportReply::Acted { action, user: Box::new(user), outcome })

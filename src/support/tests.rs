@@ -182,7 +182,12 @@ fn the_minimal_schema_gives_a_card_of_the_guaranteed_fields_and_no_changes() {
     let fragment = caps.fragment();
     assert_eq!(fragment, "fragment SupportUser on User {\n  id\n  ref\n  name\n  email\n  isActive\n}");
     let scan = caps.scan_page(false);
-    assert!(scan.contains("paginatedUsers(first: $first, after: $after) { count edges { cursor node { ref name email isActive } } }"), "{scan}");
+    assert!(
+        scan.contains(
+            "paginatedUsers(first: $first, after: $after) { count edges { cursor node { ref name email isActive } } }"
+        ),
+        "{scan}"
+    );
     assert_eq!(caps.scan_variables(None), serde_json::json!({ "first": PAGE_SIZE, "after": null }));
 }
 
@@ -196,7 +201,10 @@ fn another_schema_gets_documents_of_its_own_shapes() {
     assert_eq!(caps.users.first.as_ref().unwrap().ty, "Int");
     assert_eq!(caps.roles.as_deref(), Some(""));
     let groups = caps.groups.as_ref().unwrap();
-    assert_eq!((groups.connection, groups.arguments.as_str(), groups.selection.as_str()), (true, "(first: 50)", "id name"));
+    assert_eq!(
+        (groups.connection, groups.arguments.as_str(), groups.selection.as_str()),
+        (true, "(first: 50)", "id name")
+    );
     assert_eq!(caps.extra_fields, Some(("customFields".to_owned(), String::new())));
     assert_eq!(caps.dates, ["insertedAt", "lastLoginAt"]);
     let offers = caps.offers();
@@ -216,7 +224,12 @@ fn another_schema_gets_documents_of_its_own_shapes() {
     let groups = document(&documents, "groups").unwrap();
     assert_eq!(groups.variables.as_ref().unwrap(), &serde_json::json!({ "first": GROUP_CHOICES }));
     let fragment = caps.fragment();
-    for part in ["roles\n", "groups: groups(first: 50) { edges { node { id name } } }", "extraFields: customFields\n", "insertedAt"] {
+    for part in [
+        "roles\n",
+        "groups: groups(first: 50) { edges { node { id name } } }",
+        "extraFields: customFields\n",
+        "insertedAt",
+    ] {
         assert!(fragment.contains(part), "{part} in {fragment}");
     }
     assert!(!fragment.contains("manager"), "a field with a required argument is left out: {fragment}");
@@ -278,7 +291,8 @@ fn sandbox_caps() -> Capabilities {
 async fn the_find_documents_are_valid_and_read_into_cards() {
     let schema = schema();
     let caps = sandbox_caps();
-    let card = |value: &Value| UserCard::read(value, &caps.dates, &caps.offers()).unwrap_or_else(|e| panic!("{e}: {value}"));
+    let card =
+        |value: &Value| UserCard::read(value, &caps.dates, &caps.offers()).unwrap_or_else(|e| panic!("{e}: {value}"));
     let (data, errors) = run(&schema, &caps.user_by_ref("u00002").unwrap()).await;
     assert!(errors.is_empty(), "{errors:?}");
     let user = card(&data["user"]);
@@ -307,8 +321,11 @@ async fn the_find_documents_are_valid_and_read_into_cards() {
         .collect();
     assert_eq!(groups.len(), 5);
 
-    let scan =
-        GraphQlRequest { query: caps.scan_page(false), variables: Some(caps.scan_variables(None)), ..Default::default() };
+    let scan = GraphQlRequest {
+        query: caps.scan_page(false),
+        variables: Some(caps.scan_variables(None)),
+        ..Default::default()
+    };
     let (data, errors) = run(&schema, &scan).await;
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(data["paginatedUsers"]["edges"].as_array().unwrap().len(), 50);
@@ -319,7 +336,8 @@ async fn the_find_documents_are_valid_and_read_into_cards() {
 async fn the_action_documents_are_valid_and_read_into_cards() {
     let schema = schema();
     let caps = sandbox_caps();
-    let card = |value: &Value| UserCard::read(value, &caps.dates, &caps.offers()).unwrap_or_else(|e| panic!("{e}: {value}"));
+    let card =
+        |value: &Value| UserCard::read(value, &caps.dates, &caps.offers()).unwrap_or_else(|e| panic!("{e}: {value}"));
     let act = |action: SupportAction, user_ref: &str| caps.action_request(&action, user_ref).expect("offered");
     let (data, _) = run(&schema, &caps.user_by_ref("u00003").unwrap()).await;
     let user = card(&data["user"]);

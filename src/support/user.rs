@@ -54,7 +54,12 @@ pub struct Offers {
 impl Offers {
     /// Whether any change is offered.
     pub fn any(&self) -> bool {
-        self.activate || self.archive || self.edit_name || self.edit_email || self.add_to_group || self.remove_from_group
+        self.activate
+            || self.archive
+            || self.edit_name
+            || self.edit_email
+            || self.add_to_group
+            || self.remove_from_group
     }
 }
 
@@ -189,16 +194,17 @@ fn extra_fields(value: Value) -> Vec<ExtraField> {
             .or_else(|| ["name", "key", "label"].iter().find_map(|key| item[*key].as_str()))?;
         let value = match (&item["value"], &item["values"]) {
             (Value::Null, Value::Null) => None,
-            (Value::Null, values) => Some(many(values.clone()).iter().filter_map(label_of).collect::<Vec<_>>().join(", ")),
+            (Value::Null, values) => {
+                Some(many(values.clone()).iter().filter_map(label_of).collect::<Vec<_>>().join(", "))
+            }
             (value, _) => label_of(value),
         };
         Some(ExtraField { name: name.to_owned(), value })
     };
     match value {
-        Value::Object(object) if !object.contains_key("edges") => object
-            .into_iter()
-            .map(|(name, value)| ExtraField { name, value: label_of(&value) })
-            .collect(),
+        Value::Object(object) if !object.contains_key("edges") => {
+            object.into_iter().map(|(name, value)| ExtraField { name, value: label_of(&value) }).collect()
+        }
         other => nodes(other).iter().filter_map(read).collect(),
     }
 }

@@ -112,11 +112,8 @@ impl CardEditor {
         if !offers.any() {
             ui.weak(NO_CHANGES);
         }
-        let missing: Vec<&str> = needed_scopes(offers)
-            .into_iter()
-            .filter(|s| !scopes.contains(*s))
-            .map(Scope::as_str)
-            .collect();
+        let missing: Vec<&str> =
+            needed_scopes(offers).into_iter().filter(|s| !scopes.contains(*s)).map(Scope::as_str).collect();
         if !missing.is_empty() {
             ui.weak(format!("Changes need {}, which this connection does not request.", missing.join(" and ")));
         }

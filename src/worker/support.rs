@@ -81,7 +81,9 @@ fn fails_the_find_too(error: &ApiError) -> bool {
 /// Whether the service refused a document for naming what its schema does not have.
 fn outdated(error: &SupportError) -> bool {
     let SupportError::Api(ApiError::GraphQl { errors, .. }) = error else { return false };
-    errors.iter().any(|e| ["Cannot query field", "Unknown argument", "Unknown type"].iter().any(|m| e.message.contains(m)))
+    errors
+        .iter()
+        .any(|e| ["Cannot query field", "Unknown argument", "Unknown type"].iter().any(|m| e.message.contains(m)))
 }
 
 /// Reads the connection's schema again and keeps it, for the next request.

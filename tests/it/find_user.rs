@@ -351,9 +351,9 @@ mod documents {
     use std::time::Duration;
 
     use orgql::api::{BaseUrl, Client, ClientOptions, Credentials};
+    use orgql::query::PagingStyle;
     use orgql::sandbox::RunningServer;
     use orgql::secret::Secret;
-    use orgql::query::PagingStyle;
     use orgql::support::{ByRef, Capabilities, Found, SupportReply, SupportRequest, UserCard, answer};
     use tokio_util::sync::CancellationToken;
 
@@ -428,7 +428,9 @@ mod documents {
         assert!(!card.offers.any());
         match find(&client, &guaranteed, &far.email).await {
             Found::Nobody(sentence) => assert!(
-                sentence.ends_with("This service cannot look users up by email, so only the first 50 of 120 users were compared."),
+                sentence.ends_with(
+                    "This service cannot look users up by email, so only the first 50 of 120 users were compared."
+                ),
                 "{sentence}"
             ),
             other => panic!("{other:?}"),
