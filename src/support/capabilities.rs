@@ -346,7 +346,7 @@ fn ref_argument(f: &FieldDefinition, names: &[&str]) -> Option<Arg> {
 fn users_field(schema: &Schema, paginated: &FieldDefinition, connection: &str) -> UsersField {
     let argument = |name: &str| paginated.arguments.iter().find(|a| a.name == name).map(|a| Arg::of(a));
     let first = argument("first").filter(|a| a.ty.trim_end_matches('!') == "Int");
-    let after = argument("after").filter(|a| a.ty.trim_end_matches('!') == "String" || a.ty == "ID");
+
     let filters = paginated
         .arguments
         .iter()
@@ -355,7 +355,8 @@ fn users_field(schema: &Schema, paginated: &FieldDefinition, connection: &str) -
         .collect();
     let count = leaf_field(schema, connection, "count").is_some();
     let paging = detect_paging(schema, "query { paginatedUsers { edges { node { ref } } } }", None).ok();
-    let after = after.filter(|_| paging.is_some());
+    // The cursor argument as the schema types it (`String`, `ID`), when the pages can be walked.
+    let after = argument("after").filter(|_| paging.is_some());
     UsersField { first, after, filters, count, paging }
 }
 
