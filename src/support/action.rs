@@ -1,25 +1,22 @@
 //! The changes support staff make from the card, each a typed action: the scope it needs, the
-//! question that confirms it, the mutation that does it (the values always as variables), and
-//! the sentence that reports it.
+//! question that confirms it, and the sentence that reports it. The mutation that does it is
+//! the connection's schema's (see `Capabilities::action_request`).
 
-use serde_json::{Map, Value, json};
-
-use super::user::{GroupRef, USER_FRAGMENT, UserCard, UserState, one_line};
-use crate::api::GraphQlRequest;
+use super::user::{GroupRef, UserCard, UserState, one_line};
 use crate::scopes::Scope;
 
 /// A change to one user.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SupportAction {
-    /// Make an archived user active again (`updateUser` with `isActive: true`).
+    /// Make an archived user active again (e.g. `updateUser` with `isActive: true`).
     Activate,
-    /// Archive the user (`archiveUser`).
+    /// Archive the user (e.g. `archiveUser`).
     Archive,
-    /// Change the name, the email, or both (`updateUser`).
+    /// Change the name, the email, or both (e.g. `updateUser`).
     Edit(UserEdit),
-    /// Add the user to a group (`addGroupMembers`).
+    /// Add the user to a group (e.g. `addGroupMembers`).
     AddToGroup(GroupRef),
-    /// Remove the user from a group (`removeGroupMembers`).
+    /// Remove the user from a group (e.g. `removeGroupMembers`).
     RemoveFromGroup(GroupRef),
 }
 
@@ -50,61 +47,6 @@ impl SupportAction {
             SupportAction::Activate | SupportAction::Archive | SupportAction::Edit(_) => Scope::UsersWrite,
             SupportAction::AddToGroup(_) | SupportAction::RemoveFromGroup(_) => Scope::GroupsWrite,
         }
-    }
-
-    /// Whether the mutation answers with the user (else the card is read again afterwards).
-    pub fn returns_user(&self) -> bool {
-        matches!(self, SupportAction::Activate | SupportAction::Archive | SupportAction::Edit(_))
-    }
-
-    /// The mutation for the user with `user_ref`. Documents that return the user select what
-    /// the card shows.
-    pub fn request(&self, user_ref: &str) -> GraphQlRequest {
-        let (query, variables) = match self {
-            SupportAction::Activate => (
-                format!(
-                    "mutation SupportActivateUser($ref: String!, $input: UpdateUserInput!) {{\n  \
-                     updateUser(ref: $ref, input: $input) {{ ...SupportUser }}\n}}\n{USER_FRAGMENT}"
-                ),
-                json!({ "ref": user_ref, "input": { "isActive": true } }),
-            ),
-            SupportAction::Archive => (
-                format!(
-                    "mutation SupportArchiveUser($ref: String!) {{\n  \
-                     archiveUser(ref: $ref) {{ ...SupportUser }}\n}}\n{USER_FRAGMENT}"
-                ),
-                json!({ "ref": user_ref }),
-            ),
-            SupportAction::Edit(edit) => {
-                let mut input = Map::new();
-                if let Some(name) = &edit.name {
-                    input.insert("name".into(), Value::from(name.as_str()));
-                }
-                if let Some(email) = &edit.email {
-                    input.insert("email".into(), Value::from(email.as_str()));
-                }
-                (
-                    format!(
-                        "mutation SupportEditUser($ref: String!, $input: UpdateUserInput!) {{\n  \
-                         updateUser(ref: $ref, input: $input) {{ ...SupportUser }}\n}}\n{USER_FRAGMENT}"
-                    ),
-                    json!({ "ref": user_ref, "input": input }),
-                )
-            }
-            SupportAction::AddToGroup(group) => (
-                "mutation SupportAddToGroup($group: String!, $users: [String!]!) {\n  \
-                 addGroupMembers(groupRef: $group, userRefs: $users) { id ref name }\n}"
-                    .to_owned(),
-                json!({ "group": group.ref_, "users": [user_ref] }),
-            ),
-            SupportAction::RemoveFromGroup(group) => (
-                "mutation SupportRemoveFromGroup($group: String!, $users: [String!]!) {\n  \
-                 removeGroupMembers(groupRef: $group, userRefs: $users) { id ref name }\n}"
-                    .to_owned(),
-                json!({ "group": group.ref_, "users": [user_ref] }),
-            ),
-        };
-        GraphQlRequest { query, variables: Some(variables), operation_name: None }
     }
 
     /// The question that confirms the action, naming what will change.
@@ -165,60 +107,29 @@ impl SupportAction {
             SupportAction::RemoveFromGroup(group) => format!("Removed {who} from the group {}.", group.named()),
         }
     }
-
-    /// The name of the mutation's root field, where the answer is.
-    pub fn field(&self) -> &'static str {
-        match self {
-            SupportAction::Activate | SupportAction::Edit(_) => "updateUser",
-            SupportAction::Archive => "archiveUser",
-            SupportAction::AddToGroup(_) => "addGroupMembers",
-            SupportAction::RemoveFromGroup(_) => "removeGroupMembers",
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::{OperationKind, kind_of};
 
     fn card() -> UserCard {
         UserCard {
-            id: "VXNlcjox".into(),
+            id: Some("VXNlcjox".into()),
             ref_: "u00001".into(),
             name: "Anna Smith".into(),
             email: "anna@example.com".into(),
             is_active: true,
-            roles: vec!["LEARNER".into()],
-            groups: Vec::new(),
-            extra_fields: Vec::new(),
-            created_at: None,
-            updated_at: None,
+            roles: Some(vec!["LEARNER".into()]),
+            groups: Some(Vec::new()),
+            extra_fields: None,
+            dates: Vec::new(),
+            offers: Default::default(),
         }
     }
 
     fn sales() -> GroupRef {
         GroupRef { id: "R3JvdXA6Mw==".into(), ref_: "g0003".into(), name: "Sales Berlin".into() }
-    }
-
-    #[test]
-    fn every_action_is_a_mutation_with_its_values_as_variables() {
-        let edit = SupportAction::Edit(UserEdit { name: None, email: Some("not-an-address\" }".into()) });
-        let cases = [
-            (SupportAction::Activate, json!({ "ref": "u00001", "input": { "isActive": true } })),
-            (SupportAction::Archive, json!({ "ref": "u00001" })),
-            (edit, json!({ "ref": "u00001", "input": { "email": "not-an-address\" }" } })),
-            (SupportAction::AddToGroup(sales()), json!({ "group": "g0003", "users": ["u00001"] })),
-            (SupportAction::RemoveFromGroup(sales()), json!({ "group": "g0003", "users": ["u00001"] })),
-        ];
-        for (action, variables) in cases {
-            let request = action.request("u00001");
-            assert_eq!(kind_of(&request.query, None).unwrap(), OperationKind::Mutation, "{}", request.query);
-            assert!(request.query.contains(action.field()), "{}", request.query);
-            assert!(!request.query.contains("u00001") && !request.query.contains("g0003"), "{}", request.query);
-            assert_eq!(request.variables.unwrap(), variables, "{action:?}");
-            assert_eq!(action.returns_user(), request.query.contains("...SupportUser"), "{action:?}");
-        }
     }
 
     #[test]

@@ -3,9 +3,11 @@
 //! [`UserCard`] or a [`MatchList`] to pick from; the changes support staff make (activate,
 //! archive, edit name and email, group membership) are typed [`SupportAction`]s, each needing
 //! the scope the contract names, and the service's validation errors come back as one
-//! [`Refusal`] sentence each, placed at their field.
+//! [`Refusal`] sentence each, placed at their field. Every document is built from what the
+//! connection's schema has ([`Capabilities`]): the spec guarantees only a few user fields.
 
 mod action;
+mod capabilities;
 mod lookup;
 mod queries;
 mod refusal;
@@ -16,8 +18,11 @@ mod user;
 mod tests;
 
 pub use action::{SupportAction, UserEdit};
+pub use capabilities::{
+    Arg, ByRef, Call, Capabilities, GroupSearch, GroupsField, Mutations, PAGE_SIZE, Supply, UsersField,
+};
 pub use lookup::{Lookup, name_matches, nobody};
-pub use queries::{groups_named, user_by_ref, users_by_email};
+pub use queries::{EMAIL_MATCHES, GROUP_CHOICES};
 pub use refusal::{Refusal, RefusedField, refusals};
 pub use run::{Found, NAME_MATCHES, NAME_SCAN_PAGES, SupportError, SupportReply, SupportRequest, answer, scan_extent};
-pub use user::{ExtraCategory, ExtraField, GroupRef, MatchList, UserCard, UserState, UserSummary, one_line};
+pub use user::{ExtraField, GroupRef, MatchList, Moment, Offers, UserCard, UserState, UserSummary, one_line};

@@ -3,15 +3,17 @@
 
 use std::sync::Arc;
 
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::action::SupportAction;
+use super::capabilities::{ByRef, Capabilities, PAGE_SIZE};
 use super::lookup::{Lookup, name_matches, nobody};
-use super::queries::{self, USERS_FOR_NAMES};
+use super::queries::EMAIL_MATCHES;
 use super::refusal::{Refusal, refusals};
-use super::user::{GroupRef, MatchList, UserCard, UserSummary};
+use super::user::{GroupRef, MatchList, UserCard, UserSummary, nodes};
 use crate::api::{ApiError, Client, GraphQlRequest, GraphQlResponse, Pager};
 use crate::query::PagingOptions;
 
@@ -78,66 +80,103 @@ pub enum SupportError {
     Refused(Vec<Refusal>),
 }
 
-/// Runs `request` against `client`.
+/// Runs `request` against `client`, with the documents its schema allows (`capabilities`).
 pub async fn answer(
     client: Arc<Client>,
+    capabilities: &Capabilities,
     request: SupportRequest,
     cancel: &CancellationToken,
 ) -> Result<SupportReply, SupportError> {
+    let caps = capabilities;
     match request {
-        SupportRequest::Find(typed) => find(client, &typed, cancel).await.map(SupportReply::Found),
+        SupportRequest::Find(typed) => find(&client, caps, &typed, cancel).await.map(SupportReply::Found),
         SupportRequest::Open(user_ref) => {
-            let found = match by_ref(&client, &user_ref, cancel).await? {
-                Some(user) => Found::User(Box::new(user)),
-                None => Found::Nobody(nobody(&[Lookup::Ref(user_ref)])),
+            let found = match by_ref(&client, caps, &user_ref, cancel).await? {
+                (Some(user), _) => Found::User(Box::new(user)),
+                (None, note) => Found::Nobody(with_note(nobody(&[Lookup::Ref(user_ref)]), note)),
             };
             Ok(SupportReply::Found(found))
         }
         SupportRequest::Groups(filter) => {
-            let data = ask(&client, &queries::groups_named(&filter), cancel).await?;
-            Ok(SupportReply::Groups(nodes(&data["paginatedGroups"])?))
+            let request = caps.groups_named(&filter).ok_or_else(|| {
+                ApiError::Document("This service's schema has no list of groups to choose from.".into())
+            })?;
+            let data = ask(&client, &request, cancel).await?;
+            let mut groups: Vec<GroupRef> = nodes(data["groups"].clone())
+                .into_iter()
+                .map(|group| GroupRef::deserialize(group).map_err(|e| bad(format!("a group could not be read: {e}"))))
+                .collect::<Result<_, _>>()?;
+            // Without a filter by name in the schema, the names are compared here.
+            if caps.group_search.as_ref().is_some_and(|search| search.name.is_none()) {
+                groups.retain(|group| name_matches(&group.name, &filter) || filter.trim().is_empty());
+            }
+            Ok(SupportReply::Groups(groups))
         }
-        SupportRequest::Act { user_ref, action } => act(&client, &user_ref, action, cancel).await,
+        SupportRequest::Act { user_ref, action } => act(&client, caps, &user_ref, action, cancel).await,
     }
 }
 
-async fn find(client: Arc<Client>, typed: &str, cancel: &CancellationToken) -> Result<Found, SupportError> {
+async fn find(
+    client: &Arc<Client>,
+    caps: &Capabilities,
+    typed: &str,
+    cancel: &CancellationToken,
+) -> Result<Found, SupportError> {
     let lookups = Lookup::recognise(typed);
-    let mut scan_note = None;
+    let mut notes = Vec::new();
     for lookup in &lookups {
         match lookup {
-            Lookup::Ref(user_ref) => {
-                if let Some(user) = by_ref(&client, user_ref, cancel).await? {
-                    return Ok(Found::User(Box::new(user)));
-                }
-            }
+            Lookup::Ref(user_ref) => match by_ref(client, caps, user_ref, cancel).await? {
+                (Some(user), _) => return Ok(Found::User(Box::new(user))),
+                (None, note) => notes.extend(note),
+            },
             Lookup::Email(email) => {
-                let data = ask(&client, &queries::users_by_email(email), cancel).await?;
-                let mut users: Vec<UserCard> = nodes(&data["paginatedUsers"])?;
-                let total = data["paginatedUsers"]["count"].as_u64();
+                let (mut users, searched, total, complete) = match caps.users_by_email(email) {
+                    Some(request) => {
+                        let data = ask(client, &request, cancel).await?;
+                        let users = nodes(data["paginatedUsers"].clone())
+                            .iter()
+                            .map(|user| read(caps, user))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        let total = data["paginatedUsers"]["count"].as_u64();
+                        let listed = users.len() as u64;
+                        (users, total.unwrap_or(listed), total, total.is_none_or(|t| t <= listed))
+                    }
+                    None => {
+                        let wanted = email.to_lowercase();
+                        let scan = scan(client, caps, true, EMAIL_MATCHES as usize, cancel, |user| {
+                            user["email"].as_str().is_some_and(|e| e.to_lowercase() == wanted)
+                        })
+                        .await?;
+                        if scan.found.is_empty() {
+                            notes.push(scanned("by email", &scan));
+                        }
+                        let users = scan.found.iter().map(|user| read(caps, user)).collect::<Result<Vec<_>, _>>()?;
+                        (users, scan.searched, scan.total, scan.complete)
+                    }
+                };
                 match users.len() {
                     0 => {}
                     1 => return Ok(Found::User(Box::new(users.remove(0)))),
                     _ => {
-                        let listed = users.len() as u64;
                         return Ok(Found::Several(MatchList {
                             typed: email.clone(),
                             users: users.iter().map(UserCard::summary).collect(),
-                            searched: total.unwrap_or(listed),
+                            searched,
                             total,
-                            complete: total.is_none_or(|t| t <= listed),
+                            complete,
                         }));
                     }
                 }
             }
             Lookup::Name(name) => {
-                let mut matches = scan_names(client.clone(), name, cancel).await?;
+                let mut matches = scan_names(client, caps, name, cancel).await?;
                 match matches.users.len() {
-                    0 if !matches.complete => scan_note = Some(scan_extent(&matches)),
+                    0 if !matches.complete => notes.push(scan_extent(&matches)),
                     0 => {}
                     1 => {
                         let user_ref = matches.users.remove(0).ref_;
-                        if let Some(user) = by_ref(&client, &user_ref, cancel).await? {
+                        if let (Some(user), _) = by_ref(client, caps, &user_ref, cancel).await? {
                             return Ok(Found::User(Box::new(user)));
                         }
                     }
@@ -146,11 +185,14 @@ async fn find(client: Arc<Client>, typed: &str, cancel: &CancellationToken) -> R
             }
         }
     }
-    let sentence = nobody(&lookups);
-    Ok(Found::Nobody(match scan_note {
-        Some(note) => format!("{} {note}", sentence),
+    Ok(Found::Nobody(with_note(nobody(&lookups), (!notes.is_empty()).then(|| notes.join(" ")))))
+}
+
+fn with_note(sentence: String, note: Option<String>) -> String {
+    match note {
+        Some(note) => format!("{sentence} {note}"),
         None => sentence,
-    }))
+    }
 }
 
 /// How far an incomplete name scan went, as a sentence.
@@ -162,62 +204,155 @@ pub fn scan_extent(matches: &MatchList) -> String {
     )
 }
 
-/// The user with `user_ref`; `None` when the service says there is none (null plus an error at `user`).
-async fn by_ref(client: &Client, user_ref: &str, cancel: &CancellationToken) -> Result<Option<UserCard>, SupportError> {
-    let GraphQlResponse { data, errors } = client.execute(&queries::user_by_ref(user_ref), cancel).await?.response;
+/// The sentence for a lookup the schema cannot make directly (`how`: `by email`, `by ref`).
+fn scanned(how: &str, scan: &Scan) -> String {
+    if scan.complete {
+        format!("This service cannot look users up {how}, so all {} users were compared.", scan.searched)
+    } else {
+        let of = scan.total.map(|t| format!(" of {t}")).unwrap_or_default();
+        format!("This service cannot look users up {how}, so only the first {}{of} users were compared.", scan.searched)
+    }
+}
+
+/// The user with `user_ref`; `None` when the service says there is none (null plus an error at
+/// `user`, or no match), with a sentence when the users were scanned for it.
+async fn by_ref(
+    client: &Arc<Client>,
+    caps: &Capabilities,
+    user_ref: &str,
+    cancel: &CancellationToken,
+) -> Result<(Option<UserCard>, Option<String>), SupportError> {
+    let Some(request) = caps.user_by_ref(user_ref) else {
+        let scan = scan(client, caps, true, 1, cancel, |user| user["ref"].as_str() == Some(user_ref)).await?;
+        return match scan.found.first() {
+            Some(user) => Ok((Some(read(caps, user)?), None)),
+            None => Ok((None, Some(scanned("by ref", &scan)))),
+        };
+    };
+    let GraphQlResponse { data, errors } = client.execute(&request, cancel).await?.response;
+    if let ByRef::Filter(_) = caps.by_ref {
+        let data = match data {
+            Some(data) if errors.is_empty() => data,
+            _ => return Err(ApiError::GraphQl { errors, data }.into()),
+        };
+        let users = nodes(data["paginatedUsers"].clone());
+        let user = users.iter().find(|user| user["ref"].as_str() == Some(user_ref));
+        return Ok((user.map(|user| read(caps, user)).transpose()?, None));
+    }
     let user = data.as_ref().map(|d| &d["user"]).filter(|u| !u.is_null());
     match user {
-        Some(user) if errors.is_empty() => parse(user).map(Some),
-        None if errors.iter().all(|e| e.path.len() == 1 && e.path[0] == "user") => Ok(None),
+        Some(user) if errors.is_empty() => Ok((Some(read(caps, user)?), None)),
+        None if errors.iter().all(|e| e.path.len() == 1 && e.path[0] == "user") => Ok((None, None)),
         _ => Err(ApiError::GraphQl { errors, data }.into()),
     }
 }
 
-/// Walks the users page by page, keeping those whose name matches, until every user was seen,
-/// [`NAME_MATCHES`] matched, or [`NAME_SCAN_PAGES`] pages were read.
-async fn scan_names(client: Arc<Client>, typed: &str, cancel: &CancellationToken) -> Result<MatchList, SupportError> {
-    let mut pager =
-        Pager::new(client, USERS_FOR_NAMES, Some(queries::name_scan_variables()), None, PagingOptions::default())?;
-    let mut list = MatchList { typed: typed.to_owned(), users: Vec::new(), searched: 0, total: None, complete: false };
+/// What a scan found.
+struct Scan {
+    found: Vec<Value>,
+    searched: u64,
+    total: Option<u64>,
+    complete: bool,
+}
+
+/// Reads the users page by page (as the schema pages them), keeping those `keep` accepts, until
+/// every user was seen, more than `limit` were kept, or [`NAME_SCAN_PAGES`] pages were read; a
+/// schema with no way to page gives its first page only. `cards` selects what the card shows,
+/// otherwise `ref name email isActive`.
+async fn scan(
+    client: &Arc<Client>,
+    caps: &Capabilities,
+    cards: bool,
+    limit: usize,
+    cancel: &CancellationToken,
+    keep: impl Fn(&Value) -> bool,
+) -> Result<Scan, SupportError> {
+    let query = caps.scan_page(cards);
+    let mut scan = Scan { found: Vec::new(), searched: 0, total: None, complete: false };
+    let Some(paging) = &caps.users.paging else {
+        let request = GraphQlRequest { query, variables: Some(caps.scan_variables(None)), operation_name: None };
+        let data = ask(client, &request, cancel).await?;
+        let users = nodes(data["paginatedUsers"].clone());
+        scan.total = data["paginatedUsers"]["count"].as_u64();
+        scan.searched = users.len() as u64;
+        scan.complete = scan.total.map_or((users.len() as i64) < PAGE_SIZE, |total| scan.searched >= total);
+        scan.found = users.into_iter().filter(|user| keep(user)).collect();
+        return Ok(limited(scan, limit));
+    };
+    let options = PagingOptions { paging: Some(paging.clone()), ..PagingOptions::default() };
+    let mut pager = Pager::new(client.clone(), &query, Some(caps.scan_variables(None)), None, options)?;
     while let Some(page) = pager.next_page(cancel).await? {
-        list.searched = page.nodes_so_far;
-        list.total = page.total.or(list.total);
-        for node in pager.site().nodes(&page.data) {
-            let user: UserSummary = parse(node)?;
-            if name_matches(&user.name, typed) {
-                list.users.push(user);
-            }
-        }
-        let more = pager.site().has_next_page(&page.data).unwrap_or(false);
-        if !more {
-            list.complete = list.users.len() <= NAME_MATCHES;
+        scan.searched = page.nodes_so_far;
+        scan.total = page.total.or(scan.total);
+        scan.found.extend(pager.site().nodes(&page.data).filter(|node| !node.is_null() && keep(node)).cloned());
+        if !page.has_next {
+            scan.complete = true;
             break;
         }
-        if list.users.len() >= NAME_MATCHES || page.number >= NAME_SCAN_PAGES {
+        if scan.found.len() > limit || page.number >= NAME_SCAN_PAGES {
             break;
         }
     }
-    list.users.truncate(NAME_MATCHES);
-    Ok(list)
+    Ok(limited(scan, limit))
+}
+
+/// At most `limit` found; more make the scan incomplete.
+fn limited(mut scan: Scan, limit: usize) -> Scan {
+    if scan.found.len() > limit {
+        scan.complete = false;
+        scan.found.truncate(limit);
+    }
+    scan
+}
+
+/// Walks the users page by page, keeping those whose name matches, until every user was seen,
+/// [`NAME_MATCHES`] matched, or [`NAME_SCAN_PAGES`] pages were read.
+async fn scan_names(
+    client: &Arc<Client>,
+    caps: &Capabilities,
+    typed: &str,
+    cancel: &CancellationToken,
+) -> Result<MatchList, SupportError> {
+    let scan = scan(client, caps, false, NAME_MATCHES, cancel, |user| {
+        user["name"].as_str().is_some_and(|name| name_matches(name, typed))
+    })
+    .await?;
+    let users = scan.found.iter().map(parse).collect::<Result<Vec<UserSummary>, _>>()?;
+    Ok(MatchList {
+        typed: typed.to_owned(),
+        users,
+        searched: scan.searched,
+        total: scan.total,
+        complete: scan.complete,
+    })
 }
 
 async fn act(
-    client: &Client,
+    client: &Arc<Client>,
+    caps: &Capabilities,
     user_ref: &str,
     action: SupportAction,
     cancel: &CancellationToken,
 ) -> Result<SupportReply, SupportError> {
-    let response = client.execute(&action.request(user_ref), cancel).await?.response;
+    let (Some(request), Some(call)) = (caps.action_request(&action, user_ref), caps.call(&action)) else {
+        return Err(ApiError::Document(format!(
+            "This service's schema offers no way to {}; nothing was changed.",
+            action.verb().to_lowercase()
+        ))
+        .into());
+    };
+    let response = client.execute(&request, cancel).await?.response;
     if !response.errors.is_empty() {
         return Err(SupportError::Refused(refusals(&response.errors)));
     }
-    let user = if action.returns_user() {
+    let user = if call.returns_user() {
         let data = response.data.unwrap_or(Value::Null);
-        parse(&data[action.field()])?
+        read(caps, &data["result"])?
     } else {
-        by_ref(client, user_ref, cancel).await?.ok_or_else(|| {
-            ApiError::BadResponse(format!("the change was made, but the user '{user_ref}' could not be read again"))
-        })?
+        by_ref(client, caps, user_ref, cancel)
+            .await?
+            .0
+            .ok_or_else(|| bad(format!("the change was made, but the user '{user_ref}' could not be read again")))?
     };
     let outcome = action.done(&user);
     Ok(SupportReply::Acted { action, user: Box::new(user), outcome })
@@ -228,13 +363,14 @@ async fn ask(client: &Client, request: &GraphQlRequest, cancel: &CancellationTok
     Ok(client.execute(request, cancel).await?.response.into_data()?)
 }
 
-/// The nodes of a connection (`edges { node }`).
-fn nodes<T: DeserializeOwned>(connection: &Value) -> Result<Vec<T>, SupportError> {
-    let edges =
-        connection["edges"].as_array().ok_or_else(|| ApiError::BadResponse("no 'edges' in the answer".into()))?;
-    edges.iter().map(|edge| parse(&edge["node"])).collect()
+fn read(caps: &Capabilities, user: &Value) -> Result<UserCard, SupportError> {
+    UserCard::read(user, &caps.dates, &caps.offers()).map_err(bad)
+}
+
+fn bad(message: String) -> SupportError {
+    ApiError::BadResponse(message).into()
 }
 
 fn parse<T: DeserializeOwned>(value: &Value) -> Result<T, SupportError> {
-    T::deserialize(value).map_err(|e| ApiError::BadResponse(format!("a user or group could not be read: {e}")).into())
+    T::deserialize(value).map_err(|e| bad(format!("a user could not be read: {e}")))
 }

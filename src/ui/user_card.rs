@@ -1,14 +1,18 @@
-//! The card of one user in the "Find user" window: names, email, state, roles, groups and extra
-//! fields; and, where the connection's scopes allow, the changes support staff make there, each
-//! confirmed in a modal that names what will change, then reported with the service's outcome
-//! or its reasons for refusing, next to the field they are about.
+//! The card of one user in the "Find user" window: names, email, state, and the roles, dates,
+//! groups and extra fields the connection's schema has (nothing it does not have); and, where
+//! its schema offers a mutation and the connection's scopes allow, the changes support staff
+//! make there, each confirmed in a modal that names what will change, then reported with the
+//! service's outcome or its reasons for refusing, next to the field they are about.
 
 use super::state::Requested;
 use crate::scopes::{Scope, ScopeSet};
 use crate::support::{
-    GroupRef, RefusedField, SupportAction, SupportError, SupportReply, SupportRequest, UserCard, UserEdit, UserState,
-    one_line,
+    GroupRef, Offers, RefusedField, SupportAction, SupportError, SupportReply, SupportRequest, UserCard, UserEdit,
+    UserState, one_line,
 };
+
+/// What the card says when the connection's schema has no mutation support staff could use.
+pub const NO_CHANGES: &str = "This service offers no changes to users through its schema.";
 use crate::worker::JobId;
 
 /// A change waiting for the person's yes.
@@ -88,40 +92,49 @@ impl CardEditor {
 
     /// Draws the card of `user`; returns a group search to run (changes go through the modal).
     pub fn ui(&mut self, ui: &mut egui::Ui, user: &UserCard, scopes: ScopeSet) -> Option<SupportRequest> {
-        let can_edit = scopes.contains(Scope::UsersWrite);
+        let offers = &user.offers;
         ui.heading(one_line(&user.name));
-        self.details_ui(ui, user, can_edit);
-        ui.add_space(6.0);
-        let search = self.groups_ui(ui, user, scopes);
-        ui.add_space(6.0);
-        extra_fields_ui(ui, user);
+        if let Some(notice) = &offers.notice {
+            ui.colored_label(ui.visuals().warn_fg_color, notice);
+        }
+        self.details_ui(ui, user, scopes.contains(Scope::UsersWrite));
+        let mut search = None;
+        if user.groups.is_some() {
+            ui.add_space(6.0);
+            search = self.groups_ui(ui, user, scopes);
+        }
+        if user.extra_fields.is_some() {
+            ui.add_space(6.0);
+            extra_fields_ui(ui, user);
+        }
         ui.add_space(6.0);
         self.outcome_ui(ui);
-        let missing: Vec<&str> = [Scope::UsersWrite, Scope::GroupsWrite]
-            .into_iter()
-            .filter(|s| !scopes.contains(*s))
-            .map(Scope::as_str)
-            .collect();
+        if !offers.any() {
+            ui.weak(NO_CHANGES);
+        }
+        let missing: Vec<&str> =
+            needed_scopes(offers).into_iter().filter(|s| !scopes.contains(*s)).map(Scope::as_str).collect();
         if !missing.is_empty() {
             ui.weak(format!("Changes need {}, which this connection does not request.", missing.join(" and ")));
         }
         search
     }
 
-    fn details_ui(&mut self, ui: &mut egui::Ui, user: &UserCard, can_edit: bool) {
+    fn details_ui(&mut self, ui: &mut egui::Ui, user: &UserCard, can_write: bool) {
+        let offers = &user.offers;
         let busy = self.outcome.is_pending();
         let mut ask = None;
         egui::Grid::new("find-user-card").num_columns(2).spacing([12.0, 6.0]).show(ui, |ui| {
             ui.label("Ref");
             ui.add(egui::Label::new(&user.ref_).selectable(true));
             ui.end_row();
-            for (label, field, draft, current) in [
-                ("Name", RefusedField::Name, &mut self.name, &user.name),
-                ("Email", RefusedField::Email, &mut self.email, &user.email),
+            for (label, field, draft, current, offered) in [
+                ("Name", RefusedField::Name, &mut self.name, &user.name, offers.edit_name),
+                ("Email", RefusedField::Email, &mut self.email, &user.email, offers.edit_email),
             ] {
                 let label = ui.label(label);
                 ui.vertical(|ui| {
-                    if can_edit {
+                    if can_write && offered {
                         ui.add(egui::TextEdit::singleline(draft).desired_width(300.0)).labelled_by(label.id);
                     } else {
                         ui.add(egui::Label::new(one_line(current)).selectable(true));
@@ -137,27 +150,31 @@ impl CardEditor {
                     UserState::Archived => ui.visuals().warn_fg_color,
                 };
                 ui.colored_label(colour, user.state().label());
-                let action = match user.state() {
-                    UserState::Active => SupportAction::Archive,
-                    UserState::Archived => SupportAction::Activate,
+                let (action, offered) = match user.state() {
+                    UserState::Active => (SupportAction::Archive, offers.archive),
+                    UserState::Archived => (SupportAction::Activate, offers.activate),
                 };
-                if can_edit && ui.add_enabled(!busy, egui::Button::new(action.verb())).clicked() {
+                if can_write && offered && ui.add_enabled(!busy, egui::Button::new(action.verb())).clicked() {
                     ask = Some(action);
                 }
             });
             ui.end_row();
-            ui.label("Roles");
-            ui.label(user.roles.iter().map(|r| title_case(r)).collect::<Vec<_>>().join(", "));
-            ui.end_row();
-            for (label, time) in [("Created", user.created_at), ("Updated", user.updated_at)] {
-                if let Some(time) = time {
-                    ui.label(label);
-                    ui.label(time.format("%Y-%m-%d %H:%M UTC").to_string());
-                    ui.end_row();
+            if let Some(roles) = &user.roles {
+                ui.label("Roles");
+                if roles.is_empty() {
+                    ui.weak("None");
+                } else {
+                    ui.label(roles.iter().map(|r| title_case(r)).collect::<Vec<_>>().join(", "));
                 }
+                ui.end_row();
+            }
+            for moment in &user.dates {
+                ui.label(&moment.label);
+                ui.label(&moment.shown);
+                ui.end_row();
             }
         });
-        if can_edit {
+        if can_write && (offers.edit_name || offers.edit_email) {
             let edit = UserEdit::between(user, &self.name, &self.email);
             ui.horizontal(|ui| {
                 let save = ui.add_enabled(!busy && edit.is_some(), egui::Button::new("Save changes"));
@@ -178,16 +195,18 @@ impl CardEditor {
     fn groups_ui(&mut self, ui: &mut egui::Ui, user: &UserCard, scopes: ScopeSet) -> Option<SupportRequest> {
         let can_change = scopes.contains(Scope::GroupsWrite);
         let busy = self.outcome.is_pending();
-        ui.strong(format!("Groups ({})", user.groups.len()));
-        if user.groups.is_empty() {
+        let groups = user.groups.as_deref().unwrap_or_default();
+        ui.strong(format!("Groups ({})", groups.len()));
+        if groups.is_empty() {
             ui.weak("In no group.");
         }
         let mut ask = None;
         egui::Grid::new("find-user-groups").num_columns(2).spacing([12.0, 4.0]).show(ui, |ui| {
-            for group in &user.groups {
+            for group in groups {
                 ui.label(group.named());
                 let remove = egui::Button::new("Remove");
                 if can_change
+                    && user.offers.remove_from_group
                     && ui.add_enabled(!busy, remove).accessible_name(format!("Remove from {}", group.named())).clicked()
                 {
                     ask = Some(SupportAction::RemoveFromGroup(group.clone()));
@@ -197,9 +216,10 @@ impl CardEditor {
         });
         refusals_ui(ui, &self.outcome, Some(RefusedField::Group));
         let mut search = None;
-        if can_change && scopes.contains(Scope::GroupsRead) {
+        let can_add = can_change && user.offers.add_to_group;
+        if can_add && scopes.contains(Scope::GroupsRead) {
             search = self.picker_ui(ui, user, &mut ask);
-        } else if can_change {
+        } else if can_add {
             ui.weak("Adding to a group needs groups.read too, to list the groups.");
         }
         if let Some(action) = ask {
@@ -235,7 +255,7 @@ impl CardEditor {
             ui.colored_label(ui.visuals().error_fg_color, format!("{error:#}"));
         }
         let Some(groups) = self.groups.value() else { return search };
-        let choices: Vec<&GroupRef> = groups.iter().filter(|g| !user.is_member_of(&g.ref_)).collect();
+        let choices: Vec<&GroupRef> = groups.iter().filter(|g| !user.is_member_of(g)).collect();
         ui.horizontal(|ui| {
             let label = ui.label("Group to add to");
             let shown = self.group_choice.as_ref().map_or_else(|| "Choose a group".to_owned(), GroupRef::named);
@@ -249,7 +269,7 @@ impl CardEditor {
                 })
                 .response
                 .labelled_by(label.id);
-            let choice = self.group_choice.clone().filter(|g| !user.is_member_of(&g.ref_));
+            let choice = self.group_choice.clone().filter(|g| !user.is_member_of(g));
             let add = ui.add_enabled(!self.outcome.is_pending() && choice.is_some(), egui::Button::new("Add to group"));
             if let Some(group) = choice.filter(|_| add.clicked()) {
                 *ask = Some(SupportAction::AddToGroup(group));
@@ -334,15 +354,28 @@ fn edit_pending(user: &UserCard, editor: &CardEditor) -> bool {
     editor.name != user.name || editor.email != user.email
 }
 
+/// The scopes the changes offered need (none offered: none needed).
+fn needed_scopes(offers: &Offers) -> Vec<Scope> {
+    let mut scopes = Vec::new();
+    if offers.activate || offers.archive || offers.edit_name || offers.edit_email {
+        scopes.push(Scope::UsersWrite);
+    }
+    if offers.add_to_group || offers.remove_from_group {
+        scopes.push(Scope::GroupsWrite);
+    }
+    scopes
+}
+
 fn extra_fields_ui(ui: &mut egui::Ui, user: &UserCard) {
+    let fields = user.extra_fields.as_deref().unwrap_or_default();
     ui.strong("Extra fields");
-    if user.extra_fields.is_empty() {
+    if fields.is_empty() {
         ui.weak("None.");
         return;
     }
     egui::Grid::new("find-user-extra").num_columns(2).spacing([12.0, 4.0]).show(ui, |ui| {
-        for field in &user.extra_fields {
-            ui.label(&field.category.name);
+        for field in fields {
+            ui.label(&field.name);
             match &field.value {
                 Some(value) => ui.label(one_line(value)),
                 None => ui.weak("—"),

@@ -1,12 +1,14 @@
 //! The job of the quick find for support staff: one support request against the connection,
-//! answered with one event (the work itself is `crate::support`'s).
+//! answered with one event (the work itself is `crate::support`'s). The find builds its
+//! documents from the connection's schema (`Shared::schema`: kept per connection, read once).
 
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
 use super::{Connection, Event, JobId, Shared};
-use crate::support::{SupportError, SupportRequest, answer};
+use crate::api::ApiError;
+use crate::support::{Capabilities, SupportError, SupportRequest, answer};
 
 /// Runs `request` and reports its answer (a cancelled request reports `cancelled`), then the
 /// connection's token.
@@ -18,11 +20,77 @@ pub(super) async fn run(
     cancel: CancellationToken,
 ) {
     let result = match shared.client(&connection).await {
-        Ok(client) => answer(client, request, &cancel).await,
+        Ok(client) => match capabilities(&shared, &connection, &cancel).await {
+            Ok(capabilities) => answer(client, &capabilities, request, &cancel).await,
+            Err(e) => Err(SupportError::Api(e)),
+        },
         Err(e) => Err(SupportError::Api(e)),
     };
+    let outdated = result.as_ref().is_err_and(outdated);
     shared.end_job(job);
     shared.emit(Event::Support { job, result }).await;
+    if outdated {
+        // The service refused a field or argument its schema had: the kept schema is old.
+        refresh(&shared, &connection, &cancel).await;
+    }
     // The status bar shows the connection's token, which the request may have fetched.
     super::jobs::report_token(&shared, &connection).await;
+}
+
+/// What the connection's schema offers the find. A schema that cannot be read gives the spec's
+/// guaranteed fields with a notice; a failure that would fail the find too (credentials,
+/// network, cancel) is returned.
+async fn capabilities(
+    shared: &Arc<Shared>,
+    connection: &Connection,
+    cancel: &CancellationToken,
+) -> Result<Capabilities, ApiError> {
+    let model = match shared.schema(connection, cancel).await {
+        Ok(model) => model,
+        Err(e) if fails_the_find_too(&e) => return Err(e),
+        Err(e) => {
+            tracing::warn!("the schema of {} could not be read for the find: {e}", connection.name());
+            return Ok(Capabilities::guaranteed(format!(
+                "The service's schema could not be read ({e}), so only the fields every service has are shown."
+            )));
+        }
+    };
+    Ok(Capabilities::from_schema(model.schema()).unwrap_or_else(|reason| {
+        Capabilities::guaranteed(format!(
+            "The service's schema cannot be used for the find ({reason}), so only the fields every service has are shown."
+        ))
+    }))
+}
+
+/// Failures of introspection that the find itself would meet as well.
+fn fails_the_find_too(error: &ApiError) -> bool {
+    matches!(
+        error,
+        ApiError::Cancelled
+            | ApiError::Config(_)
+            | ApiError::InvalidClient
+            | ApiError::TokenRefused { .. }
+            | ApiError::Unauthorized
+            | ApiError::Throttled { .. }
+            | ApiError::Redirected { .. }
+            | ApiError::Network(_)
+            | ApiError::Timeout(_)
+    )
+}
+
+/// Whether the service refused a document for naming what its schema does not have.
+fn outdated(error: &SupportError) -> bool {
+    let SupportError::Api(ApiError::GraphQl { errors, .. }) = error else { return false };
+    errors
+        .iter()
+        .any(|e| ["Cannot query field", "Unknown argument", "Unknown type"].iter().any(|m| e.message.contains(m)))
+}
+
+/// Reads the connection's schema again and keeps it, for the next request.
+async fn refresh(shared: &Arc<Shared>, connection: &Connection, cancel: &CancellationToken) {
+    let Ok(client) = shared.client(connection).await else { return };
+    match crate::explorer::load::fetch(&client, cancel).await {
+        Ok((model, _)) => shared.remember_schema(connection, Arc::new(model)),
+        Err(e) => tracing::warn!("the schema of {} could not be read again: {e}", connection.name()),
+    }
 }

@@ -342,3 +342,98 @@ fn a_profile_that_may_only_read_shows_the_user_without_actions() {
     s.wait_for("nothing under way", |h| h.query_all_by_role(Role::ProgressIndicator).next().is_none());
     s.harness.run();
 }
+
+/// The find's own logic over HTTP, without the window: the documents built from the sandbox's
+/// introspected schema, and the scans the find falls back to on a schema without lookups by
+/// ref or email, in both paging styles.
+mod documents {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use orgql::api::{BaseUrl, Client, ClientOptions, Credentials};
+    use orgql::query::PagingStyle;
+    use orgql::sandbox::RunningServer;
+    use orgql::secret::Secret;
+    use orgql::support::{ByRef, Capabilities, Found, SupportReply, SupportRequest, UserCard, answer};
+    use tokio_util::sync::CancellationToken;
+
+    use crate::support::{ALL_SCOPES, SECRET, sandbox};
+
+    fn client(server: &RunningServer) -> Arc<Client> {
+        let credentials = Credentials {
+            base_url: BaseUrl::parse(server.base_url()).expect("a valid base URL"),
+            client_id: "sandbox-admin".to_owned(),
+            client_secret: Secret::new(SECRET),
+            scopes: ALL_SCOPES.parse().expect("known scopes"),
+        };
+        Arc::new(Client::new(credentials, ClientOptions::default(), None).expect("a client"))
+    }
+
+    async fn find(client: &Arc<Client>, caps: &Capabilities, typed: &str) -> Found {
+        let request = SupportRequest::Find(typed.to_owned());
+        let cancel = CancellationToken::new();
+        let reply = tokio::time::timeout(Duration::from_secs(60), answer(client.clone(), caps, request, &cancel))
+            .await
+            .expect("the find ends within a minute")
+            .unwrap_or_else(|e| panic!("{typed}: {e}"));
+        match reply {
+            SupportReply::Found(found) => found,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn user(found: Found) -> Box<UserCard> {
+        match found {
+            Found::User(user) => user,
+            other => panic!("not one user: {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn without_lookups_by_ref_or_email_the_users_are_scanned_in_either_paging_style() {
+        let server = sandbox(120).await;
+        let client = client(&server);
+        let cancel = CancellationToken::new();
+        let (model, _) = tokio::time::timeout(Duration::from_secs(30), orgql::explorer::load::fetch(&client, &cancel))
+            .await
+            .expect("introspection ends")
+            .expect("the sandbox's schema");
+        let full = Capabilities::from_schema(model.schema()).expect("capabilities");
+        // On the third page: a user only a walk reaches.
+        let far = user(find(&client, &full, "u00111").await);
+        assert!(far.roles.is_some() && far.groups.is_some() && !far.dates.is_empty(), "{far:?}");
+
+        for walk in [PagingStyle::Relay, PagingStyle::EdgeCursors] {
+            let mut caps = full.clone();
+            caps.by_ref = ByRef::Scan;
+            caps.users.filters.clear();
+            caps.users.paging.as_mut().expect("the sandbox pages").style = walk;
+            assert!(caps.user_by_ref("u1").is_none() && caps.users_by_email("a@b.c").is_none());
+            assert_eq!(user(find(&client, &caps, "u00111").await), far, "{walk:?}");
+            assert_eq!(user(find(&client, &caps, &far.email.to_uppercase()).await), far, "{walk:?}");
+            match find(&client, &caps, "ref:u99999").await {
+                Found::Nobody(sentence) => assert_eq!(
+                    sentence,
+                    "No user has the ref 'u99999'. This service cannot look users up by ref, so all 120 users were compared."
+                ),
+                other => panic!("{other:?}"),
+            }
+        }
+
+        // The spec's guaranteed fields only: one page (no cursor argument is guaranteed).
+        let guaranteed = Capabilities::guaranteed("The schema could not be read.".into());
+        let card = user(find(&client, &guaranteed, "u00111").await);
+        assert_eq!((card.roles.as_ref(), card.groups.as_ref(), card.dates.len()), (None, None, 0));
+        assert_eq!(card.offers.notice.as_deref(), Some("The schema could not be read."));
+        assert!(!card.offers.any());
+        match find(&client, &guaranteed, &far.email).await {
+            Found::Nobody(sentence) => assert!(
+                sentence.ends_with(
+                    "This service cannot look users up by email, so only the first 50 of 120 users were compared."
+                ),
+                "{sentence}"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,579 @@
+//! What the connection's schema lets the find read and change (no egui, no I/O).
+//!
+//! The spec guarantees only `User { id ref name email isActive }`, `user(ref: String!)` and
+//! `paginatedUsers(first)` with `edges { node }` and `count`. Everything else (roles, groups,
+//! extra fields, dates, filters, paging, the mutations support staff use) is read from the
+//! schema here, so that every document the find sends names only fields and arguments the
+//! service has, with variables typed as the schema types its arguments.
+
+use apollo_compiler::Schema;
+use apollo_compiler::ast::{OperationType, Type};
+use apollo_compiler::schema::{ExtendedType, FieldDefinition};
+
+use super::user::Offers;
+use crate::query::{Paging, detect_paging};
+
+/// Users a page of a scan asks for (the spec's largest page).
+pub const PAGE_SIZE: i64 = 50;
+
+/// An argument as the schema declares it: its name and its type as written there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Arg {
+    /// The argument's name, also the name of its variable.
+    pub name: String,
+    /// Its type, e.g. `String!`, `ID`, `[String!]!`, `UpdateUserInput!`.
+    pub ty: String,
+}
+
+impl Arg {
+    fn of(arg: &apollo_compiler::ast::InputValueDefinition) -> Arg {
+        Arg { name: arg.name.to_string(), ty: arg.ty.to_string() }
+    }
+
+    /// `$name: Type`, for the operation's variable list.
+    pub fn declaration(&self) -> String {
+        format!("${}: {}", self.name, self.ty)
+    }
+
+    /// `name: $name`, for the field's argument list.
+    pub fn pass(&self) -> String {
+        format!("{0}: ${0}", self.name)
+    }
+}
+
+/// The `paginatedUsers` field as the schema has it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsersField {
+    /// The page size argument, when there is one.
+    pub first: Option<Arg>,
+    /// The cursor argument, when the pages can be walked.
+    pub after: Option<Arg>,
+    /// Filter arguments taking a single string or ID (`ref`, `email`, `name`, …).
+    pub filters: Vec<Arg>,
+    /// Whether the connection has `count`.
+    pub count: bool,
+    /// How its pages are walked, as the schema says; `None` when only the first page can be
+    /// read (the reason is not shown: the scan says how far it went).
+    pub paging: Option<Paging>,
+}
+
+impl UsersField {
+    /// The filter argument named `name`.
+    pub fn filter(&self, name: &str) -> Option<&Arg> {
+        self.filters.iter().find(|arg| arg.name == name)
+    }
+}
+
+/// How a user is found by ref.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ByRef {
+    /// A root field such as `user(ref: String!)`.
+    Field {
+        /// The root field.
+        field: String,
+        /// Its ref argument.
+        arg: Arg,
+    },
+    /// `paginatedUsers(ref: …)`.
+    Filter(Arg),
+    /// Neither: the users are read page by page and their refs compared.
+    Scan,
+}
+
+/// The `groups` field of the user type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupsField {
+    /// The field's name (`groups`).
+    pub field: String,
+    /// Arguments written into the document (`(first: 50)` for a connection), or empty.
+    pub arguments: String,
+    /// Whether it is a connection (`edges { node }`) rather than a list.
+    pub connection: bool,
+    /// What is selected of a group: `id ref name`, those the group type has.
+    pub selection: String,
+}
+
+/// The groups search of the group picker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupSearch {
+    /// The root field (`paginatedGroups`, `groups`).
+    pub field: String,
+    /// Its page size argument.
+    pub first: Option<Arg>,
+    /// Its filter by name, when there is one (otherwise the names are compared here).
+    pub name: Option<Arg>,
+    /// Whether it is a connection (`edges { node }`) rather than a list.
+    pub connection: bool,
+    /// What is selected of a group.
+    pub selection: String,
+}
+
+/// A value a mutation's argument is given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Supply {
+    /// The user's ref.
+    UserRef,
+    /// A list holding the user's ref.
+    UserRefs,
+    /// The group's ref.
+    GroupRef,
+    /// The group's id.
+    GroupId,
+    /// An input object holding the changed user fields (`isActive`, `name`, `email`).
+    Input,
+    /// One changed user field as its own argument (the argument's name).
+    Field,
+}
+
+/// A mutation the card can use, with the arguments it is given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    /// The mutation's root field.
+    pub field: String,
+    /// Each argument given, with what it is given.
+    pub args: Vec<(Arg, Supply)>,
+    /// The user fields it can set (through `Input` or `Field` arguments).
+    pub sets: Vec<String>,
+    /// What is selected of its answer: `{ ...SupportUser }` when it answers with the user,
+    /// `{ __typename }` for another object, nothing for a scalar.
+    pub selection: String,
+}
+
+impl Call {
+    /// Whether it answers with the user.
+    pub fn returns_user(&self) -> bool {
+        self.selection.contains("...SupportUser")
+    }
+
+    /// Whether it can set the user field `name`.
+    pub fn sets(&self, name: &str) -> bool {
+        self.sets.iter().any(|s| s == name)
+    }
+}
+
+/// The mutations support staff may use, as the schema offers them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Mutations {
+    /// Archives a user (a dedicated mutation, or an update setting `isActive: false`).
+    pub archive: Option<Call>,
+    /// Makes an archived user active again.
+    pub activate: Option<Call>,
+    /// Updates the name and/or the email (see [`Call::sets`]).
+    pub edit: Option<Call>,
+    /// Adds a user to a group.
+    pub add_to_group: Option<Call>,
+    /// Removes a user from a group.
+    pub remove_from_group: Option<Call>,
+}
+
+/// What a connection's schema lets the find read and change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capabilities {
+    /// The user type's name.
+    pub user_type: String,
+    /// The guaranteed fields the user type has: `ref name email isActive`, and `id` when it has it.
+    pub core: Vec<&'static str>,
+    /// The roles field (`roles`), with what is selected of an object role (`{ name }`) or empty.
+    pub roles: Option<String>,
+    /// The groups field.
+    pub groups: Option<GroupsField>,
+    /// The extra fields: the field and its selection (empty for a scalar such as JSON).
+    pub extra_fields: Option<(String, String)>,
+    /// Date fields of the user (`createdAt`, `updatedAt`, …), in the schema's order.
+    pub dates: Vec<String>,
+    /// How a user is found by ref.
+    pub by_ref: ByRef,
+    /// `paginatedUsers`.
+    pub users: UsersField,
+    /// The group picker's search.
+    pub group_search: Option<GroupSearch>,
+    /// The mutations.
+    pub mutations: Mutations,
+    /// A sentence for the card when the schema could not be read.
+    pub notice: Option<String>,
+}
+
+/// The guaranteed user fields, in the order selected.
+const CORE: [&str; 5] = ["id", "ref", "name", "email", "isActive"];
+
+impl Capabilities {
+    /// What the spec guarantees, and nothing more: for a connection whose schema could not be
+    /// read (`reason` is the sentence the card shows).
+    pub fn guaranteed(reason: String) -> Capabilities {
+        Capabilities {
+            user_type: "User".to_owned(),
+            core: CORE.to_vec(),
+            roles: None,
+            groups: None,
+            extra_fields: None,
+            dates: Vec::new(),
+            by_ref: ByRef::Field {
+                field: "user".to_owned(),
+                arg: Arg { name: "ref".to_owned(), ty: "String!".to_owned() },
+            },
+            // `Int!` fits both `first: Int` and `first: Int!`.
+            users: UsersField {
+                first: Some(Arg { name: "first".to_owned(), ty: "Int!".to_owned() }),
+                after: None,
+                filters: Vec::new(),
+                count: true,
+                paging: None,
+            },
+            group_search: None,
+            mutations: Mutations::default(),
+            notice: Some(reason),
+        }
+    }
+
+    /// Reads the capabilities from a valid schema; `Err` says in one sentence why the find
+    /// cannot work with it (no `paginatedUsers`, or a user type without `ref`, `name`, `email`
+    /// or `isActive`).
+    pub fn from_schema(schema: &Schema) -> Result<Capabilities, String> {
+        let query = root_fields(schema, OperationType::Query).ok_or("the schema has no query type")?;
+        let paginated = query
+            .iter()
+            .find(|f| f.name == "paginatedUsers")
+            .ok_or("the schema has no paginatedUsers field, which the spec guarantees")?;
+        let connection = paginated.ty.inner_named_type().as_str();
+        let edge = field_type(schema, connection, "edges").ok_or("paginatedUsers has no edges")?;
+        let user_type = field_type(schema, edge, "node").ok_or("paginatedUsers has no edges { node }")?.to_owned();
+        let core: Vec<&'static str> =
+            CORE.into_iter().filter(|name| leaf_field(schema, &user_type, name).is_some()).collect();
+        if let Some(missing) = CORE[1..].iter().find(|name| !core.contains(name)) {
+            return Err(format!("the schema's {user_type} type has no {missing} field, which the spec guarantees"));
+        }
+        let users = users_field(schema, paginated, connection);
+        let by_ref = query
+            .iter()
+            .find_map(|f| {
+                let arg = ref_argument(f, &["ref"])?;
+                (f.name == "user" || f.name == "userByRef")
+                    .then(|| ByRef::Field { field: f.name.to_string(), arg })
+                    .filter(|_| f.ty.is_named() && f.ty.inner_named_type() == user_type.as_str())
+            })
+            .or_else(|| users.filter("ref").map(|arg| ByRef::Filter(arg.clone())))
+            .unwrap_or(ByRef::Scan);
+        let group_search = group_search(schema, &query);
+        let mutations = root_fields(schema, OperationType::Mutation)
+            .map(|fields| mutations(schema, &fields, &user_type))
+            .unwrap_or_default();
+        Ok(Capabilities {
+            roles: roles(schema, &user_type),
+            groups: groups(schema, &user_type),
+            extra_fields: extra_fields(schema, &user_type),
+            dates: dates(schema, &user_type),
+            core,
+            user_type,
+            by_ref,
+            users,
+            group_search,
+            mutations,
+            notice: None,
+        })
+    }
+
+    /// Whether any change to users is offered at all.
+    pub fn offers_changes(&self) -> bool {
+        let m = &self.mutations;
+        m.archive.is_some()
+            || m.activate.is_some()
+            || m.edit.is_some()
+            || m.add_to_group.is_some()
+            || m.remove_from_group.is_some()
+    }
+}
+
+fn root_fields(schema: &Schema, operation: OperationType) -> Option<Vec<&FieldDefinition>> {
+    let name = schema.root_operation(operation)?;
+    Some(fields(schema, name)?.collect())
+}
+
+/// The fields of an object or interface type.
+fn fields<'s>(schema: &'s Schema, type_name: &str) -> Option<impl Iterator<Item = &'s FieldDefinition>> {
+    let fields = match schema.types.get(type_name)? {
+        ExtendedType::Object(object) => &object.fields,
+        ExtendedType::Interface(interface) => &interface.fields,
+        _ => return None,
+    };
+    Some(fields.values().map(|component| &*component.node))
+}
+
+fn field<'s>(schema: &'s Schema, type_name: &str, name: &str) -> Option<&'s FieldDefinition> {
+    fields(schema, type_name)?.find(|f| f.name == name)
+}
+
+/// The named type of `type_name.name`, when it can be selected without arguments.
+fn field_type<'s>(schema: &'s Schema, type_name: &str, name: &str) -> Option<&'s str> {
+    let f = field(schema, type_name, name)?;
+    no_required_args(f).then(|| f.ty.inner_named_type().as_str())
+}
+
+fn no_required_args(f: &FieldDefinition) -> bool {
+    f.arguments.iter().all(|a| !a.is_required())
+}
+
+fn is_leaf(schema: &Schema, type_name: &str) -> bool {
+    matches!(schema.types.get(type_name), Some(ExtendedType::Scalar(_) | ExtendedType::Enum(_)))
+}
+
+fn is_composite(schema: &Schema, type_name: &str) -> bool {
+    matches!(schema.types.get(type_name), Some(ExtendedType::Object(_) | ExtendedType::Interface(_)))
+}
+
+/// `type_name.name` when it is a scalar or enum (or a list of them) selectable without arguments.
+fn leaf_field<'s>(schema: &'s Schema, type_name: &str, name: &str) -> Option<&'s FieldDefinition> {
+    let f = field(schema, type_name, name)?;
+    (no_required_args(f) && is_leaf(schema, f.ty.inner_named_type())).then_some(f)
+}
+
+/// Of `names`, those that are leaf fields of `type_name`, joined for a selection.
+fn leaves(schema: &Schema, type_name: &str, names: &[&str]) -> String {
+    names.iter().filter(|name| leaf_field(schema, type_name, name).is_some()).copied().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether a type is a single string or ID (what a ref or an email filter takes).
+fn is_text(ty: &Type) -> bool {
+    ty.is_named() && matches!(ty.inner_named_type().as_str(), "String" | "ID")
+}
+
+/// The argument of `f` named one of `names` taking one string or ID, when every other required
+/// argument is absent.
+fn ref_argument(f: &FieldDefinition, names: &[&str]) -> Option<Arg> {
+    let arg = f.arguments.iter().find(|a| names.contains(&a.name.as_str()) && is_text(&a.ty))?;
+    f.arguments.iter().all(|a| a.name == arg.name || !a.is_required()).then(|| Arg::of(arg))
+}
+
+fn users_field(schema: &Schema, paginated: &FieldDefinition, connection: &str) -> UsersField {
+    let argument = |name: &str| paginated.arguments.iter().find(|a| a.name == name).map(|a| Arg::of(a));
+    let first = argument("first").filter(|a| a.ty.trim_end_matches('!') == "Int");
+
+    let filters = paginated
+        .arguments
+        .iter()
+        .filter(|a| !["first", "after", "last", "before"].contains(&a.name.as_str()) && is_text(&a.ty))
+        .map(|a| Arg::of(a))
+        .collect();
+    let count = leaf_field(schema, connection, "count").is_some();
+    let paging = detect_paging(schema, "query { paginatedUsers { edges { node { ref } } } }", None).ok();
+    // The cursor argument as the schema types it (`String`, `ID`), when the pages can be walked.
+    let after = argument("after").filter(|_| paging.is_some());
+    UsersField { first, after, filters, count, paging }
+}
+
+/// `roles`: a list (or one) of enum or string values, or of objects with a name.
+fn roles(schema: &Schema, user_type: &str) -> Option<String> {
+    let f = field(schema, user_type, "roles").filter(|f| no_required_args(f))?;
+    let item = f.ty.inner_named_type().as_str();
+    if is_leaf(schema, item) {
+        return Some(String::new());
+    }
+    let name = ["name", "label", "title", "ref"].into_iter().find(|n| leaf_field(schema, item, n).is_some())?;
+    Some(format!("{{ {name} }}"))
+}
+
+/// What is selected of a group (`id ref name`, those the type has); none without a name or ref.
+fn group_selection(schema: &Schema, group_type: &str) -> Option<String> {
+    let selection = leaves(schema, group_type, &["id", "ref", "name"]);
+    (selection.contains("name") || selection.contains("ref")).then_some(selection)
+}
+
+/// The type of a list's items, or of a connection's nodes (`edges { node }`), with which it is.
+fn items(schema: &Schema, f: &FieldDefinition) -> Option<(String, bool)> {
+    let named = f.ty.inner_named_type().as_str();
+    if f.ty.is_list() {
+        return is_composite(schema, named).then(|| (named.to_owned(), false));
+    }
+    let edge = field_type(schema, named, "edges")?;
+    let node = field_type(schema, edge, "node")?;
+    is_composite(schema, node).then(|| (node.to_owned(), true))
+}
+
+/// Arguments that let a field be selected: none needed, or a page size the find fills in.
+fn selectable(f: &FieldDefinition) -> Option<String> {
+    let first = f.arguments.iter().find(|a| a.name == "first" && a.ty.inner_named_type() == "Int");
+    if f.arguments.iter().all(|a| !a.is_required() || first.is_some_and(|first| first.name == a.name)) {
+        Some(first.map(|_| format!("(first: {PAGE_SIZE})")).unwrap_or_default())
+    } else {
+        None
+    }
+}
+
+fn groups(schema: &Schema, user_type: &str) -> Option<GroupsField> {
+    let f = field(schema, user_type, "groups")?;
+    let (group_type, connection) = items(schema, f)?;
+    let arguments = if connection { selectable(f)? } else { no_required_args(f).then(String::new)? };
+    Some(GroupsField {
+        field: f.name.to_string(),
+        arguments,
+        connection,
+        selection: group_selection(schema, &group_type)?,
+    })
+}
+
+/// `extraFields` (or `customFields`): objects with a category or a name and a value, or a
+/// scalar such as JSON.
+fn extra_fields(schema: &Schema, user_type: &str) -> Option<(String, String)> {
+    let f = ["extraFields", "customFields"]
+        .into_iter()
+        .find_map(|name| field(schema, user_type, name))
+        .filter(|f| no_required_args(f))?;
+    let item = f.ty.inner_named_type().as_str();
+    if is_leaf(schema, item) {
+        return Some((f.name.to_string(), String::new()));
+    }
+    let mut parts = Vec::new();
+    if let Some(category) = field_type(schema, item, "category").filter(|c| is_composite(schema, c)) {
+        let named = leaves(schema, category, &["ref", "name"]);
+        if !named.is_empty() {
+            parts.push(format!("category {{ {named} }}"));
+        }
+    }
+    let own = leaves(schema, item, &["name", "key", "label", "value", "values"]);
+    let has_value = own.split(' ').any(|n| n == "value" || n == "values");
+    let has_label = !parts.is_empty() || own.split(' ').any(|n| ["name", "key", "label"].contains(&n));
+    if !(has_value && has_label) {
+        return None;
+    }
+    parts.push(own);
+    Some((f.name.to_string(), format!("{{ {} }}", parts.join(" "))))
+}
+
+/// Scalar fields of the user that hold a moment: a type named like a date or time, or a name
+/// ending in `At` (`createdAt`, `lastLoginAt`).
+fn dates(schema: &Schema, user_type: &str) -> Vec<String> {
+    let Some(all) = fields(schema, user_type) else { return Vec::new() };
+    all.filter(|f| f.ty.is_named() && no_required_args(f) && is_leaf(schema, f.ty.inner_named_type()))
+        .filter(|f| {
+            let ty = f.ty.inner_named_type().as_str().to_ascii_lowercase();
+            let deprecated = f.directives.get("deprecated").is_some();
+            !deprecated && (ty.contains("date") || ty.contains("time") || f.name.ends_with("At"))
+        })
+        .map(|f| f.name.to_string())
+        .collect()
+}
+
+fn group_search(schema: &Schema, query: &[&FieldDefinition]) -> Option<GroupSearch> {
+    query.iter().filter(|f| ["paginatedGroups", "groups"].contains(&f.name.as_str())).find_map(|f| {
+        let (group_type, connection) = items(schema, f)?;
+        let first = f.arguments.iter().find(|a| a.name == "first" && a.ty.inner_named_type() == "Int");
+        let name =
+            f.arguments.iter().find(|a| ["name", "search", "query"].contains(&a.name.as_str()) && is_text(&a.ty));
+        let fills = |a: &&apollo_compiler::Node<apollo_compiler::ast::InputValueDefinition>| {
+            first.is_some_and(|f| f.name == a.name) || name.is_some_and(|n| n.name == a.name)
+        };
+        f.arguments.iter().all(|a| !a.is_required() || fills(&a)).then_some(())?;
+        Some(GroupSearch {
+            field: f.name.to_string(),
+            first: first.map(|a| Arg::of(a)),
+            name: name.map(|a| Arg::of(a)),
+            connection,
+            selection: group_selection(schema, &group_type)?,
+        })
+    })
+}
+
+/// The user fields an update may set.
+const SETTABLE: [&str; 3] = ["isActive", "name", "email"];
+
+/// How a mutation's arguments are given, or `None` when one it requires cannot be.
+fn call(schema: &Schema, f: &FieldDefinition, user_type: &str, allowed: &[Supply]) -> Option<Call> {
+    // In a group's mutation a plain `ref` or `id` is the group's.
+    let of_group = allowed.contains(&Supply::GroupRef);
+    let mut args = Vec::new();
+    let mut sets = Vec::new();
+    for arg in &f.arguments {
+        let name = arg.name.as_str();
+        let named = arg.ty.inner_named_type().as_str();
+        let text = is_text(&arg.ty);
+        let mut sets_here = Vec::new();
+        let supply = match name {
+            "ref" | "id" if of_group && text => Some(if name == "ref" { Supply::GroupRef } else { Supply::GroupId }),
+            "ref" | "userRef" if text => Some(Supply::UserRef),
+            "userRefs" | "refs" if arg.ty.is_list() && matches!(named, "String" | "ID") => Some(Supply::UserRefs),
+            "groupRef" if text => Some(Supply::GroupRef),
+            "groupId" if text => Some(Supply::GroupId),
+            _ if SETTABLE.contains(&name) && is_leaf(schema, named) && arg.ty.is_named() => {
+                sets_here.push(name.to_owned());
+                Some(Supply::Field)
+            }
+            _ => schema.get_input_object(named).filter(|_| arg.ty.is_named()).and_then(|input| {
+                sets_here =
+                    SETTABLE.iter().filter(|s| input.fields.contains_key(**s)).map(|s| (*s).to_owned()).collect();
+                let others_optional = input
+                    .fields
+                    .values()
+                    .all(|field| sets_here.contains(&field.name.to_string()) || !field.is_required());
+                (!sets_here.is_empty() && others_optional).then_some(Supply::Input)
+            }),
+        }
+        .filter(|supply| allowed.contains(supply));
+        if supply.is_some() {
+            sets.extend(sets_here);
+        }
+        match supply {
+            Some(supply) => args.push((Arg::of(arg), supply)),
+            None if arg.is_required() => return None,
+            None => {}
+        }
+    }
+    let named = f.ty.inner_named_type().as_str();
+    let selection = if f.ty.is_named() && named == user_type {
+        "{ ...SupportUser }".to_owned()
+    } else if is_composite(schema, named) || schema.types.get(named).is_some_and(ExtendedType::is_union) {
+        "{ __typename }".to_owned()
+    } else {
+        String::new()
+    };
+    Some(Call { field: f.name.to_string(), args, sets, selection })
+}
+
+fn mutations(schema: &Schema, fields: &[&FieldDefinition], user_type: &str) -> Mutations {
+    let by_names = |names: &[&str], allowed: &[Supply], keys: &[Supply]| -> Option<Call> {
+        names.iter().find_map(|name| {
+            let f = fields.iter().find(|f| f.name == *name)?;
+            let call = call(schema, f, user_type, allowed)?;
+            keys.iter().all(|key| call.args.iter().any(|(_, s)| s == key)).then_some(call)
+        })
+    };
+    let user = [Supply::UserRef];
+    let update =
+        by_names(&["updateUser", "editUser"], &[Supply::UserRef, Supply::Input, Supply::Field], &[Supply::UserRef]);
+    let update_setting = |field: &str| update.clone().filter(|call| call.sets(field));
+    let archive = by_names(&["archiveUser", "deactivateUser"], &user, &user).or_else(|| update_setting("isActive"));
+    let activate = by_names(&["activateUser", "unarchiveUser", "reactivateUser", "restoreUser"], &user, &user)
+        .or_else(|| update_setting("isActive"));
+    let edit = update.clone().filter(|call| call.sets("name") || call.sets("email"));
+    let group = [Supply::UserRef, Supply::UserRefs, Supply::GroupRef, Supply::GroupId];
+    let keyed = |call: Call| -> Option<Call> {
+        let supplies: Vec<&Supply> = call.args.iter().map(|(_, s)| s).collect();
+        let has_user = supplies.iter().any(|s| matches!(s, Supply::UserRef | Supply::UserRefs));
+        let has_group = supplies.iter().any(|s| matches!(s, Supply::GroupRef | Supply::GroupId));
+        (has_user && has_group).then_some(call)
+    };
+    let add = by_names(&["addGroupMembers", "addUsersToGroup", "addUserToGroup", "addGroupMember"], &group, &[])
+        .and_then(keyed);
+    let remove = by_names(
+        &["removeGroupMembers", "removeUsersFromGroup", "removeUserFromGroup", "removeGroupMember"],
+        &group,
+        &[],
+    )
+    .and_then(keyed);
+    Mutations { archive, activate, edit, add_to_group: add, remove_from_group: remove }
+}
+
+impl Capabilities {
+    /// The changes offered to the card (the group picker needs a list of groups too).
+    pub fn offers(&self) -> Offers {
+        let m = &self.mutations;
+        let sets = |field: &str| m.edit.as_ref().is_some_and(|call| call.sets(field));
+        Offers {
+            activate: m.activate.is_some(),
+            archive: m.archive.is_some(),
+            edit_name: sets("name"),
+            edit_email: sets("email"),
+            add_to_group: m.add_to_group.is_some() && self.group_search.is_some() && self.groups.is_some(),
+            remove_from_group: m.remove_from_group.is_some() && self.groups.is_some(),
+            notice: self.notice.clone(),
+        }
+    }
+}
