@@ -14,7 +14,7 @@ mod find_user;
 mod listener;
 mod minimal;
 mod mutations;
-// mod servers;
+mod servers;
 mod packaging;
 mod smoke;
 mod tokens;
