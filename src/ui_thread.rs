@@ -42,7 +42,7 @@ mod tests {
     /// panicked with, if it did.
     fn panic_on_own_thread(work: impl FnOnce() + Send + 'static) -> Option<String> {
         let joined = std::thread::spawn(move || {
-            std::panic::catch_unwind(work).err().map(|payload| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).err().map(|payload| {
                 payload
                     .downcast_ref::<String>()
                     .cloned()

@@ -84,21 +84,22 @@ pub struct OrgqlApp {
 }
 
 impl OrgqlApp {
-    /// The app, with its worker started on `config.runtime`; `repaint` wakes the UI.
+    /// The app, with its worker started on `config.runtime`; `repaint` wakes the UI. The
+    /// calling thread is marked as the UI thread ([`crate::ui_thread`]): it runs the frames, and
+    /// the worker opens the store and reads the profiles file.
     pub fn new(config: AppConfig, repaint: crate::worker::Repaint) -> Self {
+        crate::ui_thread::mark();
         let mut problems = Vec::new();
-        let store = match config.store_path.as_deref().map(crate::store::Store::open) {
-            Some(Ok(store)) => Some(store),
-            Some(Err(e)) => {
-                problems.push(format!("{e}; the history is off for this session"));
-                None
-            }
-            None => None,
-        };
-        let has_store = store.is_some();
-        let (worker, events) =
-            Worker::spawn(&config.runtime, repaint, store, config.secrets.clone(), config.sandbox_users);
-        let profiles = ProfilesWindow::new(config.profiles, config.secrets.clone());
+        let has_store = config.store_path.is_some();
+        let (worker, events) = Worker::spawn(
+            &config.runtime,
+            repaint,
+            config.store_path,
+            config.profiles,
+            config.secrets.clone(),
+            config.sandbox_users,
+        );
+        let profiles = ProfilesWindow::new(&config.secrets);
         if let Some(problem) = profiles.problem() {
             problems.push(problem.to_owned());
         }
@@ -471,6 +472,10 @@ impl OrgqlApp {
             Event::DeliveriesExported { result, .. } => self.webhooks.exported(result),
             Event::Support { job, result } => self.find_user.apply(job, result),
             Event::Problem(problem) => self.problems.push(problem),
+            Event::ProfilesLoaded(Ok(profiles)) => self.profiles.loaded(profiles),
+            Event::ProfilesLoaded(Err(problem)) => self.problems.push(problem),
+            Event::ProfileSaved { name, result } => self.profiles.saved(&name, result),
+            Event::ProfileDeleted { profile, result } => self.profiles.deleted(profile, result),
         }
     }
 
@@ -625,8 +630,8 @@ impl eframe::App for OrgqlApp {
         if let Some(request) = self.export_window.ui(&ctx, has_rows, self.tabs[self.active].export.as_ref()) {
             self.handle_export(request);
         }
-        if let Some(job) = self.profiles.window_ui(&ctx, &mut self.next_job) {
-            self.send(job);
+        for command in self.profiles.window_ui(&ctx, &mut self.next_job) {
+            self.send(command);
         }
         let access = Access {
             connection: self.profiles.name_of(&self.connection),
