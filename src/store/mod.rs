@@ -228,8 +228,10 @@ impl Store {
 
     /// How many deliveries are stored.
     pub fn delivery_count(&self) -> Result<u64, StoreError> {
-        let count: i64 =
-            self.conn().query_row("SELECT COUNT(*) FROM deliveries", [], |row| row.get(0)).map_err(|e| self.error(e))?;
+        let count: i64 = self
+            .conn()
+            .query_row("SELECT COUNT(*) FROM deliveries", [], |row| row.get(0))
+            .map_err(|e| self.error(e))?;
         Ok(u64::try_from(count).unwrap_or(0))
     }
 

@@ -64,7 +64,10 @@ impl Worker {
                 Some(path) => match tokio::task::spawn_blocking(move || Store::open(&path)).await {
                     Ok(Ok(store)) => (Some(store), None),
                     Ok(Err(e)) => (None, Some(format!("{e}; the history is off for this session"))),
-                    Err(e) => (None, Some(format!("the database could not be opened ({e}); the history is off for this session"))),
+                    Err(e) => (
+                        None,
+                        Some(format!("the database could not be opened ({e}); the history is off for this session")),
+                    ),
                 },
                 None => (None, None),
             };

@@ -18,11 +18,7 @@ pub(super) const QUEUE: usize = 32;
 /// A change of the profiles, as the UI asked for it.
 pub(super) enum Change {
     /// See [`super::Command::SaveProfile`].
-    Save {
-        profile: Profile,
-        original: Option<String>,
-        secret: Option<Secret>,
-    },
+    Save { profile: Profile, original: Option<String>, secret: Option<Secret> },
     /// See [`super::Command::DeleteProfile`].
     Delete(Profile),
 }
@@ -96,9 +92,14 @@ pub(super) async fn run(shared: Arc<Shared>, file: Option<ProfileFile>, mut chan
                         file.upsert(profile.clone()).map_err(|e| e.to_string())?;
                     }
                     Ok(match secret.filter(|s| !s.is_empty()) {
-                        Some(secret) if secrets.is_available() => secrets.set_client_secret(&profile.name, &secret).err().map(|e| {
-                            format!("the profile '{}' was saved, but its secret is kept for this session only: {e}", profile.name)
-                        }),
+                        Some(secret) if secrets.is_available() => {
+                            secrets.set_client_secret(&profile.name, &secret).err().map(|e| {
+                                format!(
+                                    "the profile '{}' was saved, but its secret is kept for this session only: {e}",
+                                    profile.name
+                                )
+                            })
+                        }
                         _ => None,
                     })
                 })
@@ -126,8 +127,8 @@ pub(super) async fn run(shared: Arc<Shared>, file: Option<ProfileFile>, mut chan
 }
 
 /// Runs file and keyring work on the blocking threads.
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, String> + Send + 'static,
-) -> Result<T, String> {
-    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| Err(format!("the profiles task failed ({e}); try again")))
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, String> + Send + 'static) -> Result<T, String> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|e| Err(format!("the profiles task failed ({e}); try again")))
 }

@@ -4,9 +4,9 @@
 use super::super::json_tree;
 use super::super::status_bar::size;
 use crate::store::Delivery;
-use crate::worker::LoadedDelivery;
 use crate::webhooks::listener::OVER_LIMIT;
 use crate::webhooks::replay::Replayed;
+use crate::worker::LoadedDelivery;
 
 /// What the detail asks for.
 pub enum DetailIntent {
