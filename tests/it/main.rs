@@ -17,4 +17,5 @@ mod mutations;
 mod packaging;
 mod smoke;
 mod ui;
+mod ui_thread;
 mod webhooks;
