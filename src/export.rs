@@ -65,6 +65,7 @@ pub async fn export_all(
     cancel: &CancellationToken,
     mut progress: impl FnMut(Progress),
 ) -> Result<u64, ExportError> {
+    crate::ui_thread::check("export file");
     let mut file = CsvFile::create(out, &pager.site().columns, options)?;
     loop {
         let page = match pager.next_page(cancel).await {

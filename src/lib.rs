@@ -14,5 +14,6 @@ pub mod store;
 pub mod support;
 pub mod table;
 pub mod ui;
+pub mod ui_thread;
 pub mod webhooks;
 pub mod worker;

@@ -160,6 +160,7 @@ impl Client {
     /// Sends a request and returns the answer, with its GraphQL `errors` unexamined (see
     /// [`GraphQlResponse::into_data`]). Stops with [`ApiError::Cancelled`] when `cancel` fires.
     pub async fn execute(&self, request: &GraphQlRequest, cancel: &CancellationToken) -> Result<Exchange, ApiError> {
+        crate::ui_thread::check("HTTP");
         tokio::select! {
             biased;
             _ = cancel.cancelled() => Err(ApiError::Cancelled),

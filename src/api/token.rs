@@ -240,6 +240,7 @@ impl Tokens {
     }
 
     async fn request(&self) -> Result<Token, ApiError> {
+        crate::ui_thread::check("HTTP");
         self.requested.fetch_add(1, Ordering::Relaxed);
         let scopes = self.credentials.scopes.iter().map(|s| oauth2::Scope::new(s.as_str().to_owned()));
         let request = self.oauth.exchange_client_credentials().add_scopes(scopes);

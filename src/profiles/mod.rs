@@ -116,6 +116,7 @@ impl ProfileFile {
 
     /// Every profile, sorted by name; none when the file does not exist yet.
     pub fn load(&self) -> Result<Vec<Profile>, ProfileError> {
+        crate::ui_thread::check("profiles file");
         let text = match std::fs::read_to_string(&self.path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -153,6 +154,7 @@ impl ProfileFile {
 
     /// Writes the file whole, through a temporary file and a rename, so that it is never half written.
     fn save(&self, profiles: Vec<Profile>) -> Result<(), ProfileError> {
+        crate::ui_thread::check("profiles file");
         let contents = FileContents { profiles: profiles.into_iter().map(|p| (p.name.clone(), p)).collect() };
         let text = toml::to_string_pretty(&contents)
             .map_err(|e| ProfileError::Format { path: self.path.clone(), message: e.to_string() })?;

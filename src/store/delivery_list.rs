@@ -63,7 +63,7 @@ const COLUMNS: &str = "id, received_at, method, path, query, headers, body, veri
 impl Store {
     /// One stored delivery, whole.
     pub fn delivery(&self, id: i64) -> Result<Option<Delivery>, StoreError> {
-        self.conn
+        self.conn()
             .query_row(&format!("SELECT {COLUMNS} FROM deliveries WHERE id = ?1"), params![id], delivery_row)
             .optional()
             .map_err(|e| self.error(e))
@@ -72,7 +72,7 @@ impl Store {
     /// Up to `limit` deliveries with an id above `after`, oldest first.
     pub fn deliveries_after(&self, after: i64, limit: usize) -> Result<Vec<Delivery>, StoreError> {
         let mut statement = self
-            .conn
+            .conn()
             .prepare_cached(&format!("SELECT {COLUMNS} FROM deliveries WHERE id > ?1 ORDER BY id LIMIT ?2"))
             .map_err(|e| self.error(e))?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
@@ -82,14 +82,14 @@ impl Store {
 
     /// The newest delivery's id (0 when there is none).
     pub fn last_delivery_id(&self) -> Result<i64, StoreError> {
-        self.conn
+        self.conn()
             .query_row("SELECT COALESCE(MAX(id), 0) FROM deliveries", [], |row| row.get(0))
             .map_err(|e| self.error(e))
     }
 
     /// Deletes the deliveries up to and including `id`; returns how many.
     pub fn delete_deliveries_through(&self, id: i64) -> Result<usize, StoreError> {
-        self.conn.execute("DELETE FROM deliveries WHERE id <= ?1", params![id]).map_err(|e| self.error(e))
+        self.conn().execute("DELETE FROM deliveries WHERE id <= ?1", params![id]).map_err(|e| self.error(e))
     }
 
     /// Summaries of every delivery with an id above `after`, oldest first, read `page` rows at a time.

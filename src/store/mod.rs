@@ -74,6 +74,9 @@ pub struct Delivery {
     pub delivery: NewDelivery,
 }
 
+/// The name the UI-thread guard gives the store's calls.
+const STORE_ENTRY: &str = "Store (SQLite)";
+
 /// The database.
 pub struct Store {
     conn: Connection,
@@ -128,6 +131,7 @@ impl Store {
 
     /// Opens (creating when needed) the database at `path` and brings its tables up to date.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        crate::ui_thread::check(STORE_ENTRY);
         let error =
             |reason: &dyn std::fmt::Display| StoreError { path: path.to_path_buf(), reason: reason.to_string() };
         if let Some(dir) = path.parent() {
@@ -147,11 +151,17 @@ impl Store {
         &self.path
     }
 
+    /// The connection, for every statement: blocking, so never on the UI thread.
+    fn conn(&self) -> &Connection {
+        crate::ui_thread::check(STORE_ENTRY);
+        &self.conn
+    }
+
     fn migrate(&self) -> rusqlite::Result<()> {
-        let version: i64 = self.conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+        let version: i64 = self.conn().pragma_query_value(None, "user_version", |row| row.get(0))?;
         for (i, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(version).unwrap_or(0)) {
-            self.conn.execute_batch(sql)?;
-            self.conn.pragma_update(None, "user_version", i as i64 + 1)?;
+            self.conn().execute_batch(sql)?;
+            self.conn().pragma_update(None, "user_version", i as i64 + 1)?;
         }
         Ok(())
     }
@@ -162,19 +172,19 @@ impl Store {
 
     /// Records a run query; returns its id.
     pub fn add_history(&self, profile: &str, query: &str, variables: &str, outcome: &str) -> Result<i64, StoreError> {
-        self.conn
+        self.conn()
             .execute(
                 "INSERT INTO history (ran_at, profile, query, variables, outcome) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![Utc::now().to_rfc3339(), profile, query, variables, outcome],
             )
             .map_err(|e| self.error(e))?;
-        Ok(self.conn.last_insert_rowid())
+        Ok(self.conn().last_insert_rowid())
     }
 
     /// The newest `limit` entries, newest first.
     pub fn history(&self, limit: usize) -> Result<Vec<HistoryEntry>, StoreError> {
         let mut statement = self
-            .conn
+            .conn()
             .prepare_cached(&format!("SELECT {HISTORY_COLUMNS} FROM history ORDER BY id DESC LIMIT ?1"))
             .map_err(|e| self.error(e))?;
         let rows = statement.query_map(params![limit as i64], history_entry).map_err(|e| self.error(e))?;
@@ -183,7 +193,7 @@ impl Store {
 
     /// One entry by id.
     pub fn history_entry(&self, id: i64) -> Result<Option<HistoryEntry>, StoreError> {
-        self.conn
+        self.conn()
             .query_row(&format!("SELECT {HISTORY_COLUMNS} FROM history WHERE id = ?1"), params![id], history_entry)
             .optional()
             .map_err(|e| self.error(e))
@@ -193,7 +203,7 @@ impl Store {
 impl Store {
     /// Records a received delivery (committed when this returns); returns its id.
     pub fn add_delivery(&self, delivery: &NewDelivery) -> Result<i64, StoreError> {
-        self.conn
+        self.conn()
             .execute(
                 "INSERT INTO deliveries (received_at, method, path, query, headers, body, verified, reason, size) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -210,13 +220,13 @@ impl Store {
                 ],
             )
             .map_err(|e| self.error(e))?;
-        Ok(self.conn.last_insert_rowid())
+        Ok(self.conn().last_insert_rowid())
     }
 
     /// Up to `limit` deliveries after skipping `offset`, oldest first.
     pub fn deliveries(&self, limit: usize, offset: usize) -> Result<Vec<Delivery>, StoreError> {
         let mut statement = self
-            .conn
+            .conn()
             .prepare_cached(
                 "SELECT id, received_at, method, path, query, headers, body, verified, reason, size \
                  FROM deliveries ORDER BY id LIMIT ?1 OFFSET ?2",
@@ -230,14 +240,16 @@ impl Store {
 
     /// How many deliveries are stored.
     pub fn delivery_count(&self) -> Result<u64, StoreError> {
-        let count: i64 =
-            self.conn.query_row("SELECT COUNT(*) FROM deliveries", [], |row| row.get(0)).map_err(|e| self.error(e))?;
+        let count: i64 = self
+            .conn()
+            .query_row("SELECT COUNT(*) FROM deliveries", [], |row| row.get(0))
+            .map_err(|e| self.error(e))?;
         Ok(u64::try_from(count).unwrap_or(0))
     }
 
     /// Deletes every stored delivery; returns how many there were.
     pub fn clear_deliveries(&self) -> Result<usize, StoreError> {
-        self.conn.execute("DELETE FROM deliveries", []).map_err(|e| self.error(e))
+        self.conn().execute("DELETE FROM deliveries", []).map_err(|e| self.error(e))
     }
 }
 

@@ -9,7 +9,7 @@ use super::{Store, StoreError};
 impl Store {
     /// Stores `profile`'s schema, replacing the one cached before.
     pub fn save_schema(&self, profile: &str, sdl: &str, fetched_at: DateTime<Utc>) -> Result<(), StoreError> {
-        self.conn
+        self.conn()
             .execute(
                 "INSERT INTO schemas (profile, sdl, fetched_at) VALUES (?1, ?2, ?3) \
                  ON CONFLICT (profile) DO UPDATE SET sdl = excluded.sdl, fetched_at = excluded.fetched_at",
@@ -22,7 +22,7 @@ impl Store {
     /// `profile`'s cached schema and when it was fetched; `None` when none is cached.
     pub fn cached_schema(&self, profile: &str) -> Result<Option<(String, DateTime<Utc>)>, StoreError> {
         let row = self
-            .conn
+            .conn()
             .query_row("SELECT sdl, fetched_at FROM schemas WHERE profile = ?1", params![profile], |row| {
                 Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
             })

@@ -49,6 +49,7 @@ impl Partial {
 impl CsvFile {
     /// Starts `out` (in its directory, under a temporary name) with the header of `columns`.
     pub fn create(out: &Path, columns: &[Column], options: CsvOptions) -> Result<Self, FileError> {
+        crate::ui_thread::check("export file");
         let error = |reason: &dyn std::fmt::Display| FileError { path: out.to_path_buf(), reason: reason.to_string() };
         let dir = match out.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
@@ -85,6 +86,7 @@ impl CsvFile {
 
     /// Flushes and renames the file to its name; returns the rows written.
     pub fn commit(self) -> Result<u64, FileError> {
+        crate::ui_thread::check("export file");
         let rows = self.writer.rows();
         let out = self.out.clone();
         let error = |reason: &dyn std::fmt::Display| FileError { path: out.clone(), reason: reason.to_string() };
@@ -95,6 +97,7 @@ impl CsvFile {
 
     /// Flushes what was written and keeps it as `F.partial`.
     pub fn keep_partial(self) -> Partial {
+        crate::ui_thread::check("export file");
         let rows = self.writer.rows();
         if let Err(e) = self.writer.finish() {
             tracing::warn!("the partial export could not be flushed: {e}");

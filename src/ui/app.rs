@@ -88,6 +88,8 @@ pub struct OrgqlApp {
     saved: Option<(String, f64)>,
     /// A connection to choose once the profiles are known (from the restored workspace).
     pending_connection: Option<String>,
+    /// Whether the worker has read the profiles file (or there is none).
+    profiles_known: bool,
     /// The editor's height above the results, as drawn last.
     editor_height: Option<f32>,
     /// The editor's height to set once (from the restored workspace).
@@ -103,21 +105,23 @@ const SAVE_EVERY: Duration = Duration::from_secs(1);
 const DEFAULT_EDITOR_HEIGHT: f32 = 330.0;
 
 impl OrgqlApp {
-    /// The app, with its worker started on `config.runtime`; `repaint` wakes the UI.
+    /// The app, with its worker started on `config.runtime`; `repaint` wakes the UI. The
+    /// calling thread is marked as the UI thread ([`crate::ui_thread`]): it runs the frames, and
+    /// the worker opens the store and reads the profiles file.
     pub fn new(config: AppConfig, repaint: crate::worker::Repaint) -> Self {
+        crate::ui_thread::mark();
         let mut problems = Vec::new();
-        let store = match config.store_path.as_deref().map(crate::store::Store::open) {
-            Some(Ok(store)) => Some(store),
-            Some(Err(e)) => {
-                problems.push(format!("{e}; the history is off for this session"));
-                None
-            }
-            None => None,
-        };
-        let has_store = store.is_some();
-        let (worker, events) =
-            Worker::spawn(&config.runtime, repaint, store, config.secrets.clone(), config.sandbox_users);
-        let profiles = ProfilesWindow::new(config.profiles, config.secrets.clone());
+        let has_store = config.store_path.is_some();
+        let profiles_known = config.profiles.is_none();
+        let (worker, events) = Worker::spawn(
+            &config.runtime,
+            repaint,
+            config.store_path,
+            config.profiles,
+            config.secrets.clone(),
+            config.sandbox_users,
+        );
+        let profiles = ProfilesWindow::new(&config.secrets);
         if let Some(problem) = profiles.problem() {
             problems.push(problem.to_owned());
         }
@@ -142,6 +146,7 @@ impl OrgqlApp {
             tab_bar: TabBar::default(),
             saved: None,
             pending_connection: None,
+            profiles_known,
             editor_height: None,
             editor_height_to_restore: None,
             title: String::new(),
@@ -456,6 +461,16 @@ impl OrgqlApp {
             Event::DeliveriesExported { result, .. } => self.webhooks.exported(result),
             Event::Support { job, result } => self.find_user.apply(job, result),
             Event::Problem(problem) => self.problems.push(problem),
+            Event::ProfilesLoaded(loaded) => {
+                match loaded {
+                    Ok(profiles) => self.profiles.loaded(profiles),
+                    Err(problem) => self.problems.push(problem),
+                }
+                self.profiles_known = true;
+                self.choose_pending_connection();
+            }
+            Event::ProfileSaved { name, result } => self.profiles.saved(&name, result),
+            Event::ProfileDeleted { profile, result } => self.profiles.deleted(profile, result),
         }
     }
 
@@ -465,7 +480,8 @@ impl OrgqlApp {
             version: WORKSPACE_VERSION,
             tabs: self.tabs.list().iter().map(SavedTab::of).collect(),
             active: self.tabs.active_index(),
-            connection: self.profiles.name_of(&self.connection),
+            // A restored connection still waiting for the profiles is kept as it was.
+            connection: self.pending_connection.clone().unwrap_or_else(|| self.profiles.name_of(&self.connection)),
             side: format!("{:?}", self.side),
             view: format!("{:?}", self.view),
             editor_height: self.editor_height,
@@ -514,6 +530,10 @@ impl OrgqlApp {
     /// Chooses the restored connection once its profile is known; a profile that is gone
     /// leaves the sandbox chosen, with a notice.
     fn choose_pending_connection(&mut self) {
+        let waiting_for_profiles = !self.profiles_known && self.pending_connection.as_deref() != Some("Sandbox");
+        if waiting_for_profiles {
+            return;
+        }
         let Some(name) = self.pending_connection.take() else { return };
         if name == "Sandbox" {
             self.connection = ProfileChoice::Sandbox;
@@ -729,8 +749,8 @@ impl eframe::App for OrgqlApp {
         if let Some(request) = self.export_window.ui(&ctx, has_rows, self.tabs.active().export.as_ref()) {
             self.handle_export(request);
         }
-        if let Some(job) = self.profiles.window_ui(&ctx, &mut self.next_job) {
-            self.send(job);
+        for command in self.profiles.window_ui(&ctx, &mut self.next_job) {
+            self.send(command);
         }
         let access = Access {
             connection: self.profiles.name_of(&self.connection),

@@ -1,13 +1,16 @@
 //! Connection profiles: the built-in sandbox and the saved ones; a window to add, edit, delete
 //! and test them. Secrets go to the OS keyring; where none runs, the app says so once and keeps
-//! them in memory for this session only.
+//! them in memory for this session only. The window does no I/O: the worker reads the profiles
+//! file, writes it and the keyring (`Command::SaveProfile`, `DeleteProfile`), and reads a
+//! profile's secret when a request needs it; the window shows a change at once and says so when
+//! the worker could not make it.
 
 use std::collections::HashMap;
 
 use super::state::Requested;
 use super::status_bar::lifetime;
 use crate::api::{ApiError, BaseUrl, Credentials, TokenState};
-use crate::profiles::{Profile, ProfileFile, SECRET_ENV, SecretStore};
+use crate::profiles::{Profile, SecretStore};
 use crate::scopes::{Scope, ScopeSet};
 use crate::secret::Secret;
 use crate::worker::{Command, Connection, JobId};
@@ -55,42 +58,36 @@ impl Draft {
 pub struct ProfilesWindow {
     /// Whether the window is open.
     pub open: bool,
-    file: Option<ProfileFile>,
-    secrets: SecretStore,
     profiles: Vec<Profile>,
-    /// Secrets for this session: those typed where no keyring runs, and those read once.
+    /// Secrets typed in this session (the others are the worker's to read).
     session: HashMap<String, Secret>,
     draft: Option<Draft>,
     test: Option<(JobId, Requested<TokenState, ApiError>)>,
+    /// The keyring notice of the start, for the app to show once.
     problem: Option<String>,
+    /// What the last save or delete could not do, shown in the window until the next one.
+    notice: Option<String>,
 }
 
 impl ProfilesWindow {
-    /// Loads the profiles of `file`.
-    pub fn new(file: Option<ProfileFile>, secrets: SecretStore) -> Self {
-        let (profiles, problem) = match file.as_ref().map(ProfileFile::load) {
-            Some(Ok(profiles)) => (profiles, None),
-            Some(Err(e)) => (Vec::new(), Some(e.to_string())),
-            None => (Vec::new(), None),
-        };
-        let problem = problem.or_else(|| {
-            secrets.unavailable_reason().map(|why| {
-                format!("No OS keyring is available ({why}): secrets of profiles are kept for this session only")
-            })
+    /// No profiles yet (they come with [`ProfilesWindow::loaded`]); `secrets` only says
+    /// whether a keyring runs.
+    pub fn new(secrets: &SecretStore) -> Self {
+        let problem = secrets.unavailable_reason().map(|why| {
+            format!("No OS keyring is available ({why}): secrets of profiles are kept for this session only")
         });
         ProfilesWindow {
             open: false,
-            file,
-            secrets,
-            profiles,
+            profiles: Vec::new(),
             session: HashMap::new(),
             draft: None,
             test: None,
             problem,
+            notice: None,
         }
     }
 
-    /// What went wrong loading the profiles, or the keyring notice, once.
+    /// The keyring notice, once.
     pub fn problem(&self) -> Option<&str> {
         self.problem.as_deref()
     }
@@ -98,6 +95,40 @@ impl ProfilesWindow {
     /// Whether a profile of this name exists.
     pub fn has_profile(&self, name: &str) -> bool {
         self.profiles.iter().any(|profile| profile.name == name)
+    }
+
+    /// The profiles of the profiles file, as the worker read them at start-up. Those saved in
+    /// this window meanwhile are newer and stay.
+    pub fn loaded(&mut self, profiles: Vec<Profile>) {
+        for profile in profiles {
+            if !self.profiles.iter().any(|p| p.name == profile.name) {
+                self.profiles.push(profile);
+            }
+        }
+        self.profiles.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+
+    /// A save ended: what it could not do is shown in the window (the profile, already listed,
+    /// stays for this session).
+    pub fn saved(&mut self, name: &str, result: Result<Option<String>, String>) {
+        match result {
+            Ok(notice) => self.notice = notice.or(self.notice.take()),
+            Err(e) => self.notice = Some(format!("{e}; the profile '{name}' is kept for this session only")),
+        }
+    }
+
+    /// A delete ended: when the profile could not be removed from the file, it is listed again.
+    pub fn deleted(&mut self, profile: Profile, result: Result<Option<String>, String>) {
+        match result {
+            Ok(notice) => self.notice = notice.or(self.notice.take()),
+            Err(e) => {
+                self.notice = Some(format!("{e}; the profile '{}' was not deleted", profile.name));
+                if !self.profiles.iter().any(|p| p.name == profile.name) {
+                    self.profiles.push(profile);
+                    self.profiles.sort_by(|a, b| a.name.cmp(&b.name));
+                }
+            }
+        }
     }
 
     /// The name shown for a choice.
@@ -118,25 +149,17 @@ impl ProfilesWindow {
         }
     }
 
-    /// The connection of a choice, with its secret (session, keyring, then `ORGQL_CLIENT_SECRET`).
-    pub fn connection(&mut self, choice: &ProfileChoice) -> Result<Connection, String> {
+    /// The connection of a choice, without I/O: with the secret typed in this session, else with
+    /// none, which the worker reads for this profile's name (keyring, then `ORGQL_CLIENT_SECRET`)
+    /// when the request is made, so that a request never goes out with another profile's secret.
+    pub fn connection(&self, choice: &ProfileChoice) -> Result<Connection, String> {
         let ProfileChoice::Named(name) = choice else { return Ok(Connection::Sandbox) };
         let profile = self
             .profiles
             .iter()
             .find(|p| &p.name == name)
             .ok_or_else(|| format!("the profile '{name}' no longer exists; choose another connection"))?;
-        let secret = match self.session.get(name) {
-            Some(secret) => secret.clone(),
-            None => {
-                let stored = self.secrets.client_secret(name).ok().flatten();
-                let secret = stored
-                    .or_else(|| std::env::var(SECRET_ENV).ok().filter(|s| !s.is_empty()).map(Secret::new))
-                    .ok_or_else(|| format!("the profile '{name}' has no secret; enter it in Profiles…"))?;
-                self.session.insert(name.clone(), secret.clone());
-                secret
-            }
-        };
+        let secret = self.session.get(name).cloned().unwrap_or_else(|| Secret::new(String::new()));
         let credentials = profile.credentials(secret).map_err(|e| e.to_string())?;
         Ok(Connection::Remote { name: name.clone(), credentials })
     }
@@ -165,12 +188,13 @@ impl ProfilesWindow {
         }
     }
 
-    /// Draws the window when open; returns a command to send (a connection test).
-    pub fn window_ui(&mut self, ctx: &egui::Context, next_job: &mut JobId) -> Option<Command> {
+    /// Draws the window when open; returns the commands to send (a connection test, a save, a
+    /// delete).
+    pub fn window_ui(&mut self, ctx: &egui::Context, next_job: &mut JobId) -> Vec<Command> {
         if !self.open {
-            return None;
+            return Vec::new();
         }
-        let mut command = None;
+        let mut commands = Vec::new();
         let mut open = self.open;
         let center = ctx.content_rect().center();
         egui::Window::new("Profiles")
@@ -179,18 +203,23 @@ impl ProfilesWindow {
             .pivot(egui::Align2::CENTER_CENTER)
             .default_pos(center)
             .show(ctx, |ui| {
-                command = self.list_ui(ui, next_job);
-                ui.separator();
-                if let Some(c) = self.draft_ui(ui, next_job) {
-                    command = Some(c);
+                if let Some(notice) = &self.notice {
+                    ui.colored_label(ui.visuals().warn_fg_color, notice);
+                    ui.separator();
                 }
+                commands.extend(self.list_ui(ui, next_job));
+                ui.separator();
+                commands.extend(self.draft_ui(ui, next_job));
                 self.test_ui(ui);
             });
         self.open = open;
-        command
+        if !open {
+            self.notice = None;
+        }
+        commands
     }
 
-    fn list_ui(&mut self, ui: &mut egui::Ui, next_job: &mut JobId) -> Option<Command> {
+    fn list_ui(&mut self, ui: &mut egui::Ui, next_job: &mut JobId) -> Vec<Command> {
         let mut command = None;
         ui.horizontal(|ui| {
             ui.strong("Sandbox");
@@ -222,34 +251,26 @@ impl ProfilesWindow {
                 }
             });
         }
-        if let Some(name) = delete {
-            self.delete(&name);
-        }
+        let delete = delete.and_then(|name| self.delete(&name));
         if self.draft.is_none() && ui.button("Add profile").clicked() {
             self.draft = Some(Draft { scopes: Scope::UsersRead.into(), ..Draft::default() });
         }
-        command
+        command.into_iter().chain(delete).collect()
     }
 
-    fn delete(&mut self, name: &str) {
-        if let Some(file) = &self.file
-            && let Err(e) = file.remove(name)
-        {
-            self.problem = Some(e.to_string());
-            return;
-        }
-        if self.secrets.is_available()
-            && let Err(e) = self.secrets.delete_client_secret(name)
-        {
-            self.problem = Some(format!("the profile was deleted, but not its secret: {e}"));
-        }
-        self.profiles.retain(|p| p.name != name);
+    /// Takes the profile off the list at once; the worker removes it from the file and its
+    /// secret from the keyring.
+    fn delete(&mut self, name: &str) -> Option<Command> {
+        let at = self.profiles.iter().position(|p| p.name == name)?;
+        let profile = self.profiles.remove(at);
         self.session.remove(name);
+        self.notice = None;
+        Some(Command::DeleteProfile(profile))
     }
 
-    fn draft_ui(&mut self, ui: &mut egui::Ui, next_job: &mut JobId) -> Option<Command> {
+    fn draft_ui(&mut self, ui: &mut egui::Ui, next_job: &mut JobId) -> Vec<Command> {
         let mut command = None;
-        let draft = self.draft.as_mut()?;
+        let Some(draft) = self.draft.as_mut() else { return Vec::new() };
         let mut save = false;
         let mut cancel = false;
         egui::Grid::new("profile-form").num_columns(2).show(ui, |ui| {
@@ -296,25 +317,25 @@ impl ProfilesWindow {
             cancel = ui.button("Cancel").clicked();
         });
         let command = command.map(|connection| self.start_test(next_job, connection));
-        if save {
-            self.save_draft();
-        }
+        let save = if save { self.save_draft() } else { None };
         if cancel {
             self.draft = None;
         }
-        command
+        command.into_iter().chain(save).collect()
     }
 
-    fn save_draft(&mut self) {
-        let Some(draft) = self.draft.as_mut() else { return };
+    /// Lists the draft's profile at once (its typed secret for this session) and returns the
+    /// command that writes it; none when the draft is not valid (it says why).
+    fn save_draft(&mut self) -> Option<Command> {
+        let draft = self.draft.as_mut()?;
         let name = draft.name.trim().to_owned();
         if let Err(e) = crate::profiles::check_name(&name) {
             draft.error = Some(e.to_string());
-            return;
+            return None;
         }
         if let Err(e) = draft.credentials() {
             draft.error = Some(e);
-            return;
+            return None;
         }
         let profile = Profile {
             name: name.clone(),
@@ -322,32 +343,20 @@ impl ProfilesWindow {
             client_id: draft.client_id.trim().to_owned(),
             scopes: draft.scopes,
         };
-        if let Some(file) = &self.file {
-            if let Some(original) = draft.original.as_ref().filter(|o| **o != name)
-                && let Err(e) = file.remove(original)
-            {
-                draft.error = Some(e.to_string());
-                return;
-            }
-            if let Err(e) = file.upsert(profile.clone()) {
-                draft.error = Some(e.to_string());
-                return;
-            }
+        let secret = Some(Secret::new(draft.secret.clone())).filter(|s| !s.is_empty());
+        if let Some(secret) = &secret {
+            self.session.insert(name.clone(), secret.clone());
         }
-        let secret = Secret::new(draft.secret.clone());
-        if !secret.is_empty() {
-            if self.secrets.is_available()
-                && let Err(e) = self.secrets.set_client_secret(&name, &secret)
-            {
-                self.problem =
-                    Some(format!("the profile was saved, but its secret is kept for this session only: {e}"));
-            }
-            self.session.insert(name.clone(), secret);
+        let original = draft.original.clone();
+        if let Some(renamed) = original.as_ref().filter(|o| **o != name) {
+            self.session.remove(renamed);
         }
-        self.profiles.retain(|p| Some(&p.name) != draft.original.as_ref() && p.name != name);
-        self.profiles.push(profile);
+        self.profiles.retain(|p| Some(&p.name) != original.as_ref() && p.name != name);
+        self.profiles.push(profile.clone());
         self.profiles.sort_by(|a, b| a.name.cmp(&b.name));
         self.draft = None;
+        self.notice = None;
+        Some(Command::SaveProfile { profile, original, secret })
     }
 
     fn start_test(&mut self, next_job: &mut JobId, connection: Connection) -> Command {

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::api::{Activity, ApiError, Credentials, GraphQlError, TokenState};
+use crate::profiles::Profile;
 use crate::secret::Secret;
 use crate::store::{Delivery, DeliverySummary, HistoryEntry};
 use crate::support::{SupportError, SupportReply, SupportRequest};
@@ -22,7 +23,9 @@ pub type JobId = u64;
 pub enum Connection {
     /// The sandbox the app runs in-process (started on first use).
     Sandbox,
-    /// A service reached with these credentials; `name` is the profile's.
+    /// A service reached with these credentials; `name` is the profile's. An empty client
+    /// secret is read by the worker (the keyring's under `name`, then `ORGQL_CLIENT_SECRET`),
+    /// so that the UI never reads the keyring.
     Remote {
         /// The profile's name.
         name: String,
@@ -167,6 +170,19 @@ pub enum Command {
     },
     /// Stop a job.
     Cancel(JobId),
+    /// Write a profile to the profiles file (in place of `original` when renamed) and its
+    /// secret, when one was typed, to the keyring; answered by [`Event::ProfileSaved`].
+    SaveProfile {
+        /// The profile.
+        profile: Profile,
+        /// Its name before this edit, when it was saved before.
+        original: Option<String>,
+        /// The secret typed (none: the one kept stays).
+        secret: Option<Secret>,
+    },
+    /// Remove a profile from the profiles file and its secret from the keyring; answered by
+    /// [`Event::ProfileDeleted`].
+    DeleteProfile(Profile),
 }
 
 /// How the webhook listener runs.
@@ -326,8 +342,8 @@ pub enum Event {
         /// The newest id the rows stand for, when they replace the list.
         through: Option<i64>,
     },
-    /// One delivery whole (none: it was deleted).
-    DeliveryLoaded(i64, Option<Box<Delivery>>),
+    /// One delivery whole, its body parsed (none: it was deleted).
+    DeliveryLoaded(i64, Option<Box<LoadedDelivery>>),
     /// A replay ended.
     Replayed {
         /// The job.
@@ -351,4 +367,91 @@ pub enum Event {
     },
     /// Something failed that belongs to no job (the sandbox, the store).
     Problem(String),
+    /// The profiles of the profiles file, read at start-up, or why they could not be (one sentence).
+    ProfilesLoaded(Result<Vec<Profile>, String>),
+    /// A [`Command::SaveProfile`] ended: `Ok(None)` all done, `Ok(Some(notice))` saved with
+    /// something the user should know, `Err` not written to the file.
+    ProfileSaved {
+        /// The profile's name.
+        name: String,
+        /// What came of it.
+        result: Result<Option<String>, String>,
+    },
+    /// A [`Command::DeleteProfile`] ended: `Ok(None)` all done, `Ok(Some(notice))` deleted with
+    /// something the user should know, `Err` not deleted from the file.
+    ProfileDeleted {
+        /// The profile (to be listed again when it was not deleted).
+        profile: Profile,
+        /// What came of it.
+        result: Result<Option<String>, String>,
+    },
+}
+
+/// A stored delivery whole, with its body parsed for display off the UI thread (bodies reach 1 MiB).
+#[derive(Debug, Clone)]
+pub struct LoadedDelivery {
+    /// The delivery.
+    pub delivery: Delivery,
+    /// Its body, parsed.
+    pub body: DeliveryBody,
+}
+
+impl LoadedDelivery {
+    /// Parses the body of `delivery`.
+    pub fn new(delivery: Delivery) -> Self {
+        let body = DeliveryBody::of(&delivery.delivery.body);
+        LoadedDelivery { delivery, body }
+    }
+}
+
+/// A delivery's body as shown.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeliveryBody {
+    /// JSON.
+    Json(Value),
+    /// Text that is not JSON.
+    Text,
+    /// Bytes that are not UTF-8 (a hex dump of the start).
+    Binary(String),
+}
+
+impl DeliveryBody {
+    /// Parses a body for display.
+    pub fn of(bytes: &[u8]) -> DeliveryBody {
+        if let Ok(value) = serde_json::from_slice::<Value>(bytes) {
+            return DeliveryBody::Json(value);
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(_) => DeliveryBody::Text,
+            Err(_) => DeliveryBody::Binary(hex_dump(&bytes[..bytes.len().min(4096)])),
+        }
+    }
+}
+
+fn hex_dump(bytes: &[u8]) -> String {
+    bytes
+        .chunks(16)
+        .enumerate()
+        .map(|(i, chunk)| {
+            let hex: Vec<String> = chunk.iter().map(|b| format!("{b:02x}")).collect();
+            let text: String = chunk.iter().map(|&b| if b.is_ascii_graphic() { b as char } else { '.' }).collect();
+            format!("{:06x}  {:<47}  {text}", i * 16, hex.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_are_shown_as_json_text_or_bytes() {
+        assert!(matches!(DeliveryBody::of(br#"{"a":1}"#), DeliveryBody::Json(_)));
+        assert!(matches!(DeliveryBody::of(b"plain words"), DeliveryBody::Text));
+        match DeliveryBody::of(&[0xff, b'A', 0x00]) {
+            DeliveryBody::Binary(dump) => assert_eq!(dump, format!("000000  {:<47}  .A.", "ff 41 00")),
+            _ => panic!("not binary"),
+        }
+    }
 }

@@ -5,6 +5,7 @@
 mod command;
 mod jobs;
 mod paging;
+mod profiles;
 mod schema;
 mod support;
 mod webhooks;
@@ -20,7 +21,7 @@ pub use command::*;
 pub use schema::LoadedSchema;
 
 use crate::api::{ApiError, Client, ClientOptions, Credentials};
-use crate::profiles::SecretStore;
+use crate::profiles::{ProfileFile, SecretStore};
 use crate::sandbox::{RunningServer, Server, WebhookTarget};
 use crate::store::Store;
 use crate::webhooks::standard::Secret as SigningSecret;
@@ -45,36 +46,58 @@ pub struct Worker {
 pub struct WorkerGone(&'static str);
 
 impl Worker {
-    /// Starts the worker on `runtime`. `store` keeps the history (none: history is off).
+    /// Starts the worker on `runtime` and returns at once. The worker opens the store at
+    /// `store_path` (the history; none, or one that fails to open: history is off, the latter
+    /// reported as an [`Event::Problem`]) and reads `profiles` ([`Event::ProfilesLoaded`])
+    /// before it takes commands, which wait in the queue meanwhile.
     pub fn spawn(
         runtime: &tokio::runtime::Handle,
         repaint: Repaint,
-        store: Option<Store>,
+        store_path: Option<std::path::PathBuf>,
+        profiles: Option<ProfileFile>,
         secrets: SecretStore,
         sandbox_users: usize,
     ) -> (Worker, mpsc::Receiver<Event>) {
         let (commands, command_rx) = mpsc::channel(COMMAND_QUEUE);
         let (events, event_rx) = mpsc::channel(EVENT_QUEUE);
-        let store_path = store.as_ref().map(|s| s.path().to_path_buf());
-        let shared = Arc::new(Shared {
-            store_path,
-            listener: tokio::sync::Mutex::new(None),
-            webhook_target: Mutex::new(None),
-            session_secret: SigningSecret::from_key(rand::random::<[u8; 24]>().to_vec()),
-            http: reqwest::Client::new(),
-            secrets,
-            events,
-            repaint,
-            store: store.map(Mutex::new),
-            clients: tokio::sync::Mutex::new(HashMap::new()),
-            sandbox: tokio::sync::Mutex::new(None),
-            sandbox_users,
-            jobs: Mutex::new(HashMap::new()),
-            schemas: Mutex::new(HashMap::new()),
-            workspace_pending: Mutex::new(None),
-            workspace_writer: tokio::sync::Mutex::new(()),
+        runtime.spawn(async move {
+            let (store, problem) = match store_path {
+                Some(path) => match tokio::task::spawn_blocking(move || Store::open(&path)).await {
+                    Ok(Ok(store)) => (Some(store), None),
+                    Ok(Err(e)) => (None, Some(format!("{e}; the history is off for this session"))),
+                    Err(e) => (
+                        None,
+                        Some(format!("the database could not be opened ({e}); the history is off for this session")),
+                    ),
+                },
+                None => (None, None),
+            };
+            let shared = Arc::new(Shared {
+                store_path: store.as_ref().map(|s| s.path().to_path_buf()),
+                listener: tokio::sync::Mutex::new(None),
+                webhook_target: Mutex::new(None),
+                session_secret: SigningSecret::from_key(rand::random::<[u8; 24]>().to_vec()),
+                http: reqwest::Client::new(),
+                secrets,
+                profile_secrets: Mutex::new(profiles::SecretCache::default()),
+                events,
+                repaint,
+                store: store.map(Mutex::new),
+                clients: tokio::sync::Mutex::new(HashMap::new()),
+                sandbox: tokio::sync::Mutex::new(None),
+                sandbox_users,
+                jobs: Mutex::new(HashMap::new()),
+                schemas: Mutex::new(HashMap::new()),
+                workspace_pending: Mutex::new(None),
+                workspace_writer: tokio::sync::Mutex::new(()),
+            });
+            if let Some(problem) = problem {
+                shared.emit(Event::Problem(problem)).await;
+            }
+            let (changes, change_rx) = mpsc::channel(profiles::QUEUE);
+            tokio::spawn(profiles::run(shared.clone(), profiles, change_rx));
+            dispatch(shared, command_rx, changes).await;
         });
-        runtime.spawn(dispatch(shared, command_rx));
         (Worker { commands }, event_rx)
     }
 
@@ -113,8 +136,10 @@ pub(crate) struct Shared {
     session_secret: SigningSecret,
     /// For replays.
     http: reqwest::Client,
-    /// Where the inspector's secret is kept.
+    /// Where the inspector's secret and the profiles' secrets are kept.
     secrets: SecretStore,
+    /// The profiles' secrets read so far.
+    profile_secrets: Mutex<profiles::SecretCache>,
 }
 
 impl Shared {
@@ -130,6 +155,9 @@ impl Shared {
     pub(crate) async fn client(&self, connection: &Connection) -> Result<Arc<Client>, ApiError> {
         let credentials = match connection {
             Connection::Sandbox => self.sandbox_credentials().await?,
+            Connection::Remote { name, credentials } if credentials.client_secret.is_empty() => {
+                Credentials { client_secret: self.profile_secret(name).await?, ..credentials.clone() }
+            }
             Connection::Remote { credentials, .. } => credentials.clone(),
         };
         let mut clients = self.clients.lock().await;
@@ -208,9 +236,29 @@ impl Shared {
     }
 }
 
-async fn dispatch(shared: Arc<Shared>, mut commands: mpsc::Receiver<Command>) {
+async fn dispatch(
+    shared: Arc<Shared>,
+    mut commands: mpsc::Receiver<Command>,
+    profile_changes: mpsc::Sender<profiles::Change>,
+) {
     while let Some(command) = commands.recv().await {
         match command {
+            Command::SaveProfile { profile, original, secret } => {
+                shared.forget_secrets([profile.name.as_str()].into_iter().chain(original.as_deref()));
+                let name = profile.name.clone();
+                let change = profiles::Change::Save { profile, original, secret };
+                if profile_changes.send(change).await.is_err() {
+                    let result = Err("the profiles task has stopped; restart orgql".to_owned());
+                    shared.emit(Event::ProfileSaved { name, result }).await;
+                }
+            }
+            Command::DeleteProfile(profile) => {
+                shared.forget_secrets([profile.name.as_str()]);
+                if profile_changes.send(profiles::Change::Delete(profile.clone())).await.is_err() {
+                    let result = Err("the profiles task has stopped; restart orgql".to_owned());
+                    shared.emit(Event::ProfileDeleted { profile, result }).await;
+                }
+            }
             Command::Cancel(job) => shared.cancel(job),
             Command::Support { job, connection, request } => {
                 let cancel = shared.start_job(job);

@@ -227,8 +227,9 @@ pub(super) async fn load_deliveries(shared: Arc<Shared>) {
 
 /// Sends one delivery whole.
 pub(super) async fn load_delivery(shared: Arc<Shared>, id: i64) {
-    match shared.with_store(move |s| s.delivery(id)).await {
-        Some(Ok(delivery)) => shared.emit(Event::DeliveryLoaded(id, delivery.map(Box::new))).await,
+    // The body is parsed here, on the blocking thread that read it, not on the UI thread.
+    match shared.with_store(move |s| Ok(s.delivery(id)?.map(|d| Box::new(super::LoadedDelivery::new(d))))).await {
+        Some(Ok(delivery)) => shared.emit(Event::DeliveryLoaded(id, delivery)).await,
         Some(Err(e)) => shared.emit(Event::Problem(e)).await,
         None => {}
     }

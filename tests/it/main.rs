@@ -19,5 +19,6 @@ mod packaging;
 mod smoke;
 mod tokens;
 mod ui;
+mod ui_thread;
 mod webhooks;
 mod workspace;

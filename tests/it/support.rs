@@ -143,7 +143,7 @@ pub struct Session {
 impl Session {
     /// The app as on a first start: no profiles, no keyring, an empty history.
     pub fn start() -> Session {
-        Session::start_in(tempfile::tempdir().expect("a temporary directory"))
+        Session::start_with(Session::runtime(), tempfile::tempdir().expect("a temporary directory"), None)
     }
 
     /// Quits the app (its worker and runtime stop) and starts it again on the same places, as
@@ -157,16 +157,27 @@ impl Session {
 
     /// The app started on the places in `dir` (its profiles file and database, if any).
     pub fn start_in(dir: TempDir) -> Session {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
+        Session::start_with(Session::runtime(), dir, None)
+    }
+
+    /// A runtime for [`Session::start_with`].
+    pub fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .thread_name("ui-test-worker")
             .build()
-            .expect("a runtime");
+            .expect("a runtime")
+    }
+
+    /// The app on `runtime`, with what `dir` holds already (`profiles.toml`, `history.sqlite3`)
+    /// and `secrets` (none: no keyring). The calling thread becomes the app's UI thread: from
+    /// then on, the test's own blocking calls go through [`off_ui_thread`].
+    pub fn start_with(runtime: tokio::runtime::Runtime, dir: TempDir, secrets: Option<SecretStore>) -> Session {
         let config = AppConfig {
             runtime: runtime.handle().clone(),
             profiles: Some(ProfileFile::at(dir.path().join("profiles.toml"))),
-            secrets: SecretStore::Unavailable("tests".into()),
+            secrets: secrets.unwrap_or_else(|| SecretStore::Unavailable("tests".into())),
             store_path: Some(dir.path().join("history.sqlite3")),
             sandbox_users: USERS,
             export_dir: dir.path().to_path_buf(),
@@ -305,6 +316,16 @@ impl Session {
             .collect::<Vec<_>>()
             .join("\n")
     }
+}
+
+/// Runs `work` on a thread of its own and returns what it returns: for a test's own blocking
+/// calls (the store, the keyring) once the app has made the test's thread its UI thread, where
+/// the guard of `orgql::ui_thread` refuses them.
+pub fn off_ui_thread<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| match scope.spawn(work).join() {
+        Ok(value) => value,
+        Err(panic) => std::panic::resume_unwind(panic),
+    })
 }
 
 /// A widget's accessible name (a label's text is its value).

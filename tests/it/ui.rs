@@ -12,7 +12,7 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use orgql::sandbox::{Config, RunningServer};
 use orgql::ui::OrgqlApp;
 
-use crate::support::{ALL_SCOPES, SECRET, Session, USERS, sandbox, sandbox_with};
+use crate::support::{ALL_SCOPES, SECRET, Session, USERS, off_ui_thread, sandbox, sandbox_with};
 
 /// The `ref` column of the grid, in the order shown.
 fn grid_refs(app: &OrgqlApp) -> Vec<String> {
@@ -77,7 +77,10 @@ fn a_profile_with_a_wrong_secret_says_the_client_is_invalid() {
     // Saved all the same, the profile can be chosen; running against it says the same.
     s.click("Save profile");
     s.wait_for_label("Edit acme-test");
-    let saved = std::fs::read_to_string(s.path("profiles.toml")).expect("the profiles file");
+    // The worker writes the file: wait for it.
+    let file = s.path("profiles.toml");
+    s.wait_for("the profiles file", |_| std::fs::read_to_string(&file).is_ok_and(|text| text.contains("acme-test")));
+    let saved = std::fs::read_to_string(&file).expect("the profiles file");
     assert!(saved.contains("acme-test") && saved.contains(server.base_url()), "{saved}");
     assert!(!saved.contains("not-the-secret"), "the secret went to the file: {saved}");
     s.click("Close window");
@@ -372,7 +375,7 @@ fn a_sandbox_mutation_shows_its_verified_delivery_which_replays_to_a_local_recei
     s.click("Replay");
     let answer = s.wait_for_text("answered 204");
     assert!(answer.contains("/mine"), "{answer}");
-    let replayed = Store::open(&receiver_store).unwrap().deliveries(10, 0).unwrap();
+    let replayed = off_ui_thread(|| Store::open(&receiver_store).unwrap().deliveries(10, 0).unwrap());
     assert_eq!(replayed.len(), 1);
     assert_eq!(replayed[0].delivery.body, detail.delivery.body);
     assert_eq!(replayed[0].delivery.verified, Some(true), "{}", replayed[0].delivery.reason);

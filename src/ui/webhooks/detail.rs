@@ -1,13 +1,12 @@
 //! The detail of one delivery: its verification, request line, headers and body (a JSON tree
 //! when the body is JSON), with copy as cURL and replay to a URL of the user's.
 
-use serde_json::Value;
-
 use super::super::json_tree;
 use super::super::status_bar::size;
 use crate::store::Delivery;
 use crate::webhooks::listener::OVER_LIMIT;
 use crate::webhooks::replay::Replayed;
+use crate::worker::LoadedDelivery;
 
 /// What the detail asks for.
 pub enum DetailIntent {
@@ -17,28 +16,8 @@ pub enum DetailIntent {
     Replay(String),
 }
 
-/// The body as shown: parsed once when the delivery is loaded.
-pub enum Body {
-    /// JSON.
-    Json(Value),
-    /// Text that is not JSON.
-    Text,
-    /// Bytes that are not UTF-8 (a hex dump of the start).
-    Binary(String),
-}
-
-impl Body {
-    /// Parses a body for display.
-    pub fn of(bytes: &[u8]) -> Body {
-        if let Ok(value) = serde_json::from_slice::<Value>(bytes) {
-            return Body::Json(value);
-        }
-        match std::str::from_utf8(bytes) {
-            Ok(_) => Body::Text,
-            Err(_) => Body::Binary(hex_dump(&bytes[..bytes.len().min(4096)])),
-        }
-    }
-}
+/// The body as shown: parsed by the worker when the delivery is loaded.
+pub use crate::worker::DeliveryBody as Body;
 
 /// A loaded delivery and what the detail view keeps for it.
 pub struct Detail {
@@ -51,10 +30,10 @@ pub struct Detail {
 }
 
 impl Detail {
-    /// The detail of a delivery.
-    pub fn new(delivery: Box<Delivery>) -> Self {
-        let body = Body::of(&delivery.delivery.body);
-        Detail { delivery, body, raw: false }
+    /// The detail of a delivery the worker loaded (and parsed the body of).
+    pub fn new(loaded: Box<LoadedDelivery>) -> Self {
+        let LoadedDelivery { delivery, body } = *loaded;
+        Detail { delivery: Box::new(delivery), body, raw: false }
     }
 
     /// Draws it. `curl` is the delivery as a cURL command; `replay` the last replay's outcome.
@@ -157,33 +136,5 @@ impl Detail {
             }
         });
         intent
-    }
-}
-
-fn hex_dump(bytes: &[u8]) -> String {
-    bytes
-        .chunks(16)
-        .enumerate()
-        .map(|(i, chunk)| {
-            let hex: Vec<String> = chunk.iter().map(|b| format!("{b:02x}")).collect();
-            let text: String = chunk.iter().map(|&b| if b.is_ascii_graphic() { b as char } else { '.' }).collect();
-            format!("{:06x}  {:<47}  {text}", i * 16, hex.join(" "))
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bodies_are_shown_as_json_text_or_bytes() {
-        assert!(matches!(Body::of(br#"{"a":1}"#), Body::Json(_)));
-        assert!(matches!(Body::of(b"plain words"), Body::Text));
-        match Body::of(&[0xff, b'A', 0x00]) {
-            Body::Binary(dump) => assert_eq!(dump, format!("000000  {:<47}  .A.", "ff 41 00")),
-            _ => panic!("not binary"),
-        }
     }
 }

@@ -160,7 +160,7 @@ impl WebhooksPanel {
     }
 
     /// A delivery was loaded for the detail.
-    pub fn loaded(&mut self, id: i64, delivery: Option<Box<Delivery>>) {
+    pub fn loaded(&mut self, id: i64, delivery: Option<Box<crate::worker::LoadedDelivery>>) {
         if self.selected == Some(id) {
             self.detail = delivery.map(Detail::new);
         }

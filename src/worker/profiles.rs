@@ -1,0 +1,134 @@
+//! Profiles off the UI thread: the profiles file read at start-up, saves and deletes (the file
+//! and the keyring) one after another in the order the UI asked, and the client secret of a
+//! profile read from the keyring when a request needs it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, PoisonError};
+
+use tokio::sync::mpsc;
+
+use super::{Event, Shared};
+use crate::api::ApiError;
+use crate::profiles::{Profile, ProfileFile, SECRET_ENV};
+use crate::secret::Secret;
+
+/// Profile changes waiting for the profiles task.
+pub(super) const QUEUE: usize = 32;
+
+/// A change of the profiles, as the UI asked for it.
+pub(super) enum Change {
+    /// See [`super::Command::SaveProfile`].
+    Save { profile: Profile, original: Option<String>, secret: Option<Secret> },
+    /// See [`super::Command::DeleteProfile`].
+    Delete(Profile),
+}
+
+/// Secrets read from the keyring, by profile name. `epoch` grows with every change of a
+/// profile, so that a read that began before the change is not kept after it.
+#[derive(Default)]
+pub(super) struct SecretCache {
+    epoch: u64,
+    known: HashMap<String, Secret>,
+}
+
+impl Shared {
+    /// Forgets what was read of these profiles' secrets (before their change is sent on, so
+    /// that every later request reads the changed one).
+    pub(super) fn forget_secrets<'a>(&self, names: impl IntoIterator<Item = &'a str>) {
+        let mut cache = self.profile_secrets.lock().unwrap_or_else(PoisonError::into_inner);
+        cache.epoch += 1;
+        for name in names {
+            cache.known.remove(name);
+        }
+    }
+
+    /// The client secret of the profile `name`: read once from the keyring (off the async
+    /// threads), else `ORGQL_CLIENT_SECRET`.
+    pub(super) async fn profile_secret(&self, name: &str) -> Result<Secret, ApiError> {
+        let epoch = {
+            let cache = self.profile_secrets.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(secret) = cache.known.get(name) {
+                return Ok(secret.clone());
+            }
+            cache.epoch
+        };
+        let secrets = self.secrets.clone();
+        let profile = name.to_owned();
+        let stored = tokio::task::spawn_blocking(move || secrets.client_secret(&profile))
+            .await
+            .map_err(|e| ApiError::Config(format!("the keyring could not be read ({e}); run the query again")))?
+            // No keyring, or one that refused: the environment may still have it.
+            .ok()
+            .flatten();
+        if let Some(secret) = &stored {
+            let mut cache = self.profile_secrets.lock().unwrap_or_else(PoisonError::into_inner);
+            if cache.epoch == epoch {
+                cache.known.insert(name.to_owned(), secret.clone());
+            }
+        }
+        stored
+            .or_else(|| std::env::var(SECRET_ENV).ok().filter(|s| !s.is_empty()).map(Secret::new))
+            .ok_or_else(|| ApiError::Config(format!("the profile '{name}' has no secret; enter it in Profiles…")))
+    }
+}
+
+/// Reads the profiles file (when there is one) and reports it, then applies the changes the UI
+/// sends, one at a time, reporting each.
+pub(super) async fn run(shared: Arc<Shared>, file: Option<ProfileFile>, mut changes: mpsc::Receiver<Change>) {
+    if let Some(file) = file.clone() {
+        let loaded = blocking(move || file.load().map_err(|e| e.to_string())).await;
+        shared.emit(Event::ProfilesLoaded(loaded)).await;
+    }
+    while let Some(change) = changes.recv().await {
+        let event = match change {
+            Change::Save { profile, original, secret } => {
+                let name = profile.name.clone();
+                let (file, secrets) = (file.clone(), shared.secrets.clone());
+                let result = blocking(move || {
+                    if let Some(file) = &file {
+                        if let Some(original) = original.as_ref().filter(|o| **o != profile.name) {
+                            file.remove(original).map_err(|e| e.to_string())?;
+                        }
+                        file.upsert(profile.clone()).map_err(|e| e.to_string())?;
+                    }
+                    Ok(match secret.filter(|s| !s.is_empty()) {
+                        Some(secret) if secrets.is_available() => {
+                            secrets.set_client_secret(&profile.name, &secret).err().map(|e| {
+                                format!(
+                                    "the profile '{}' was saved, but its secret is kept for this session only: {e}",
+                                    profile.name
+                                )
+                            })
+                        }
+                        _ => None,
+                    })
+                })
+                .await;
+                Event::ProfileSaved { name, result }
+            }
+            Change::Delete(profile) => {
+                let (file, secrets, name) = (file.clone(), shared.secrets.clone(), profile.name.clone());
+                let result = blocking(move || {
+                    if let Some(file) = &file {
+                        file.remove(&name).map_err(|e| e.to_string())?;
+                    }
+                    Ok(secrets
+                        .is_available()
+                        .then(|| secrets.delete_client_secret(&name).err())
+                        .flatten()
+                        .map(|e| format!("the profile '{name}' was deleted, but not its secret: {e}")))
+                })
+                .await;
+                Event::ProfileDeleted { profile, result }
+            }
+        };
+        shared.emit(event).await;
+    }
+}
+
+/// Runs file and keyring work on the blocking threads.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, String> + Send + 'static) -> Result<T, String> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|e| Err(format!("the profiles task failed ({e}); try again")))
+}
