@@ -344,7 +344,9 @@ impl Doc {
             Kind::Union => {
                 ty.members = raw.possible_types.iter().filter_map(|i| i.name.clone()).filter(|n| is_name(n)).collect();
             }
-            Kind::Enum => ty.values = raw.enum_values.into_iter().filter_map(|v| self.read_enum_value(&ty.name, v)).collect(),
+            Kind::Enum => {
+                ty.values = raw.enum_values.into_iter().filter_map(|v| self.read_enum_value(&ty.name, v)).collect()
+            }
             Kind::InputObject => {
                 let place = format!("input field {}.", ty.name);
                 ty.input_fields = raw.input_fields.into_iter().filter_map(|v| self.read_input(&place, v)).collect();
@@ -599,7 +601,8 @@ impl Doc {
             self.keep_interfaces_whole(&mut skipped);
             // Roots that are gone.
             let object = |name: &Option<String>| {
-                name.as_ref().is_some_and(|n| self.types.iter().any(|t| !t.gone && t.kind == Kind::Object && t.name == *n))
+                name.as_ref()
+                    .is_some_and(|n| self.types.iter().any(|t| !t.gone && t.kind == Kind::Object && t.name == *n))
             };
             let (query_ok, mutation_ok, subscription_ok) =
                 (object(&self.query), object(&self.mutation), object(&self.subscription));
@@ -628,20 +631,22 @@ impl Doc {
     fn keep_interfaces_whole(&mut self, skipped: &mut Vec<String>) {
         let mut broken = Vec::new();
         {
-        let fields: HashMap<&str, HashSet<&str>> = self
-            .types
-            .iter()
-            .filter(|t| !t.gone && t.kind == Kind::Interface)
-            .map(|t| (t.name.as_str(), t.fields.iter().map(|f| f.name.as_str()).collect()))
-            .collect();
-        for (index, ty) in self.types.iter().enumerate().filter(|(_, t)| !t.gone && !t.interfaces.is_empty()) {
-            let own: HashSet<&str> = ty.fields.iter().map(|f| f.name.as_str()).collect();
-            for interface in &ty.interfaces {
-                if let Some(missing) = fields.get(interface.as_str()).and_then(|f| f.iter().find(|f| !own.contains(*f))) {
-                    broken.push((index, interface.clone(), (*missing).to_owned()));
+            let fields: HashMap<&str, HashSet<&str>> = self
+                .types
+                .iter()
+                .filter(|t| !t.gone && t.kind == Kind::Interface)
+                .map(|t| (t.name.as_str(), t.fields.iter().map(|f| f.name.as_str()).collect()))
+                .collect();
+            for (index, ty) in self.types.iter().enumerate().filter(|(_, t)| !t.gone && !t.interfaces.is_empty()) {
+                let own: HashSet<&str> = ty.fields.iter().map(|f| f.name.as_str()).collect();
+                for interface in &ty.interfaces {
+                    if let Some(missing) =
+                        fields.get(interface.as_str()).and_then(|f| f.iter().find(|f| !own.contains(*f)))
+                    {
+                        broken.push((index, interface.clone(), (*missing).to_owned()));
+                    }
                 }
             }
-        }
         }
         for (index, interface, missing) in broken {
             let ty = &mut self.types[index];

@@ -42,11 +42,8 @@ fn read(data: &Value) -> Introspection {
 #[test]
 fn a_field_of_a_missing_type_is_left_out_and_said_in_one_line() {
     let directive = json!({ "name": "foo", "locations": ["NOWHERE"], "args": [] });
-    let read = read(&data(
-        vec![field("name", string()), field("bar", named("OBJECT", "Baz"))],
-        vec![],
-        vec![directive],
-    ));
+    let read =
+        read(&data(vec![field("name", string()), field("bar", named("OBJECT", "Baz"))], vec![], vec![directive]));
     assert_eq!(read.skipped, ["directive @foo (no known location)", "field Query.bar (type Baz is missing)"]);
     assert_eq!(
         read.summary().unwrap(),
@@ -76,7 +73,8 @@ fn unknown_directive_locations_are_dropped_and_the_known_ones_kept() {
 fn an_unknown_type_kind_is_left_out_with_what_refers_to_it() {
     let odd = json!({ "kind": "RESOURCE", "name": "Blob", "fields": [] });
     let holder = object("Holder", vec![field("blob", named("RESOURCE", "Blob"))]);
-    let read = read(&data(vec![field("a", string()), field("holder", named("OBJECT", "Holder"))], vec![odd, holder], vec![]));
+    let read =
+        read(&data(vec![field("a", string()), field("holder", named("OBJECT", "Holder"))], vec![odd, holder], vec![]));
     assert_eq!(
         read.skipped,
         [
@@ -119,7 +117,11 @@ fn one_of_inputs_and_specified_by_in_both_spellings() {
     let date = json!({ "kind": "SCALAR", "name": "Date", "specifiedByURL": "https://example.org/date" });
     let mut find = field("find", string());
     find["args"] = json!([{ "name": "by", "type": non_null(named("INPUT_OBJECT", "Lookup")), "defaultValue": null }]);
-    let read = read(&data(vec![find, field("u", named("SCALAR", "Url")), field("d", named("SCALAR", "Date"))], vec![lookup, url, date], vec![]));
+    let read = read(&data(
+        vec![find, field("u", named("SCALAR", "Url")), field("d", named("SCALAR", "Date"))],
+        vec![lookup, url, date],
+        vec![],
+    ));
     assert!(read.skipped.is_empty(), "{:?}", read.skipped);
     assert!(read.schema.types["Lookup"].directives().get("oneOf").is_some(), "{}", read.sdl);
     assert!(read.sdl.contains("scalar Url @specifiedBy(url: \"https://example.org/url\")"), "{}", read.sdl);
@@ -179,8 +181,15 @@ fn an_object_that_loses_an_interface_field_no_longer_implements_it() {
         "possibleTypes": [named("OBJECT", "User")] });
     let mut user = object("User", vec![field("id", named("SCALAR", "Weird")), field("name", string())]);
     user["interfaces"] = json!([named("INTERFACE", "Node")]);
-    let read = read(&data(vec![field("user", named("OBJECT", "User")), field("node", named("INTERFACE", "Node"))], vec![node, user], vec![]));
-    assert_eq!(read.skipped, ["field User.id (type Weird is missing)", "interface Node of User (field id is left out)"]);
+    let read = read(&data(
+        vec![field("user", named("OBJECT", "User")), field("node", named("INTERFACE", "Node"))],
+        vec![node, user],
+        vec![],
+    ));
+    assert_eq!(
+        read.skipped,
+        ["field User.id (type Weird is missing)", "interface Node of User (field id is left out)"]
+    );
     assert!(read.schema.get_object("User").unwrap().implements_interfaces.is_empty());
 }
 
@@ -191,7 +200,11 @@ fn invalid_names_and_unreadable_types_are_left_out() {
     let read = read(&data(query, vec![object("my-type", vec![field("a", string())])], vec![]));
     assert_eq!(
         read.skipped,
-        ["field Query.`bad-name` (invalid name)", "field Query.deep (its type cannot be read)", "type `my-type` (invalid name)"]
+        [
+            "field Query.`bad-name` (invalid name)",
+            "field Query.deep (its type cannot be read)",
+            "type `my-type` (invalid name)"
+        ]
     );
 }
 
