@@ -190,8 +190,11 @@ async fn a_graphql_core_service_is_introspected_over_http() {
 #[tokio::test]
 async fn a_service_that_refuses_introspection_says_so_and_what_to_do() {
     let refusal = json!({ "errors": [{ "message": "GraphQL introspection is not allowed" }] }).to_string();
-    for status in [StatusCode::BAD_REQUEST, StatusCode::OK] {
-        let (base, server) = stub(status, refusal.clone()).await;
+    let plain = "GraphQL introspection is not allowed".to_owned();
+    for (status, body) in
+        [(StatusCode::BAD_REQUEST, refusal.clone()), (StatusCode::OK, refusal), (StatusCode::BAD_REQUEST, plain)]
+    {
+        let (base, server) = stub(status, body).await;
         let err = tokio::time::timeout(LIMIT, client(&base, "id", "secret").introspect(&CancellationToken::new()))
             .await
             .expect("in time")

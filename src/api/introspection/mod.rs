@@ -86,7 +86,10 @@ fn from_data(data: RawData) -> Result<Introspection, String> {
 fn refused(err: &ApiError) -> Option<String> {
     match err {
         ApiError::GraphQl { errors, .. } => Some(errors.first().map(|e| e.message.clone()).unwrap_or_default()),
-        ApiError::Server { status: 400..=499, message, .. } => Some(message.clone()),
+        ApiError::Server { status: status @ 400..=499, message } if message.is_empty() => {
+            Some(format!("HTTP {status}"))
+        }
+        ApiError::Server { status: status @ 400..=499, message } => Some(format!("HTTP {status}: {message}")),
         _ => None,
     }
 }
