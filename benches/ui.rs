@@ -307,7 +307,7 @@ fn inspector(c: &mut Criterion) {
 fn explorer_with(model: &std::sync::Arc<SchemaModel>) -> ExplorerPanel {
     let mut panel = ExplorerPanel::default();
     panel.loading("Synthetic");
-    let loaded = LoadedSchema { model: model.clone(), fetched_at: chrono::Utc::now(), cached: true };
+    let loaded = LoadedSchema { model: model.clone(), fetched_at: chrono::Utc::now(), cached: true, skipped: None };
     panel.loaded("Synthetic", Ok(loaded));
     panel
 }

@@ -134,6 +134,11 @@ pub enum ApiError {
     /// No answer in time.
     #[error("the service did not answer within {0:?}; try again, or raise the timeout")]
     Timeout(Duration),
+    /// The service refused the introspection query (turned off, or not allowed for this client).
+    #[error(
+        "the service refused to describe its schema ({0}); introspection may be turned off there: ask the service's administrator to allow it for this API client, or keep using a schema loaded earlier"
+    )]
+    IntrospectionRefused(String),
     /// An answer that is not what the spec describes.
     #[error("the service's answer could not be read ({0}); check that the base URL points at the GraphQL service")]
     BadResponse(String),

@@ -15,8 +15,9 @@ pub use error::{ApiError, GraphQlError, Location, scopes_in_message};
 pub use pages::{Page, Pager};
 pub use token::{Token, TokenState, TokenStore, Tokens};
 
-/// A schema as introspection gives it.
-pub use cynic_introspection::Schema;
+pub use introspection::{
+    CAPABILITIES_QUERY, Capabilities, Introspection, read_introspection, read_introspection_json, skipped_summary,
+};
 
 use crate::scopes::ScopeSet;
 use crate::secret::Secret;

@@ -1,5 +1,6 @@
-//! Fetching a connection's schema: introspection through the API client, then the model built on
-//! a blocking thread (parsing and validating a large schema takes tens of milliseconds).
+//! Fetching a connection's schema: introspection through the API client (read leniently, parts
+//! it cannot read left out and listed), then the model built on a blocking thread (root paths
+//! and the search index of a large schema take tens of milliseconds).
 
 use tokio_util::sync::CancellationToken;
 
@@ -7,19 +8,15 @@ use super::SchemaModel;
 use crate::api::{ApiError, Client};
 
 /// Introspects the service and builds the model; returns it with the schema's SDL (to cache).
-/// A schema that cannot be modelled gives [`ApiError::BadResponse`] saying why.
+/// What was left out is in [`SchemaModel::skipped`].
 pub async fn fetch(client: &Client, cancel: &CancellationToken) -> Result<(SchemaModel, String), ApiError> {
-    let schema = client.introspect(cancel).await?;
+    let introspection = client.introspect(cancel).await?;
     let build = tokio::task::spawn_blocking(move || {
-        let sdl = schema.to_sdl();
-        SchemaModel::from_sdl(&sdl).map(|model| (model, sdl))
+        let sdl = introspection.sdl.clone();
+        (SchemaModel::from_introspection(introspection), sdl)
     });
     tokio::select! {
         () = cancel.cancelled() => Err(ApiError::Cancelled),
-        built = build => match built {
-            Ok(Ok(built)) => Ok(built),
-            Ok(Err(reason)) => Err(ApiError::BadResponse(format!("the introspected schema cannot be used: {reason}"))),
-            Err(e) => Err(ApiError::BadResponse(format!("building the schema model failed ({e})"))),
-        },
+        built = build => built.map_err(|e| ApiError::BadResponse(format!("building the schema model failed ({e})"))),
     }
 }

@@ -8,13 +8,13 @@ use apollo_compiler::Schema;
 use apollo_compiler::ast::OperationType;
 use apollo_compiler::schema::{ExtendedType, FieldDefinition};
 use apollo_compiler::validation::{Valid, WithErrors};
-use cynic_introspection::IntrospectionQuery;
 
 use super::info::{
     EnumValueInfo, FieldInfo, InputValueInfo, TypeInfo, TypeKind, enum_value_info, field_info, input_value_info,
 };
 use super::paths::RootPaths;
 use super::search::{NameIndex, SearchHit};
+use crate::api::{Introspection, read_introspection_json, skipped_summary};
 
 /// A fetched schema, ready for the explorer, validation and completion.
 #[derive(Clone)]
@@ -22,6 +22,7 @@ pub struct SchemaModel {
     schema: Valid<Schema>,
     paths: RootPaths,
     names: NameIndex,
+    skipped: Vec<String>,
 }
 
 impl fmt::Debug for SchemaModel {
@@ -29,6 +30,7 @@ impl fmt::Debug for SchemaModel {
         f.debug_struct("SchemaModel")
             .field("types", &self.type_count())
             .field("fields", &self.field_count())
+            .field("skipped", &self.skipped.len())
             .finish_non_exhaustive()
     }
 }
@@ -42,39 +44,36 @@ impl SchemaModel {
     }
 
     /// Builds the model from an introspection response as JSON text: `{"data":{"__schema":…}}`
-    /// or just the `data` object.
+    /// or just the `data` object. Parts that cannot be read are left out and listed by
+    /// [`skipped`](Self::skipped).
     pub fn from_introspection_json(json: &str) -> Result<Self, String> {
-        #[derive(serde::Deserialize)]
-        struct Response {
-            data: Option<IntrospectionQuery>,
-            #[serde(default)]
-            errors: Vec<crate::api::GraphQlError>,
-        }
-        let not_introspection = |e: serde_json::Error| format!("the text is not an introspection result ({e})");
-        let result = match serde_json::from_str::<Response>(json).map_err(not_introspection)? {
-            Response { errors, .. } if !errors.is_empty() => {
-                return Err(format!("the introspection query failed: {}", errors[0]));
-            }
-            Response { data: Some(data), .. } => data,
-            Response { data: None, .. } => {
-                serde_json::from_str::<IntrospectionQuery>(json).map_err(not_introspection)?
-            }
-        };
-        let schema =
-            result.into_schema().map_err(|e| format!("the introspection result is not a consistent schema ({e})"))?;
-        Self::from_introspection(&schema)
+        Ok(Self::from_introspection(read_introspection_json(json)?))
     }
 
     /// Builds the model from a schema as [`api::Client::introspect`](crate::api::Client::introspect)
-    /// returns it.
-    pub fn from_introspection(schema: &cynic_introspection::Schema) -> Result<Self, String> {
-        Self::from_sdl(&schema.to_sdl())
+    /// returns it (already validated).
+    pub fn from_introspection(introspection: Introspection) -> Self {
+        let mut model = Self::from_valid(introspection.schema);
+        model.skipped = introspection.skipped;
+        model
+    }
+
+    /// The parts of the introspected schema that could not be read and are left out (empty for
+    /// a schema built from SDL).
+    pub fn skipped(&self) -> &[String] {
+        &self.skipped
+    }
+
+    /// [`skipped`](Self::skipped) in one line, e.g. `1 part of the schema could not be read and
+    /// is left out: directive @foo (no known location)`; `None` when nothing was left out.
+    pub fn skipped_summary(&self) -> Option<String> {
+        skipped_summary(&self.skipped)
     }
 
     fn from_valid(schema: Valid<Schema>) -> Self {
         let paths = RootPaths::new(&schema);
         let names = NameIndex::new(&schema);
-        SchemaModel { schema, paths, names }
+        SchemaModel { schema, paths, names, skipped: Vec::new() }
     }
 
     /// The validated schema, for validating documents and completing against them.

@@ -8,8 +8,8 @@ use std::fmt::{self, Write as _};
 
 use apollo_compiler::validation::Valid;
 use apollo_compiler::{ExecutableDocument, Schema, introspection};
-use cynic::QueryBuilder as _;
-use cynic_introspection::IntrospectionQuery;
+
+use crate::api::{CAPABILITIES_QUERY, Capabilities};
 
 /// Nouns for object type names (inputs take an object's name plus `Input`).
 const NOUNS: &[&str] = &[
@@ -344,9 +344,17 @@ pub fn introspection_json(types: usize, fields: usize) -> String {
     introspect(&schema)
 }
 
-/// Runs the client's introspection query against `schema`; the response as JSON text.
+/// Runs the client's introspection queries against `schema` as a server would answer them: the
+/// capability probe, then the full query it leads to; the response as JSON text.
 fn introspect(schema: &Valid<Schema>) -> String {
-    let query = IntrospectionQuery::build(()).query;
+    let probe = execute(schema, CAPABILITIES_QUERY);
+    let capabilities = Capabilities::from_probe(&probe).expect("apollo-compiler answers the probe");
+    let data = execute(schema, &capabilities.query());
+    serde_json::json!({ "data": data }).to_string()
+}
+
+/// The `data` of an introspection query run by apollo-compiler.
+fn execute(schema: &Valid<Schema>, query: &str) -> serde_json::Value {
     let document = ExecutableDocument::parse_and_validate(schema, query, "introspection.graphql")
         .unwrap_or_else(|e| panic!("the introspection query is valid: {}", e.errors));
     let operation = document.operations.get(None).expect("one operation");
@@ -354,7 +362,7 @@ fn introspect(schema: &Valid<Schema>) -> String {
     let variables = Valid::assume_valid_ref(&no_variables);
     let response = introspection::partial_execute(schema, &schema.implementers_map(), &document, operation, variables)
         .unwrap_or_else(|e| panic!("introspection runs: {}", e.message()));
-    serde_json::json!({ "data": response.data }).to_string()
+    serde_json::to_value(response.data).expect("introspection data is JSON")
 }
 
 #[cfg(test)]

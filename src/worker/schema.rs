@@ -19,6 +19,9 @@ pub struct LoadedSchema {
     pub fetched_at: DateTime<Utc>,
     /// Whether it came from the local cache.
     pub cached: bool,
+    /// In one line, the parts of the introspected schema that could not be read and are left
+    /// out (`None` when nothing was, and for a cached schema).
+    pub skipped: Option<String>,
 }
 
 impl std::fmt::Debug for LoadedSchema {
@@ -57,7 +60,9 @@ pub(super) async fn load_schema(
         if let Some(Ok(Some((sdl, fetched_at)))) = shared.with_store(move |s| s.cached_schema(&lookup)).await {
             let built = tokio::task::spawn_blocking(move || SchemaModel::from_sdl(&sdl)).await;
             match built {
-                Ok(Ok(model)) => result = Some(Ok(LoadedSchema { model: Arc::new(model), fetched_at, cached: true })),
+                Ok(Ok(model)) => {
+                    result = Some(Ok(LoadedSchema { model: Arc::new(model), fetched_at, cached: true, skipped: None }))
+                }
                 // A cache that no longer builds is fetched again.
                 Ok(Err(e)) => tracing::warn!("the cached schema of {key} is unusable ({e}); fetching it again"),
                 Err(e) => tracing::warn!("building the cached schema failed ({e})"),
@@ -87,9 +92,13 @@ async fn fetch(
         .await
         .map_err(|e| format!("the schema could not be loaded: {e}"))?;
     let fetched_at = Utc::now();
-    let key = key.to_owned();
-    if let Some(Err(e)) = shared.with_store(move |s| s.save_schema(&key, &sdl, fetched_at)).await {
+    let store_key = key.to_owned();
+    if let Some(Err(e)) = shared.with_store(move |s| s.save_schema(&store_key, &sdl, fetched_at)).await {
         shared.emit(Event::Problem(format!("{e}; the schema is not cached"))).await;
     }
-    Ok(LoadedSchema { model: Arc::new(model), fetched_at, cached: false })
+    let skipped = model.skipped_summary();
+    if let Some(skipped) = &skipped {
+        tracing::warn!("the schema of {key}: {skipped}");
+    }
+    Ok(LoadedSchema { model: Arc::new(model), fetched_at, cached: false, skipped })
 }

@@ -171,6 +171,10 @@ impl ExplorerPanel {
                 intent = Some(ExplorerIntent::Load { refresh: true });
             }
         });
+        if let SchemaState::Loaded(LoadedSchema { skipped: Some(skipped), .. }) = &self.schema {
+            // One line; the whole list shows on hover when it is cut.
+            ui.add(egui::Label::new(egui::RichText::new(skipped).color(ui.visuals().warn_fg_color)).truncate());
+        }
         let model = match &self.schema {
             SchemaState::Loaded(loaded) => loaded.model.clone(),
             SchemaState::Failed(why) => {
