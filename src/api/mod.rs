@@ -5,7 +5,7 @@ mod activity;
 mod client;
 mod error;
 mod introspection;
-mod pages;
+pub(crate) mod pages;
 mod token;
 mod token_http;
 

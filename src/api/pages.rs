@@ -40,10 +40,11 @@ pub struct Page {
 
 /// Whether `error` says that the service answers, but not its schema: introspection turned
 /// off or limited (GraphQL errors, a 4xx, a scope it wants, an answer that cannot be read).
-fn introspection_refused(error: &ApiError) -> bool {
+pub(crate) fn introspection_refused(error: &ApiError) -> bool {
     matches!(
         error,
-        ApiError::GraphQl { .. }
+        ApiError::IntrospectionRefused(_)
+            | ApiError::GraphQl { .. }
             | ApiError::BadResponse(_)
             | ApiError::MissingScope { .. }
             | ApiError::Server { status: 400..=499, .. }

@@ -120,8 +120,12 @@ impl Workspace {
     ///
     /// [`UnreadableWorkspace`] for a text that is not a workspace or is of a later format.
     pub fn parse(json: &str) -> Result<Self, UnreadableWorkspace> {
-        let workspace: Workspace =
-            serde_json::from_str(json).map_err(|e| UnreadableWorkspace::Corrupt(e.to_string()))?;
+        let corrupt = |e: serde_json::Error| UnreadableWorkspace::Corrupt(e.to_string());
+        let value: serde_json::Value = serde_json::from_str(json).map_err(corrupt)?;
+        if !value.is_object() {
+            return Err(UnreadableWorkspace::Corrupt("the text is not a JSON object".to_owned()));
+        }
+        let workspace: Workspace = serde_json::from_value(value).map_err(corrupt)?;
         if workspace.version > WORKSPACE_VERSION {
             return Err(UnreadableWorkspace::Newer(workspace.version));
         }

@@ -95,7 +95,8 @@ pub(super) async fn plan(shared: &Arc<Shared>, spec: &QuerySpec, cancel: &Cancel
             Ok(paging) => Plan::Pages { paging, warning: None },
             Err(reason) => Plan::Single { reason: Some(reason) },
         }),
-        Err(ApiError::Cancelled) => Err(ApiError::Cancelled),
+        // What stops introspection (no connection, a refused client) stops the request too.
+        Err(error) if !crate::api::pages::introspection_refused(&error) => Err(error),
         Err(error) => Ok(Plan::Pages {
             paging: Paging::from_text(&spec.query, spec.operation.as_deref()),
             warning: Some(format!(

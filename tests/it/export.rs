@@ -445,7 +445,8 @@ struct BreakingProxy {
 
 async fn forward(State(proxy): State<Arc<BreakingProxy>>, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
     // The schema (which orgql reads to learn how the connection pages) passes; pages are counted.
-    let introspection = String::from_utf8_lossy(&body).contains("__schema");
+    let text = String::from_utf8_lossy(&body);
+    let introspection = text.contains("__schema") || text.contains("__type");
     if uri.path() == "/graphql/" && !introspection && proxy.seen.fetch_add(1, Ordering::SeqCst) >= proxy.pages {
         let body = json!({ "data": null, "errors": [{ "message": "The service broke off the walk" }] });
         return (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response();

@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
-use cynic::QueryBuilder;
 use orgql::sandbox::{Config, RunningServer, Variant};
 use serde_json::{Value, json};
 
@@ -276,9 +275,10 @@ async fn filters_by_ref_and_by_email_ignoring_case() {
 async fn introspection_has_graphql_core_deprecated_locations_no_page_info_and_no_mutation() {
     let server = minimal_server(5).await;
     let token = token(&server, "users.read").await;
-    // The standard introspection query, as orgql sends it: within the depth and complexity limits.
-    let operation = cynic_introspection::IntrospectionQuery::build(());
-    let (status, body) = post(&server, &token, &operation.query, json!({})).await;
+    // The 2018 standard introspection query (orgql's fallback when its probe is refused): within
+    // the depth and complexity limits.
+    let query = orgql::api::Capabilities::standard_2018().query();
+    let (status, body) = post(&server, &token, &query, json!({})).await;
     assert_eq!(status, 200, "{body}");
     assert!(body.get("errors").is_none(), "{body}");
     let schema = &body["data"]["__schema"];

@@ -57,7 +57,8 @@ fn base_url(s: &mut Session, minimal: &Option<RunningServer>) -> String {
 fn refs_of(s: &Session, base_url: &str) -> Vec<String> {
     s.runtime.block_on(async {
         let token = admin_token(base_url, "users.read").await;
-        let query = "query($after: String) { paginatedUsers(first: 50, after: $after) { edges { cursor node { ref } } } }";
+        let query =
+            "query($after: String) { paginatedUsers(first: 50, after: $after) { edges { cursor node { ref } } } }";
         let (mut refs, mut after) = (Vec::new(), Value::Null);
         for _ in 0..100 {
             let page = graphql(base_url, &token, query, json!({ "after": after })).await;
@@ -183,12 +184,16 @@ fn the_explorer_shows_the_minimal_server_s_schema_and_builds_queries_from_it() {
     let (mut s, _minimal) = open(Server::Minimal);
     s.harness.run();
     let model = s.app().explorer().model().expect("a schema");
-    assert!(model.type_info("UserEdge").is_some() && model.type_info("PageInfo").is_none(), "the minimal server's own schema");
+    assert!(
+        model.type_info("UserEdge").is_some() && model.type_info("PageInfo").is_none(),
+        "the minimal server's own schema"
+    );
     assert!(s.harness.query_by_role_and_label(Role::CheckBox, "paginatedUsers").is_some(), "{}", s.screen());
     assert!(s.harness.query_by_label("mutation").is_none(), "the minimal server has no mutations:\n{}", s.screen());
     // A field of the sandbox that this server lacks is flagged by the editor's checks.
     s.type_into("Query", "{ paginatedUsers(first: 5) { edges { node { ref roles } } } }");
-    s.wait_for_text("Cannot query field");
+    let problem = s.wait_for_text("`roles`");
+    assert!(problem.contains("User"), "the validator names the type: {problem}");
 }
 
 #[test]
@@ -263,7 +268,7 @@ fn the_command_line_walks_every_page_of_both_servers() {
         assert_eq!(code, 0, "{url}: {stderr}");
         let text = std::fs::read_to_string(&out).expect("the CSV");
         assert_eq!(csv::Reader::from_reader(text.as_bytes()).records().count(), users, "{url}");
-        assert!(text.starts_with("ref,email\n"), "{url}: only the columns asked for: {}", &text[..40]);
+        assert_eq!(text.lines().next(), Some("ref,email"), "{url}: only the columns asked for");
     }
 }
 
@@ -278,4 +283,99 @@ fn a_field_the_server_lacks_is_the_server_s_own_error() {
     let (code, _, stderr) = cli(dir.path(), minimal.base_url(), &["query", "-e", query, "--all-pages"]);
     assert_ne!(code, 0, "{stderr}");
     assert!(stderr.contains("pageInfo"), "{stderr}");
+}
+
+/// A user of the server, as it has them: ref, name, email.
+fn user_of(s: &Session, base_url: &str, user_ref: &str) -> (String, String, String) {
+    s.runtime.block_on(async {
+        let token = admin_token(base_url, "users.read").await;
+        let query = "query($r: String!) { user(ref: $r) { ref name email } }";
+        let body = graphql(base_url, &token, query, json!({ "r": user_ref })).await;
+        let user = &body["data"]["user"];
+        let text = |key: &str| user[key].as_str().unwrap_or_else(|| panic!("{key} in {body}")).to_owned();
+        (text("ref"), text("name"), text("email"))
+    })
+}
+
+/// Steps until a widget named exactly `name` is on screen (the card's heading; the name may also
+/// show elsewhere on the card).
+fn wait_for_name(s: &mut Session, name: &str) {
+    let name = name.to_owned();
+    s.wait_for(&format!("'{name}' on screen"), move |h| h.query_all_by_label(&name).next().is_some());
+}
+
+/// Whether the card shows `email`: in its editable field where the service can change it, as
+/// text where it cannot.
+fn shows_email(s: &Session, email: &str) -> bool {
+    s.harness.query_by_label("Email").and_then(|field| field.value()).as_deref() == Some(email)
+        || s.harness.query_all_by_label(email).next().is_some()
+}
+
+/// Find user by ref, by email and by name opens a card on both servers; the card shows what
+/// each server's schema has, and offers changes only where it has mutations for them.
+fn find_user_by_ref_email_and_name(server: Server) {
+    let (mut s, minimal) = open(server);
+    s.harness.get_by_role_and_label(Role::Button, "Find user").click();
+    s.harness.step();
+    s.wait_for_label("User to find");
+    let url = base_url(&mut s, &minimal);
+    // A user past the unusual names of the first ones, with a name of their own.
+    let (user_ref, name, email) = user_of(&s, &url, "u00042");
+    let heading = orgql::support::one_line(&name);
+
+    s.type_into("User to find", &user_ref);
+    s.click("Find");
+    wait_for_name(&mut s, &heading);
+    assert!(shows_email(&s, &email), "{server:?}: the email on the card:\n{}", s.screen());
+    match server {
+        Server::Minimal => {
+            assert!(s.harness.query_by_label("Roles").is_none(), "no roles on this server:\n{}", s.screen());
+            assert!(s.text_containing("Groups (").is_none(), "no groups on this server:\n{}", s.screen());
+            assert!(s.harness.query_by_role_and_label(Role::Button, "Archive").is_none(), "no mutation, no action");
+            assert!(s.harness.query_by_role_and_label(Role::Button, "Activate").is_none(), "no mutation, no action");
+            assert!(s.text_containing("offers no changes to users").is_some(), "{}", s.screen());
+        }
+        Server::Sandbox => {
+            assert!(s.harness.query_by_label("Roles").is_some(), "{}", s.screen());
+            let actions =
+                ["Archive", "Activate"].iter().filter(|a| s.harness.query_by_role_and_label(Role::Button, a).is_some());
+            assert_eq!(actions.count(), 1, "archive or activate is offered:\n{}", s.screen());
+        }
+    }
+
+    // By email, typed in capitals.
+    s.type_into("User to find", "nobody-yet@example.invalid");
+    s.click("Find");
+    s.wait_for_label("No user has the email 'nobody-yet@example.invalid'.");
+    s.type_into("User to find", &email.to_uppercase());
+    s.click("Find");
+    wait_for_name(&mut s, &heading);
+    assert!(s.harness.query_by_label(&user_ref).is_some(), "{server:?}: the ref on the card:\n{}", s.screen());
+
+    // By name: the whole name finds them (alone, or among those who share it).
+    s.type_into("User to find", "nobody-yet@example.invalid");
+    s.click("Find");
+    s.wait_for_label("No user has the email 'nobody-yet@example.invalid'.");
+    s.type_into("User to find", &format!("name:{heading}"));
+    s.click("Find");
+    s.wait_for("the card or the list of matches", |h| {
+        h.query_by_label("Email").is_some() || h.query_all_by_label_contains("Pick one:").next().is_some()
+    });
+    if s.harness.query_by_label("Email").is_none() {
+        s.harness.query_all_by_label(&heading).next().expect("the match").click();
+        s.harness.step();
+    }
+    wait_for_name(&mut s, &heading);
+    assert!(shows_email(&s, &email), "{server:?}: the email on the card:\n{}", s.screen());
+    s.harness.run();
+}
+
+#[test]
+fn find_user_by_ref_email_and_name_on_the_sandbox() {
+    find_user_by_ref_email_and_name(Server::Sandbox);
+}
+
+#[test]
+fn find_user_by_ref_email_and_name_on_the_minimal_server() {
+    find_user_by_ref_email_and_name(Server::Minimal);
 }
