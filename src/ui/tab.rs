@@ -35,22 +35,39 @@ pub struct Grid {
     pub sort: Option<(usize, bool)>,
     /// The number of the first row (for "51–100 of 500").
     pub first_row: u64,
+    /// Rows were appended after the sorted ones and are not sorted in yet.
+    pub unsorted_tail: bool,
 }
 
 impl Grid {
     /// A grid of one page (or the start of "fetch all").
     pub fn from_rows(rows: Rows, first_row: u64) -> Self {
         let order = (0..rows.rows.len()).collect();
-        Grid { columns: rows.columns, rows: Arc::new(rows.rows), total: rows.total, order, sort: None, first_row }
+        Grid {
+            columns: rows.columns,
+            rows: Arc::new(rows.rows),
+            total: rows.total,
+            order,
+            sort: None,
+            first_row,
+            unsorted_tail: false,
+        }
     }
 
-    /// Appends rows of a further page.
+    /// Appends rows of a further page, after the others: a sorted grid is sorted again once,
+    /// by [`settle`](Self::settle) when the last page is in, not once a page (which would cost
+    /// a sort of every row so far for each of a 100,000-row fetch's 2,000 pages).
     pub fn append(&mut self, more: Vec<Row>) {
         let rows = Arc::make_mut(&mut self.rows);
         let start = rows.len();
         rows.extend(more);
         self.order.extend(start..rows.len());
-        if let Some((column, ascending)) = self.sort {
+        self.unsorted_tail |= self.sort.is_some();
+    }
+
+    /// Sorts the appended rows in, when the grid is sorted and rows were appended since.
+    pub fn settle(&mut self) {
+        if let Some((column, ascending)) = self.sort.filter(|_| self.unsorted_tail) {
             self.sort_by(column, ascending);
         }
     }
@@ -73,6 +90,7 @@ impl Grid {
                 }
             })
             .collect();
+        self.unsorted_tail = false;
         self.order.sort_by(|a, b| {
             let ordering = match (&keys[*a], &keys[*b]) {
                 (Key::Number(x), Key::Number(y)) => x.total_cmp(y),
@@ -252,6 +270,9 @@ impl Tab {
 
     /// "Fetch all pages" ended.
     pub fn on_fetched_all(&mut self, result: Result<u64, ApiError>) {
+        if let Some(grid) = self.grid.as_mut() {
+            grid.settle();
+        }
         if let Some(fetch) = self.fetch_all.as_mut() {
             fetch.outcome = Some(result);
             self.paging = Paging::default();
@@ -318,6 +339,8 @@ mod tests {
         grid.sort_by(0, true);
         assert_eq!(grid.order, [1, 0, 2]);
         grid.append(vec![Row::new(["1"])]);
+        assert_eq!(grid.order, [1, 0, 2, 3], "appended after the others until the fetch ends");
+        grid.settle();
         assert_eq!(grid.order, [3, 1, 0, 2]);
         grid.sort_by(0, false);
         assert_eq!(grid.order, [2, 0, 1, 3]);

@@ -84,24 +84,11 @@ fn is_enabled(s: &Session, label: &str) -> bool {
     !s.harness.get_by_label(label).accesskit_node().is_disabled()
 }
 
-/// `orgql export` of `query` against `base_url`, into `out`.
+/// `orgql export` of `query` against `base_url`, into `out`; its stderr.
 fn cli_export(dir: &Path, base_url: &str, query: &str, out: &Path) -> String {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_orgql"))
-        .args(["export", "-e", query, "--out"])
-        .arg(out)
-        .args(["--base-url", base_url, "--client-id", "sandbox-admin", "--scope", ALL_SCOPES])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("ORGQL_NO_KEYRING", "1")
-        .env("ORGQL_CLIENT_SECRET", SECRET)
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_DATA_HOME", dir.join("data"))
-        .current_dir(dir)
-        .output()
-        .expect("orgql runs");
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(output.status.success(), "orgql export failed: {stderr}");
+    let out = out.to_str().expect("a UTF-8 path");
+    let (code, _, stderr) = cli(dir, base_url, &["export", "-e", query, "--out", out]);
+    assert_eq!(code, 0, "orgql export failed: {stderr}");
     stderr
 }
 

@@ -372,19 +372,7 @@ impl Doc {
             self.skip(format!("field {owner}.{name} (its type cannot be read)"));
             return None;
         };
-        let place = format!("argument {owner}.{name}(");
-        let mut args = Vec::with_capacity(raw.args.len());
-        for arg in raw.args {
-            let required = arg.ty.as_ref().is_some_and(|t| t.kind.as_deref() == Some("NON_NULL"));
-            match self.read_input(&place, arg) {
-                Some(arg) => args.push(arg),
-                None if required => {
-                    self.skip(format!("field {owner}.{name} (a required argument cannot be read)"));
-                    return None;
-                }
-                None => {}
-            }
-        }
+        let args = self.read_args(&format!("argument {owner}.{name}("), raw.args, &format!("field {owner}.{name}"))?;
         Some(Field {
             name,
             description: raw.description,
@@ -396,6 +384,24 @@ impl Doc {
     }
 
     /// An argument or input field; `place` is `argument T.f(` or `input field T.`.
+    /// The arguments of a field or directive (`owner`); an optional argument that cannot be
+    /// read is left out, a required one leaves out its owner (`None`).
+    fn read_args(&mut self, place: &str, raw: Vec<RawInputValue>, owner: &str) -> Option<Vec<InputValue>> {
+        let mut args = Vec::with_capacity(raw.len());
+        for arg in raw {
+            let required = arg.ty.as_ref().is_some_and(|t| t.kind.as_deref() == Some("NON_NULL"));
+            match self.read_input(place, arg) {
+                Some(arg) => args.push(arg),
+                None if required => {
+                    self.skip(format!("{owner} (a required argument cannot be read)"));
+                    return None;
+                }
+                None => {}
+            }
+        }
+        Some(args)
+    }
+
     fn read_input(&mut self, place: &str, raw: RawInputValue) -> Option<InputValue> {
         let close = if place.ends_with('(') { ")" } else { "" };
         let name = match raw.name {
@@ -461,19 +467,7 @@ impl Doc {
             return None;
         }
         self.skipped.append(&mut unknown);
-        let place = format!("argument @{name}(");
-        let mut args = Vec::with_capacity(raw.args.len());
-        for arg in raw.args {
-            let required = arg.ty.as_ref().is_some_and(|t| t.kind.as_deref() == Some("NON_NULL"));
-            match self.read_input(&place, arg) {
-                Some(arg) => args.push(arg),
-                None if required => {
-                    self.skip(format!("directive @{name} (a required argument cannot be read)"));
-                    return None;
-                }
-                None => {}
-            }
-        }
+        let args = self.read_args(&format!("argument @{name}("), raw.args, &format!("directive @{name}"))?;
         Some(Directive {
             name,
             description: raw.description,
