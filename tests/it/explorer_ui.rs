@@ -165,3 +165,23 @@ fn a_mutation_is_built_with_its_input_object_field_by_field_and_runs() {
     let raw = s.app().active_tab().result.value().map(|r| r.raw.clone()).unwrap_or_default();
     assert!(raw.contains("\"createUser\"") && !raw.contains("errors"), "{raw}");
 }
+
+#[test]
+fn refresh_schema_keeps_the_tree_until_the_new_schema_is_in() {
+    let mut s = Session::start();
+    let slow = s.runtime.block_on(crate::support::sandbox_with(orgql::sandbox::Config {
+        users: 10,
+        latency: std::time::Duration::from_secs(1),
+        ..Default::default()
+    }));
+    s.add_profile("slow", slow.base_url(), "sandbox-admin");
+    s.wait_for("the slow server's schema", |h| !h.state().explorer().schema.is_pending());
+    assert!(s.app().explorer().model().is_some(), "{}", s.screen());
+    s.click("Refresh schema");
+    assert!(s.app().explorer().schema.is_pending(), "reloading");
+    // While it reloads (a second a request), the tree and the editor's checks keep the schema.
+    assert!(s.app().explorer().model().is_some(), "the previous schema stays");
+    assert!(s.harness.query_by_role_and_label(Role::CheckBox, "paginatedUsers").is_some(), "{}", s.screen());
+    s.wait_for("the refreshed schema", |h| !h.state().explorer().schema.is_pending());
+    assert!(s.text_containing("fetched ").is_some(), "{}", s.screen());
+}

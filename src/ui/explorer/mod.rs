@@ -10,6 +10,7 @@ mod tree;
 
 use std::collections::{HashMap, HashSet};
 
+use super::state::Requested;
 use crate::explorer::SchemaModel;
 use crate::query::{OperationKind, SelectionState, TextEdit, selected_paths};
 use crate::worker::LoadedSchema;
@@ -26,19 +27,10 @@ pub enum ExplorerIntent {
     },
 }
 
-/// Where the schema is.
-#[derive(Debug, Clone, Default)]
-pub enum SchemaState {
-    /// Not asked for yet.
-    #[default]
-    Idle,
-    /// Loading.
-    Loading,
-    /// Loaded.
-    Loaded(LoadedSchema),
-    /// Could not be loaded: why.
-    Failed(String),
-}
+/// Where the schema is: the one request-state enum, so that a refresh keeps the tree (and the
+/// editor's checks) of the schema loaded before until the new one is in, and a failure shows
+/// beside it.
+pub type SchemaState = Requested<LoadedSchema, String>;
 
 /// What the explorer's docs show.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,34 +91,30 @@ impl Kind {
 impl ExplorerPanel {
     /// The loaded model, if any.
     pub fn model(&self) -> Option<&SchemaModel> {
-        match &self.schema {
-            SchemaState::Loaded(loaded) => Some(&loaded.model),
-            _ => None,
-        }
+        self.schema.value().map(|loaded| &*loaded.model)
     }
 
     /// The loaded model, shared.
     pub fn model_arc(&self) -> Option<std::sync::Arc<SchemaModel>> {
-        match &self.schema {
-            SchemaState::Loaded(loaded) => Some(loaded.model.clone()),
-            _ => None,
-        }
+        self.schema.value().map(|loaded| loaded.model.clone())
     }
 
     /// Whether the schema of `connection` still needs asking for.
     pub fn needs_load(&self, connection: &str) -> bool {
-        self.connection != connection || matches!(self.schema, SchemaState::Idle)
+        self.connection != connection || matches!(self.schema, Requested::Idle)
     }
 
     /// The schema of `connection` was asked for.
     pub fn loading(&mut self, connection: &str) {
         if self.connection != connection {
+            // Another server's schema: nothing of the previous one stays.
             self.open.clear();
             self.focus = None;
             self.search = Default::default();
+            self.schema = Requested::Idle;
         }
         self.connection = connection.to_owned();
-        self.schema = SchemaState::Loading;
+        self.schema.start();
     }
 
     /// The schema of `connection` arrived, or failed.
@@ -134,10 +122,7 @@ impl ExplorerPanel {
         if connection != self.connection {
             return;
         }
-        self.schema = match result {
-            Ok(loaded) => SchemaState::Loaded(loaded),
-            Err(e) => SchemaState::Failed(e),
-        };
+        self.schema.finish(result);
         self.search.invalidate();
     }
 
@@ -151,38 +136,37 @@ impl ExplorerPanel {
         }
         ui.horizontal(|ui| {
             ui.heading("Explorer");
-            match &self.schema {
-                SchemaState::Loaded(loaded) => {
-                    let when = loaded.fetched_at.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M");
-                    let source = if loaded.cached { "cached" } else { "fetched" };
-                    ui.weak(format!("{source} {when}")).on_hover_text(format!(
-                        "{} types, {} fields",
-                        loaded.model.type_count(),
-                        loaded.model.field_count()
-                    ));
-                }
-                SchemaState::Loading => {
-                    ui.spinner();
-                }
-                _ => {}
+            if let Some(loaded) = self.schema.value() {
+                let when = loaded.fetched_at.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M");
+                let source = if loaded.cached { "cached" } else { "fetched" };
+                ui.weak(format!("{source} {when}")).on_hover_text(format!(
+                    "{} types, {} fields",
+                    loaded.model.type_count(),
+                    loaded.model.field_count()
+                ));
             }
-            let loading = matches!(self.schema, SchemaState::Loading);
+            let loading = self.schema.is_pending();
+            if loading {
+                ui.spinner();
+            }
             if ui.add_enabled(!loading, egui::Button::new("Refresh schema").small()).clicked() {
                 intent = Some(ExplorerIntent::Load { refresh: true });
             }
         });
-        if let SchemaState::Loaded(LoadedSchema { skipped: Some(skipped), .. }) = &self.schema {
+        if let Some(LoadedSchema { skipped: Some(skipped), .. }) = self.schema.value() {
             // One line; the whole list shows on hover when it is cut.
             ui.add(egui::Label::new(egui::RichText::new(skipped).color(ui.visuals().warn_fg_color)).truncate());
         }
-        let model = match &self.schema {
-            SchemaState::Loaded(loaded) => loaded.model.clone(),
-            SchemaState::Failed(why) => {
-                ui.colored_label(ui.visuals().error_fg_color, why);
+        if let Some(why) = self.schema.error() {
+            ui.colored_label(ui.visuals().error_fg_color, why);
+            if !why.contains("introspection") {
                 ui.label("Check the connection (Profiles… → Test connection), then press Refresh schema.");
-                return intent;
             }
-            SchemaState::Loading | SchemaState::Idle => {
+        }
+        let model = match self.schema.value() {
+            Some(loaded) => loaded.model.clone(),
+            None if self.schema.error().is_some() => return intent,
+            None => {
                 ui.weak(format!("Loading the schema of {}…", self.connection));
                 return intent;
             }
