@@ -138,6 +138,13 @@ impl Store {
             std::fs::create_dir_all(dir).map_err(|e| error(&e))?;
         }
         let conn = Connection::open(path).map_err(|e| error(&e))?;
+        // The history, deliveries and workspace hold personal data: the owner's only (SQLite
+        // gives its -wal and -shm files the same permissions).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|e| error(&e))?;
+        }
         conn.pragma_update(None, "journal_mode", "WAL").map_err(|e| error(&e))?;
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(|e| error(&e))?;
         conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(|e| error(&e))?;

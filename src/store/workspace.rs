@@ -58,6 +58,20 @@ impl Store {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
+    #[test]
+    fn the_database_is_readable_by_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("orgql.sqlite3");
+        let store = Store::open(&path).unwrap();
+        store.save_workspace("{}").unwrap();
+        for file in ["orgql.sqlite3", "orgql.sqlite3-wal"] {
+            let mode = std::fs::metadata(dir.path().join(file)).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "{file}");
+        }
+    }
+
     #[test]
     fn keeps_the_last_workspace_and_sets_a_bad_one_aside() {
         let dir = tempfile::tempdir().unwrap();

@@ -688,6 +688,22 @@ impl OrgqlApp {
 }
 
 impl eframe::App for OrgqlApp {
+    /// eframe keeps the window's size and place and egui's layout memory (pane sizes, column
+    /// widths) this often, and on exit; the work itself is kept by [`OrgqlApp::keep_workspace`].
+    fn auto_save_interval(&self) -> Duration {
+        Duration::from_secs(5)
+    }
+
+    /// The workspace as it is at the very end (changes of the last second included).
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        if let Some((saved, _)) = &self.saved {
+            let json = self.workspace().to_json();
+            if json != *saved {
+                self.send(Command::SaveWorkspace(json));
+            }
+        }
+    }
+
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
         let started = Instant::now();
         while started.elapsed() < EVENT_BUDGET {
