@@ -12,7 +12,7 @@ use orgql::sandbox::RunningServer;
 use orgql::ui::OrgqlApp;
 use serde_json::{Value, json};
 
-use crate::support::{ALL_SCOPES, SECRET, Session, USERS, admin_token, graphql, minimal_server};
+use crate::support::{Session, USERS, admin_token, graphql, minimal_server, orgql_cli as cli};
 
 /// Users of the minimal server: another count than the sandbox's, so that rows show where they
 /// came from.
@@ -212,26 +212,6 @@ fn rows_stay_with_the_connection_that_produced_them() {
     let minimal_refs = refs_of(&s, minimal.base_url());
     assert_eq!(grid_refs(s.app()), minimal_refs[..50]);
     s.harness.run();
-}
-
-/// `orgql` with `args` against `base_url` (admin client, every scope); its exit code, stdout and
-/// stderr.
-fn cli(dir: &Path, base_url: &str, args: &[&str]) -> (i32, String, String) {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_orgql"))
-        .args(args)
-        .args(["--base-url", base_url, "--client-id", "sandbox-admin", "--scope", ALL_SCOPES])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("ORGQL_NO_KEYRING", "1")
-        .env("ORGQL_CLIENT_SECRET", SECRET)
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_DATA_HOME", dir.join("data"))
-        .current_dir(dir)
-        .output()
-        .expect("orgql runs");
-    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
 }
 
 #[test]

@@ -390,3 +390,23 @@ pub fn refs_of(runtime: &tokio::runtime::Runtime, base_url: &str) -> Vec<String>
         panic!("the users did not end after 100 pages");
     })
 }
+
+/// The `orgql` binary with `args` against `base_url` (the sandbox's admin client, every scope, the
+/// secret from the environment, no keyring, its files under `dir`); its exit code, stdout and stderr.
+pub fn orgql_cli(dir: &std::path::Path, base_url: &str, args: &[&str]) -> (i32, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_orgql"))
+        .args(args)
+        .args(["--base-url", base_url, "--client-id", "sandbox-admin", "--scope", ALL_SCOPES])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("ORGQL_NO_KEYRING", "1")
+        .env("ORGQL_CLIENT_SECRET", SECRET)
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .current_dir(dir)
+        .output()
+        .expect("orgql runs");
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
+}

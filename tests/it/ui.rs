@@ -12,7 +12,7 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use orgql::sandbox::{Config, RunningServer};
 use orgql::ui::OrgqlApp;
 
-use crate::support::{ALL_SCOPES, SECRET, Session, USERS, off_ui_thread, sandbox, sandbox_with};
+use crate::support::{SECRET, Session, USERS, off_ui_thread, sandbox, sandbox_with};
 
 /// The `ref` column of the grid, in the order shown.
 fn grid_refs(app: &OrgqlApp) -> Vec<String> {
@@ -208,22 +208,11 @@ fn paging_forward_and_back_shows_the_right_rows() {
 
 /// `orgql export` of `query` against `base_url`, into `out`.
 fn cli_export(dir: &Path, base_url: &str, query: &str, out: &Path, bom: bool) {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_orgql"));
-    command
-        .args(["export", "-e", query, "--out"])
-        .arg(out)
-        .args(["--base-url", base_url, "--client-id", "sandbox-admin", "--scope", ALL_SCOPES])
-        .args(bom.then_some("--bom"))
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("ORGQL_NO_KEYRING", "1")
-        .env("ORGQL_CLIENT_SECRET", SECRET)
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_DATA_HOME", dir.join("data"))
-        .current_dir(dir);
-    let output = command.output().expect("orgql runs");
-    assert!(output.status.success(), "orgql export failed: {}", String::from_utf8_lossy(&output.stderr));
+    let out = out.to_str().expect("a UTF-8 path");
+    let mut args = vec!["export", "-e", query, "--out", out];
+    args.extend(bom.then_some("--bom"));
+    let (code, _, stderr) = crate::support::orgql_cli(dir, base_url, &args);
+    assert_eq!(code, 0, "orgql export failed: {stderr}");
 }
 
 #[test]
