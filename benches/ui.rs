@@ -34,7 +34,7 @@ use orgql::explorer::SchemaModel;
 use orgql::explorer::synthetic::schema_sdl;
 use orgql::query::highlight::Highlighter;
 use orgql::store::DeliverySummary;
-use orgql::ui::{ExplorerIntent, ExplorerPanel};
+use orgql::ui::{ExplorerIntent, ExplorerPanel, SchemaState};
 use orgql::ui::{Grid, ListenerForm, QueryEditor, ResultsPanel, SAMPLE_QUERY, Tab, WebhooksPanel, synthetic_rows};
 use orgql::worker::LoadedSchema;
 
@@ -303,13 +303,10 @@ fn inspector(c: &mut Criterion) {
     assert_eq!(panel.list.rows().len() as i64, next - 1, "every arrival is listed");
 }
 
-/// An explorer holding `model`, its root field `path[0]` opened down to `path`'s parent.
-fn explorer_with(model: &std::sync::Arc<SchemaModel>) -> ExplorerPanel {
-    let mut panel = ExplorerPanel::default();
-    panel.loading("Synthetic");
+/// The schema state of `model`, loaded.
+fn schema_of(model: &std::sync::Arc<SchemaModel>) -> SchemaState {
     let loaded = LoadedSchema { model: model.clone(), fetched_at: chrono::Utc::now(), cached: true, skipped: None };
-    panel.loaded("Synthetic", Ok(loaded));
-    panel
+    SchemaState::Done(loaded)
 }
 
 fn explorer(c: &mut Criterion) {
@@ -320,25 +317,26 @@ fn explorer(c: &mut Criterion) {
     let second = model.fields(first.named_type).into_iter().find(|f| !f.is_leaf()).expect("a nested object");
     let leaf = model.fields(second.named_type).into_iter().find(|f| f.is_leaf()).expect("a leaf").name.to_owned();
     let path = [first.name.to_owned(), second.name.to_owned(), leaf];
+    let schema = schema_of(&model);
     let mut headless = Headless::new();
     let mut group = c.benchmark_group("explorer_1500_types");
     group.bench_function("first_frame", |b| {
         b.iter(|| {
-            let mut panel = explorer_with(&model);
+            let mut panel = ExplorerPanel::default();
             headless.frame(Vec::new(), true, |ui| {
-                panel.ui(ui, "");
+                panel.ui(ui, "", &schema, "Synthetic");
             })
         })
     });
     let mut text = String::new();
-    let mut panel = explorer_with(&model);
+    let mut panel = ExplorerPanel::default();
     let mut n = 0u64;
     group.bench_function("tick_round_trip", |b| {
         b.iter(|| {
             n += 1;
-            let edit = panel.toggle(&mut text, &path, n % 2 == 1);
+            let edit = panel.toggle(&model, &mut text, &path, n % 2 == 1);
             headless.frame(Vec::new(), true, |ui| {
-                if let Some(ExplorerIntent::Edit(edit)) = panel.ui(ui, &text) {
+                if let Some(ExplorerIntent::Edit(edit)) = panel.ui(ui, &text, &schema, "Synthetic") {
                     edit.apply_in_place(&mut text);
                 }
             });

@@ -6,24 +6,24 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
+use super::app_state::{AppState, MainView, Side};
 use super::editor::{EditorIntent, QueryEditor};
 use super::explorer::{ExplorerIntent, ExplorerPanel};
 use super::export_window::{ExportRequest, ExportWindow};
 use super::find_user::{Access, FindUserWindow};
 use super::history::HistoryPanel;
-use super::profiles::{ProfileChoice, ProfilesWindow};
+use super::profiles::ProfilesWindow;
 use super::results::{ResultsIntent, ResultsPanel};
 use super::status_bar::StatusBar;
-use super::tab::{Export, FetchAll, SAMPLE_QUERY, Tab};
+use super::tab::{Export, FetchAll, Tab};
 use super::tab_bar::{TabBar, TabIntent};
-use super::tabs::Tabs;
 use super::webhooks::{ListenerForm, WebhooksIntent, WebhooksPanel};
-use super::workspace::{SavedTab, WORKSPACE_VERSION, Workspace};
+use super::workspace::Workspace;
 use crate::profiles::{ProfileFile, SecretStore};
 use crate::store::HistoryEntry;
 use crate::support::SupportRequest;
 use crate::table::CsvOptions;
-use crate::worker::{Command, Connection, Event, JobId, ListenerSettings, QuerySpec, Worker};
+use crate::worker::{Command, Connection, Event, ListenerSettings, QuerySpec, Step, Worker};
 
 /// How long `logic` may spend draining events in one frame.
 const EVENT_BUDGET: Duration = Duration::from_millis(4);
@@ -47,53 +47,25 @@ pub struct AppConfig {
     pub webhook_port: Option<u16>,
 }
 
-/// What the left side of the query view shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Explorer,
-    History,
-}
-
-/// What fills the window below the toolbar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MainView {
-    /// Tabs of queries and their results.
-    Queries,
-    /// The webhook inspector.
-    Webhooks,
-}
-
-/// The orgql desktop app.
+/// The orgql desktop app: the worker and its channel, the [`AppState`] (what the app knows),
+/// and the panels that draw it.
 pub struct OrgqlApp {
     worker: Worker,
     events: mpsc::Receiver<Event>,
-    tabs: Tabs,
-    next_job: JobId,
+    state: AppState,
     profiles: ProfilesWindow,
-    connection: ProfileChoice,
     editor: QueryEditor,
     results: ResultsPanel,
     export_window: ExportWindow,
     history: HistoryPanel,
     explorer: ExplorerPanel,
-    side: Side,
     status: StatusBar,
-    problems: Vec<String>,
     find_user: FindUserWindow,
-    view: MainView,
     webhooks: WebhooksPanel,
     tab_bar: TabBar,
     /// The workspace: not read yet (nothing is saved until it is, so a slow start never
     /// overwrites it), then the text saved last and when it was last compared.
     saved: Option<(String, f64)>,
-    /// A connection to choose once the profiles are known (from the restored workspace).
-    pending_connection: Option<String>,
-    /// Whether the worker has read the profiles file (or there is none).
-    profiles_known: bool,
-    /// The editor's height above the results, as drawn last.
-    editor_height: Option<f32>,
-    /// The editor's height to set once (from the restored workspace).
-    editor_height_to_restore: Option<f32>,
     /// The window title set last.
     title: String,
 }
@@ -110,7 +82,6 @@ impl OrgqlApp {
     /// the worker opens the store and reads the profiles file.
     pub fn new(config: AppConfig, repaint: crate::worker::Repaint) -> Self {
         crate::ui_thread::mark();
-        let mut problems = Vec::new();
         let has_store = config.store_path.is_some();
         let profiles_known = config.profiles.is_none();
         let (worker, events) = Worker::spawn(
@@ -122,33 +93,25 @@ impl OrgqlApp {
             config.sandbox_users,
         );
         let profiles = ProfilesWindow::new(&config.secrets);
+        let mut state = AppState::new(profiles_known);
         if let Some(problem) = profiles.problem() {
-            problems.push(problem.to_owned());
+            state.problems.push(problem.to_owned());
         }
         let mut app = OrgqlApp {
             worker,
             events,
-            tabs: Tabs::new(vec![Tab::new(1, "Users", SAMPLE_QUERY)], 0),
-            next_job: 1,
+            state,
             profiles,
-            connection: ProfileChoice::Sandbox,
             editor: QueryEditor::default(),
             results: ResultsPanel::default(),
             export_window: ExportWindow::new(config.export_dir.clone()),
             history: HistoryPanel::default(),
             explorer: ExplorerPanel::default(),
-            side: Side::Explorer,
             status: StatusBar::default(),
-            problems,
             find_user: FindUserWindow::default(),
-            view: MainView::Queries,
             webhooks: WebhooksPanel::new(ListenerForm::new(0, None), &config.export_dir),
             tab_bar: TabBar::default(),
             saved: None,
-            pending_connection: None,
-            profiles_known,
-            editor_height: None,
-            editor_height_to_restore: None,
             title: String::new(),
         };
         if has_store {
@@ -186,40 +149,51 @@ impl OrgqlApp {
             WebhooksIntent::Select(id) => self.send(Command::LoadDelivery(id)),
             WebhooksIntent::Clear => self.send(Command::ClearDeliveries),
             WebhooksIntent::Replay { id, url } => {
-                let job = self.job();
+                let job = self.state.job();
                 self.send(Command::ReplayDelivery { job, id, url });
             }
             WebhooksIntent::Export { filter, path } => {
-                let job = self.job();
+                let job = self.state.job();
                 self.send(Command::ExportDeliveries { job, filter, path });
             }
         }
     }
 
-    /// Asks for the schema of the chosen connection when the explorer has none for it, and
-    /// applies what the explorer asks for.
-    fn handle_explorer(&mut self, intent: Option<ExplorerIntent>) {
-        let name = self.profiles.name_of(&self.connection);
-        let refresh = match intent {
-            Some(ExplorerIntent::Edit(edit)) => {
-                edit.apply_in_place(&mut self.tabs.active_mut().query);
-                return;
-            }
-            Some(ExplorerIntent::Load { refresh }) => refresh,
-            None if self.explorer.needs_load(&name) => false,
-            None => return,
-        };
+    /// Applies what the explorer asks for.
+    fn handle_explorer(&mut self, intent: ExplorerIntent) {
+        match intent {
+            ExplorerIntent::Edit(edit) => edit.apply_in_place(&mut self.state.tabs.active_mut().query),
+            ExplorerIntent::Load { refresh } => self.load_schema(refresh),
+        }
+    }
+
+    /// Asks for the chosen connection's schema (`refresh`: from the service even when known);
+    /// the one shown stays until the new one is in.
+    fn load_schema(&mut self, refresh: bool) {
+        let name = self.state.connection_name();
+        self.state.schemas.loading(&name);
         match self.connection() {
             Ok(connection) => {
-                let job = self.job();
-                self.explorer.loading(&name);
+                let job = self.state.job();
                 self.send(Command::LoadSchema { job, connection, refresh });
             }
-            Err(message) => {
-                self.explorer.loading(&name);
-                self.explorer.loaded(&name, Err(message));
-            }
+            Err(message) => self.state.schemas.loaded(&name, Err(message)),
         }
+    }
+
+    /// The schema of the chosen connection (for tests).
+    pub fn schema(&self) -> &super::SchemaState {
+        self.state.schema()
+    }
+
+    /// The model of the chosen connection's schema, when one is in (for tests).
+    pub fn schema_model(&self) -> Option<&crate::explorer::SchemaModel> {
+        self.state.schema().value().map(|loaded| &*loaded.model)
+    }
+
+    /// The app's state (for tests).
+    pub fn state(&self) -> &AppState {
+        &self.state
     }
 
     /// The query editor (for tests).
@@ -239,14 +213,14 @@ impl OrgqlApp {
 
     /// Shows the queries or the webhook inspector.
     pub fn show(&mut self, view: MainView) {
-        self.view = view;
+        self.state.view = view;
     }
 
     /// Sends a request of the "Find user" window to the chosen connection.
     fn support(&mut self, request: SupportRequest) {
         match self.connection() {
             Ok(connection) => {
-                let job = self.job();
+                let job = self.state.job();
                 if let Some(replaced) = self.find_user.sent(job, &request) {
                     self.send(Command::Cancel(replaced));
                 }
@@ -258,28 +232,23 @@ impl OrgqlApp {
 
     fn send(&mut self, command: Command) {
         if let Err(e) = self.worker.send(command) {
-            self.problems.push(e.to_string());
+            self.state.problems.push(e.to_string());
         }
-    }
-
-    fn job(&mut self) -> JobId {
-        self.next_job += 1;
-        self.next_job
     }
 
     /// The tabs (for tests and for the window title).
     pub fn tabs(&self) -> &[Tab] {
-        self.tabs.list()
+        self.state.tabs.list()
     }
 
     /// The active tab.
     pub fn active_tab(&self) -> &Tab {
-        self.tabs.active()
+        self.state.tabs.active()
     }
 
     /// The active tab, to change (for benchmarks and tests).
     pub fn active_tab_mut(&mut self) -> &mut Tab {
-        self.tabs.active_mut()
+        self.state.tabs.active_mut()
     }
 
     /// The history entries listed, the newest first (for tests).
@@ -288,7 +257,7 @@ impl OrgqlApp {
     }
 
     fn connection(&mut self) -> Result<Connection, String> {
-        self.profiles.connection(&self.connection)
+        self.profiles.connection(&self.state.connection)
     }
 
     fn spec(&mut self) -> Result<QuerySpec, String> {
@@ -299,73 +268,71 @@ impl OrgqlApp {
     /// The active tab's query on the connection its rows came from (the chosen one when it
     /// has none): where its cursors belong.
     fn spec_of_rows(&mut self) -> Result<QuerySpec, String> {
-        match self.tabs.active().source.clone() {
+        match self.state.tabs.active().source.clone() {
             Some(source) => self.spec_on(source),
             None => self.spec(),
         }
     }
 
     fn spec_on(&mut self, connection: Connection) -> Result<QuerySpec, String> {
-        let tab = self.tabs.active();
+        let tab = self.state.tabs.active();
         let variables = super::editor::parse_variables(&tab.variables)?;
         Ok(QuerySpec { connection, query: tab.query.clone(), variables, operation: None })
     }
 
-    /// Runs the active tab's query from its first page on the chosen connection, or (with a
-    /// cursor) a further page on the connection the rows came from.
-    fn run(&mut self, cursor: Option<String>, back: Option<Vec<Option<String>>>) {
-        let spec = if cursor.is_some() || back.is_some() { self.spec_of_rows() } else { self.spec() };
-        let spec = match spec {
+    /// Runs the active tab's query on the chosen connection (its first page when it has a
+    /// connection), ending the walk of its pages shown before.
+    fn run(&mut self) {
+        let spec = match self.spec() {
             Ok(spec) => spec,
             Err(message) => {
-                self.tabs.active_mut().result.finish(Err(crate::api::ApiError::Document(message)));
+                self.state.tabs.active_mut().result.finish(Err(crate::api::ApiError::Document(message)));
                 return;
             }
         };
-        if let Some(job) = self.tabs.active_mut().job.take() {
+        let tab = self.state.tabs.active_mut();
+        let ended: Vec<_> = tab.job.take().into_iter().chain(tab.walk.take()).collect();
+        for job in ended {
             self.send(Command::Cancel(job));
         }
-        let job = self.job();
+        let job = self.state.job();
         self.status.running.insert(job, spec.connection.name().to_owned());
-        let tab = self.tabs.active_mut();
-        tab.result.start();
-        tab.job = Some(job);
-        tab.running_on = Some(spec.connection.clone());
-        tab.paging.back = back.unwrap_or_default();
-        tab.paging.current = cursor.clone();
-        self.send(Command::Run { job, spec, cursor });
+        self.state.tabs.active_mut().started(job, spec.connection.clone());
+        self.send(Command::Run { job, spec });
+    }
+
+    /// Shows another page of the active tab's walk (on the server its rows came from: the
+    /// walk's pager belongs to it).
+    fn page(&mut self, step: Step) {
+        let tab = self.state.tabs.active_mut();
+        let (Some(walk), Some(source)) = (tab.walk, tab.source.clone()) else { return };
+        if let Some(job) = tab.job.take() {
+            self.send(Command::Cancel(job));
+        }
+        let job = self.state.job();
+        self.status.running.insert(job, source.name().to_owned());
+        self.state.tabs.active_mut().started(job, source);
+        self.send(Command::Page { job, walk, step });
     }
 
     fn handle_results(&mut self, intent: ResultsIntent) {
         match intent {
-            ResultsIntent::NextPage => {
-                let paging = &self.tabs.active().paging;
-                if let Some(next) = paging.next.clone() {
-                    let mut back = paging.back.clone();
-                    back.push(paging.current.clone());
-                    self.run(Some(next), Some(back));
-                }
-            }
-            ResultsIntent::PreviousPage => {
-                let mut back = self.tabs.active().paging.back.clone();
-                if let Some(previous) = back.pop() {
-                    self.run(previous, Some(back));
-                }
-            }
-            ResultsIntent::RunAgain => self.run(None, None),
+            ResultsIntent::NextPage => self.page(Step::Next),
+            ResultsIntent::PreviousPage => self.page(Step::Previous),
+            ResultsIntent::RunAgain => self.run(),
             ResultsIntent::FetchAll => match self.spec_of_rows() {
                 Ok(spec) => {
-                    let job = self.job();
-                    let tab = self.tabs.active_mut();
+                    let job = self.state.job();
+                    let tab = self.state.tabs.active_mut();
                     tab.fetch_all = Some(FetchAll { job, so_far: 0, total: None, outcome: None });
                     tab.grid = None;
                     tab.source = Some(spec.connection.clone());
                     self.send(Command::FetchAll { job, spec });
                 }
-                Err(message) => self.problems.push(message),
+                Err(message) => self.state.problems.push(message),
             },
             ResultsIntent::Cancel => {
-                let tab = self.tabs.active_mut();
+                let tab = self.state.tabs.active_mut();
                 let jobs = tab.jobs();
                 tab.forget_jobs();
                 for job in jobs {
@@ -373,25 +340,25 @@ impl OrgqlApp {
                 }
             }
             ResultsIntent::Export => self.export_window.open(),
-            ResultsIntent::JumpTo(line, column) => self.tabs.active_mut().jump_to = Some((line, column)),
+            ResultsIntent::JumpTo(line, column) => self.state.tabs.active_mut().jump_to = Some((line, column)),
             ResultsIntent::CopyText(text) => self.results.copy(text),
         }
     }
 
     fn handle_export(&mut self, request: ExportRequest) {
         let options = CsvOptions { bom: request.bom, raw: request.raw };
-        let job = self.job();
+        let job = self.state.job();
         let command = if request.all_pages {
             match self.spec_of_rows() {
                 Ok(spec) => Command::ExportAll { job, spec, path: request.path, options },
                 Err(message) => {
-                    self.problems.push(message);
+                    self.state.problems.push(message);
                     return;
                 }
             }
         } else {
-            let Some(grid) = self.tabs.active().grid.as_ref() else {
-                self.problems.push("there are no rows to export yet; run the query first".into());
+            let Some(grid) = self.state.tabs.active().grid.as_ref() else {
+                self.state.problems.push("there are no rows to export yet; run the query first".into());
                 return;
             };
             // The rows as shown: in the grid's sort order when it is sorted (a copy only then).
@@ -401,7 +368,7 @@ impl OrgqlApp {
             };
             Command::ExportRows { job, columns: grid.columns.clone(), rows, path: request.path, options }
         };
-        self.tabs.active_mut().export = Some(Export { job, rows: 0, total: None, outcome: None });
+        self.state.tabs.active_mut().export = Some(Export { job, rows: 0, total: None, outcome: None });
         self.send(command);
     }
 
@@ -414,27 +381,27 @@ impl OrgqlApp {
                     .as_ref()
                     .ok()
                     .map(|r| (r.status, r.elapsed, r.bytes, r.rows.as_ref().and_then(|rows| rows.total)));
-                if let Some(tab) = self.tabs.of_job(job) {
+                if let Some(tab) = self.state.tabs.of_job(job) {
                     tab.on_ran(result);
                 }
             }
             Event::RowsArrived { job, rows, so_far } => {
-                if let Some(tab) = self.tabs.of_job(job) {
+                if let Some(tab) = self.state.tabs.of_job(job) {
                     tab.on_rows(rows, so_far);
                 }
             }
             Event::FetchedAll { job, result } => {
-                if let Some(tab) = self.tabs.of_job(job) {
+                if let Some(tab) = self.state.tabs.of_job(job) {
                     tab.on_fetched_all(result);
                 }
             }
             Event::ExportProgress { job, rows, total } => {
-                if let Some(tab) = self.tabs.of_job(job) {
+                if let Some(tab) = self.state.tabs.of_job(job) {
                     tab.on_export_progress(rows, total);
                 }
             }
             Event::Exported { job, result } => {
-                if let Some(tab) = self.tabs.of_job(job) {
+                if let Some(tab) = self.state.tabs.of_job(job) {
                     tab.on_exported(result);
                 }
             }
@@ -445,7 +412,7 @@ impl OrgqlApp {
             Event::Activity { connection, activity } => self.status.activity(connection, activity),
             Event::History(entries) => self.history.entries = entries,
             Event::WorkspaceLoaded(loaded) => self.restore(loaded),
-            Event::SchemaLoaded { connection, result, .. } => self.explorer.loaded(&connection, result),
+            Event::SchemaLoaded { connection, result, .. } => self.state.schemas.loaded(&connection, result),
             Event::WebhookSecret { secret, kept } => self.webhooks.secret_found(secret, kept),
             Event::ListenerStarted { addr, notice } => {
                 self.status.webhooks = Some(addr);
@@ -460,33 +427,27 @@ impl OrgqlApp {
             Event::Replayed { result, .. } => self.webhooks.replayed(result),
             Event::DeliveriesExported { result, .. } => self.webhooks.exported(result),
             Event::Support { job, result } => self.find_user.apply(job, result),
-            Event::Problem(problem) => self.problems.push(problem),
+            Event::Problem(problem) => self.state.problems.push(problem),
             Event::ProfilesLoaded(loaded) => {
                 match loaded {
                     Ok(profiles) => self.profiles.loaded(profiles),
-                    Err(problem) => self.problems.push(problem),
+                    Err(problem) => self.state.problems.push(problem),
                 }
-                self.profiles_known = true;
-                self.choose_pending_connection();
+                let profiles = &self.profiles;
+                self.state.profiles_known(|name| profiles.has_profile(name));
             }
-            Event::ProfileSaved { name, result } => self.profiles.saved(&name, result),
+            Event::ProfileSaved { name, result } => {
+                // A profile pointed elsewhere has another schema: asked for again when chosen.
+                self.state.schemas.forget(&name);
+                self.profiles.saved(&name, result);
+            }
             Event::ProfileDeleted { profile, result } => self.profiles.deleted(profile, result),
         }
     }
 
     /// The workspace as it is now.
     pub fn workspace(&self) -> Workspace {
-        Workspace {
-            version: WORKSPACE_VERSION,
-            tabs: self.tabs.list().iter().map(SavedTab::of).collect(),
-            active: self.tabs.active_index(),
-            // A restored connection still waiting for the profiles is kept as it was.
-            connection: self.pending_connection.clone().unwrap_or_else(|| self.profiles.name_of(&self.connection)),
-            side: format!("{:?}", self.side),
-            view: format!("{:?}", self.view),
-            editor_height: self.editor_height,
-            variables_open: !self.editor.variables_folded,
-        }
+        self.state.workspace()
     }
 
     /// Brings back the workspace kept last; a text that cannot be read is set aside with a
@@ -496,7 +457,7 @@ impl OrgqlApp {
             Ok(Some(json)) => match Workspace::parse(&json) {
                 Ok(workspace) => Some(workspace),
                 Err(why) => {
-                    self.problems.push(format!(
+                    self.state.problems.push(format!(
                         "The saved workspace could not be restored: {why}; a fresh session started and the old one \
                          is kept aside in the database"
                     ));
@@ -506,42 +467,19 @@ impl OrgqlApp {
             },
             Ok(None) => None,
             Err(e) => {
-                self.problems.push(format!("{e}; the saved workspace could not be read, a fresh session started"));
+                self.state
+                    .problems
+                    .push(format!("{e}; the saved workspace could not be read, a fresh session started"));
                 None
             }
         };
         if let Some(workspace) = workspace {
-            let Workspace { tabs, active, connection, side, view, editor_height, variables_open, .. } = workspace;
-            if !tabs.is_empty() {
-                let restored = tabs.into_iter().zip(1..).map(|(tab, id)| tab.restore(id)).collect();
-                self.tabs = Tabs::new(restored, active);
-            }
-            self.side = if side == "History" { Side::History } else { Side::Explorer };
-            self.view = if view == "Webhooks" { MainView::Webhooks } else { MainView::Queries };
-            self.editor_height_to_restore = editor_height;
-            self.editor.variables_folded = !variables_open;
-            self.pending_connection = Some(connection);
-            self.choose_pending_connection();
+            self.state.restore(workspace);
+            let profiles = &self.profiles;
+            self.state.choose_pending_connection(|name| profiles.has_profile(name));
         }
         // From now on, changes are kept.
         self.saved = Some((self.workspace().to_json(), 0.0));
-    }
-
-    /// Chooses the restored connection once its profile is known; a profile that is gone
-    /// leaves the sandbox chosen, with a notice.
-    fn choose_pending_connection(&mut self) {
-        let waiting_for_profiles = !self.profiles_known && self.pending_connection.as_deref() != Some("Sandbox");
-        if waiting_for_profiles {
-            return;
-        }
-        let Some(name) = self.pending_connection.take() else { return };
-        if name == "Sandbox" {
-            self.connection = ProfileChoice::Sandbox;
-        } else if self.profiles.has_profile(&name) {
-            self.connection = ProfileChoice::Named(name);
-        } else {
-            self.problems.push(format!("The profile '{name}' of the last session no longer exists; Sandbox is chosen"));
-        }
     }
 
     /// Saves the workspace when it changed, at most once every [`SAVE_EVERY`]; until then,
@@ -565,7 +503,7 @@ impl OrgqlApp {
 
     /// The window's title: the active tab and the connection.
     fn title_ui(&mut self, ctx: &egui::Context) {
-        let title = format!("{} — {} — orgql", self.tabs.active().title, self.profiles.name_of(&self.connection));
+        let title = format!("{} — {} — orgql", self.state.tabs.active().title, self.state.connection_name());
         if title != self.title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.title = title;
@@ -584,36 +522,26 @@ impl OrgqlApp {
 
     fn open_history(&mut self, entry: HistoryEntry) {
         let title = format!("History {}", entry.id);
-        self.tabs.open(Some(title), entry.query).variables = entry.variables;
-    }
-
-    /// A new tab, its sample built from the chosen connection's schema when it is known (else
-    /// the spec's own).
-    fn new_tab(&mut self) {
-        let sample = match self.explorer.model() {
-            Some(model) => crate::query::sample_query(model.schema()),
-            None => SAMPLE_QUERY.to_owned(),
-        };
-        self.tabs.open(None, sample);
+        self.state.tabs.open(Some(title), entry.query).variables = entry.variables;
     }
 
     /// Closes tab `index`, cancelling what it has under way.
     fn close_tab(&mut self, index: usize) {
-        for job in self.tabs.close(index) {
+        for job in self.state.tabs.close(index) {
             self.send(Command::Cancel(job));
         }
     }
 
     fn tabs_ui(&mut self, ui: &mut egui::Ui) {
-        match self.tab_bar.ui(ui, &self.tabs) {
-            Some(TabIntent::Select(index)) => self.tabs.select(index),
+        match self.tab_bar.ui(ui, &self.state.tabs) {
+            Some(TabIntent::Select(index)) => self.state.tabs.select(index),
             Some(TabIntent::Close(index)) => self.close_tab(index),
-            Some(TabIntent::New) => self.new_tab(),
+            Some(TabIntent::New) => self.state.new_tab(),
             Some(TabIntent::Reopen) => {
-                self.tabs.reopen();
+                self.state.tabs.reopen();
             }
-            Some(TabIntent::Move { from, to }) => self.tabs.move_tab(from, to),
-            Some(TabIntent::Rename { index, title }) => self.tabs.rename(index, &title),
+            Some(TabIntent::Move { from, to }) => self.state.tabs.move_tab(from, to),
+            Some(TabIntent::Rename { index, title }) => self.state.tabs.rename(index, &title),
             None => {}
         }
     }
@@ -621,14 +549,17 @@ impl OrgqlApp {
     fn queries_ui(&mut self, ui: &mut egui::Ui) {
         egui::Panel::left("side").resizable(true).default_size(300.0).show(ui, |ui| {
             ui.horizontal(|ui| {
-                ui.selectable_value(&mut self.side, Side::Explorer, "Explorer");
-                ui.selectable_value(&mut self.side, Side::History, "History");
+                ui.selectable_value(&mut self.state.side, Side::Explorer, "Explorer");
+                ui.selectable_value(&mut self.state.side, Side::History, "History");
             });
             ui.separator();
-            match self.side {
+            match self.state.side {
                 Side::Explorer => {
-                    let intent = self.explorer.ui(ui, &self.tabs.active().query);
-                    self.handle_explorer(intent);
+                    let name = self.state.connection_name();
+                    let schema = self.state.schemas.of(&name);
+                    if let Some(intent) = self.explorer.ui(ui, &self.state.tabs.active().query, schema, &name) {
+                        self.handle_explorer(intent);
+                    }
                 }
                 Side::History => {
                     if let Some(entry) = self.history.ui(ui) {
@@ -637,30 +568,32 @@ impl OrgqlApp {
                 }
             }
         });
-        let chosen = self.profiles.name_of(&self.connection);
+        let chosen = self.state.connection_name();
         egui::CentralPanel::default().show(ui, |ui| {
-            let schema = self.explorer.model_arc();
+            let schema = self.state.schemas.model(&chosen).cloned();
             let full = ui.available_height();
             // The divider between editor and results can be dragged; its place is kept.
             let mut pane = egui::Panel::top("editor-pane")
                 .resizable(true)
                 .min_size(120.0)
                 .default_size(DEFAULT_EDITOR_HEIGHT.min(full * 0.6));
-            if let Some(height) = self.editor_height_to_restore.take() {
+            if let Some(height) = self.state.editor_height_to_restore.take() {
                 pane = pane.default_size(height).exact_size(height);
             }
-            let tab = self.tabs.active_mut();
+            let tab = self.state.tabs.active_mut();
+            self.editor.variables_folded = self.state.variables_folded;
             let shown = pane.show(ui, |ui| {
                 // The pane keeps the height it is given (the editor fills it), not its content's.
                 ui.set_min_height(ui.available_height());
                 self.editor.ui(ui, tab, schema.as_ref())
             });
+            self.state.variables_folded = self.editor.variables_folded;
             let intent = shown.inner;
-            self.editor_height = Some(shown.response.rect.height());
-            let tab = self.tabs.active_mut();
+            self.state.editor_height = Some(shown.response.rect.height());
+            let tab = self.state.tabs.active_mut();
             let results = self.results.ui(ui, tab, &chosen);
             match intent {
-                Some(EditorIntent::Run) => self.run(None, None),
+                Some(EditorIntent::Run) => self.run(),
                 Some(EditorIntent::Cancel) => self.handle_results(ResultsIntent::Cancel),
                 None => {}
             }
@@ -671,17 +604,17 @@ impl OrgqlApp {
     }
 
     fn problems_ui(&mut self, ui: &mut egui::Ui) {
-        if self.problems.is_empty() {
+        if self.state.problems.is_empty() {
             return;
         }
         egui::Panel::top("problems").show(ui, |ui| {
             let mut dismiss = false;
             ui.horizontal_wrapped(|ui| {
-                ui.colored_label(ui.visuals().warn_fg_color, self.problems.join(" · "));
+                ui.colored_label(ui.visuals().warn_fg_color, self.state.problems.join(" · "));
                 dismiss = ui.button("Dismiss").clicked();
             });
             if dismiss {
-                self.problems.clear();
+                self.state.problems.clear();
             }
         });
     }
@@ -716,8 +649,13 @@ impl eframe::App for OrgqlApp {
             ctx.request_repaint();
         }
         self.keep_workspace(ctx);
+        // The chosen connection's schema is asked for as soon as it is chosen (not when a
+        // panel that shows it is drawn).
+        if self.state.connection_settled() && self.state.schemas.needs_load(&self.state.connection_name()) {
+            self.load_schema(false);
+        }
         // Keep the token countdown and progress moving while something is under way.
-        if self.tabs.list().iter().any(Tab::busy) {
+        if self.state.tabs.list().iter().any(Tab::busy) {
             ctx.request_repaint_after(Duration::from_millis(250));
         }
     }
@@ -729,7 +667,7 @@ impl eframe::App for OrgqlApp {
             ui.horizontal(|ui| {
                 ui.strong("orgql");
                 ui.separator();
-                self.profiles.choice_ui(ui, &mut self.connection);
+                self.profiles.choice_ui(ui, &mut self.state.connection);
                 if ui.button("Profiles…").clicked() {
                     self.profiles.open = true;
                 }
@@ -737,21 +675,21 @@ impl eframe::App for OrgqlApp {
                     self.find_user.show();
                 }
                 ui.separator();
-                ui.selectable_value(&mut self.view, MainView::Queries, "Queries");
+                ui.selectable_value(&mut self.state.view, MainView::Queries, "Queries");
                 let count = self.webhooks.list.rows().len();
                 let label = if count == 0 { "Webhooks".to_owned() } else { format!("Webhooks ({count})") };
-                ui.selectable_value(&mut self.view, MainView::Webhooks, label);
+                ui.selectable_value(&mut self.state.view, MainView::Webhooks, label);
             });
-            if self.view == MainView::Queries {
+            if self.state.view == MainView::Queries {
                 self.tabs_ui(ui);
             }
         });
         self.problems_ui(ui);
-        let connection_name = self.profiles.name_of(&self.connection);
+        let connection_name = self.state.connection_name();
         egui::Panel::bottom("status").show(ui, |ui| {
             self.status.ui(ui, &connection_name);
         });
-        match self.view {
+        match self.state.view {
             MainView::Queries => self.queries_ui(ui),
             MainView::Webhooks => {
                 egui::CentralPanel::default().show(ui, |ui| {
@@ -761,16 +699,16 @@ impl eframe::App for OrgqlApp {
                 });
             }
         }
-        let has_rows = self.tabs.active().grid.is_some();
-        if let Some(request) = self.export_window.ui(&ctx, has_rows, self.tabs.active().export.as_ref()) {
+        let has_rows = self.state.tabs.active().grid.is_some();
+        if let Some(request) = self.export_window.ui(&ctx, has_rows, self.state.tabs.active().export.as_ref()) {
             self.handle_export(request);
         }
-        for command in self.profiles.window_ui(&ctx, &mut self.next_job) {
+        for command in self.profiles.window_ui(&ctx, self.state.jobs_counter()) {
             self.send(command);
         }
         let access = Access {
-            connection: self.profiles.name_of(&self.connection),
-            scopes: self.profiles.scopes_of(&self.connection),
+            connection: self.state.connection_name(),
+            scopes: self.profiles.scopes_of(&self.state.connection),
         };
         if let Some(request) = self.find_user.ui(&ctx, &access) {
             self.support(request);

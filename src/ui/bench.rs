@@ -61,13 +61,7 @@ pub fn synthetic_rows(count: usize) -> Rows {
             ])
         })
         .collect();
-    Rows {
-        columns: COLUMNS.map(str::to_owned).to_vec(),
-        rows,
-        total: Some(count as u64),
-        has_next_page: false,
-        end_cursor: None,
-    }
+    Rows { columns: COLUMNS.map(str::to_owned).to_vec(), rows, total: Some(count as u64) }
 }
 
 /// The app, wrapped in the hooks when their environment variables ask for them.

@@ -1,6 +1,7 @@
 //! The desktop app (egui): panels draw state and turn clicks into commands for the worker.
 
 mod app;
+mod app_state;
 mod bench;
 mod completion;
 mod editor;
@@ -22,7 +23,8 @@ mod user_card;
 mod webhooks;
 mod workspace;
 
-pub use app::{AppConfig, MainView, OrgqlApp};
+pub use app::{AppConfig, OrgqlApp};
+pub use app_state::{AppState, MainView, Schemas, Side};
 pub use bench::synthetic_rows;
 pub use editor::{EditorIntent, QueryEditor};
 pub use explorer::{ExplorerIntent, ExplorerPanel, SchemaState};

@@ -145,12 +145,12 @@ impl ResultsPanel {
                     format!("{}–{}", thousands(grid.first_row), thousands(grid.first_row + shown - 1))
                 };
                 let of = grid.total.map(|t| format!(" of {}", thousands(t))).unwrap_or_default();
-                let back = !tab.paging.back.is_empty() && !tab.busy();
+                let back = tab.has_previous_page() && !tab.busy();
                 if ui.add_enabled(back, egui::Button::new("Previous page")).clicked() {
                     *intent = Some(ResultsIntent::PreviousPage);
                 }
                 ui.label(format!("{range}{of}"));
-                let next = tab.paging.next.is_some() && !tab.busy();
+                let next = tab.has_next_page() && !tab.busy();
                 if ui.add_enabled(next, egui::Button::new("Next page")).clicked() {
                     *intent = Some(ResultsIntent::NextPage);
                 }

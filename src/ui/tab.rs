@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::state::Requested;
 use crate::api::ApiError;
 use crate::table::Row;
-use crate::worker::{Connection, JobId, QueryResult, Rows};
+use crate::worker::{Connection, JobId, PagePosition, QueryResult, Rows};
 
 /// How the result is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -104,19 +104,6 @@ impl Grid {
     }
 }
 
-/// Where the pages are.
-#[derive(Debug, Clone, Default)]
-pub struct Paging {
-    /// The cursors each earlier page started after (for "Previous").
-    pub back: Vec<Option<String>>,
-    /// The cursor the shown page started after.
-    pub current: Option<String>,
-    /// The cursor of the next page, when there is one.
-    pub next: Option<String>,
-    /// The rows of a full page (every page but the last), to number the rows of later pages.
-    pub page_size: u64,
-}
-
 /// A "fetch all pages" under way or done.
 #[derive(Debug, Clone)]
 pub struct FetchAll {
@@ -160,8 +147,10 @@ pub struct Tab {
     pub job: Option<JobId>,
     /// The grid's rows.
     pub grid: Option<Grid>,
-    /// Pages.
-    pub paging: Paging,
+    /// The walk of the pages shown (the worker holds its cursors), while it can move.
+    pub walk: Option<JobId>,
+    /// Where the page shown is in its walk.
+    pub position: Option<PagePosition>,
     /// How the result is shown.
     pub view: View,
     /// A "fetch all" under way or done.
@@ -190,7 +179,8 @@ impl Tab {
             result: Requested::Idle,
             job: None,
             grid: None,
-            paging: Paging::default(),
+            walk: None,
+            position: None,
             view: View::Grid,
             fetch_all: None,
             export: None,
@@ -234,26 +224,43 @@ impl Tab {
         }
     }
 
-    /// A run (one page, or the document as it is) ended.
+    /// A run or a page (job `job`) was asked for on `connection`.
+    pub fn started(&mut self, job: JobId, connection: Connection) {
+        self.result.start();
+        self.job = Some(job);
+        self.running_on = Some(connection);
+    }
+
+    /// A run (one page, or the document as it is) or another page of its walk ended.
     pub fn on_ran(&mut self, result: Result<QueryResult, ApiError>) {
         self.job = None;
         let ran_on = self.running_on.take();
         if let Ok(result) = &result {
             self.source = ran_on;
-            if let Some(rows) = &result.rows {
-                self.paging.next = rows.has_next_page.then(|| rows.end_cursor.clone()).flatten();
-                if rows.has_next_page {
-                    self.paging.page_size = rows.rows.len() as u64;
+            self.position = result.position;
+            if let Some(position) = result.position {
+                self.walk = Some(position.walk);
+            }
+            match &result.rows {
+                Some(rows) => {
+                    let first_row = result.position.map_or(1, |p| p.first_row);
+                    self.grid = Some(Grid::from_rows(rows.clone(), first_row));
+                    self.fetch_all = None;
                 }
-                let first_row = 1 + self.paging.page_size * self.paging.back.len() as u64;
-                self.grid = Some(Grid::from_rows(rows.clone(), first_row));
-                self.fetch_all = None;
-            } else {
-                self.grid = None;
-                self.paging = Paging::default();
+                None => self.grid = None,
             }
         }
         self.result.finish(result);
+    }
+
+    /// Whether the page before the one shown can be asked for.
+    pub fn has_previous_page(&self) -> bool {
+        self.walk.is_some() && self.position.is_some_and(|p| p.has_previous)
+    }
+
+    /// Whether the page after the one shown can be asked for.
+    pub fn has_next_page(&self) -> bool {
+        self.walk.is_some() && self.position.is_some_and(|p| p.has_next)
     }
 
     /// Rows of "Fetch all pages" arrived (the first page carries the columns).
@@ -275,7 +282,8 @@ impl Tab {
         }
         if let Some(fetch) = self.fetch_all.as_mut() {
             fetch.outcome = Some(result);
-            self.paging = Paging::default();
+            // Every row is shown: no page to move to.
+            self.position = None;
         }
     }
 

@@ -83,7 +83,8 @@ impl Tabs {
             return Vec::new();
         }
         let mut tab = self.list.remove(index);
-        let jobs = tab.jobs();
+        // Its walk ends too: a reopened tab shows its rows, and runs again to page.
+        let jobs: Vec<JobId> = tab.jobs().into_iter().chain(tab.walk.take()).collect();
         tab.forget_jobs();
         self.closed.push(tab);
         if self.closed.len() > CLOSED_KEPT {

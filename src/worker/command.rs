@@ -60,15 +60,22 @@ pub struct QuerySpec {
 /// A request of the UI.
 #[derive(Debug, Clone)]
 pub enum Command {
-    /// Run a query: its connection's page after `cursor` when it has one connection (the first
-    /// page for `None`), otherwise the document as it is.
+    /// Run a query: the first page of its connection when it has one (starting a walk of its
+    /// pages, numbered `job`), otherwise the document as it is.
     Run {
-        /// The job.
+        /// The job (and the walk it starts).
         job: JobId,
         /// What to run.
         spec: QuerySpec,
-        /// The page to fetch.
-        cursor: Option<String>,
+    },
+    /// Show another page of a walk started by a [`Command::Run`].
+    Page {
+        /// The job.
+        job: JobId,
+        /// The walk: the job of the run that started it.
+        walk: JobId,
+        /// Which page.
+        step: super::Step,
     },
     /// Fetch every page of the query's connection, streaming rows as they come.
     FetchAll {
@@ -168,7 +175,7 @@ pub enum Command {
         /// What to ask.
         request: SupportRequest,
     },
-    /// Stop a job.
+    /// Stop a job (and forget the walk it started, if any).
     Cancel(JobId),
     /// Write a profile to the profiles file (in place of `original` when renamed) and its
     /// secret, when one was typed, to the keyring; answered by [`Event::ProfileSaved`].
@@ -209,10 +216,22 @@ pub struct Rows {
     pub rows: Vec<Row>,
     /// The connection's `count`.
     pub total: Option<u64>,
-    /// `pageInfo.hasNextPage`.
-    pub has_next_page: bool,
-    /// `pageInfo.endCursor`.
-    pub end_cursor: Option<String>,
+}
+
+/// Where a page shown is in its walk: all the UI needs to number rows and offer the next and
+/// previous pages (the cursors stay in the worker).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PagePosition {
+    /// The walk (the job of the run that started it).
+    pub walk: JobId,
+    /// The page's number, from 1.
+    pub number: u64,
+    /// The number of its first row, from 1.
+    pub first_row: u64,
+    /// Whether a page comes before it.
+    pub has_previous: bool,
+    /// Whether a page follows it.
+    pub has_next: bool,
 }
 
 /// A finished request, prepared for display off the UI thread.
@@ -226,6 +245,8 @@ pub struct QueryResult {
     pub raw: String,
     /// The connection's rows, when the query has one connection.
     pub rows: Option<Rows>,
+    /// Where the rows are in their walk, when the connection is paged.
+    pub position: Option<PagePosition>,
     /// HTTP status.
     pub status: u16,
     /// Time taken.

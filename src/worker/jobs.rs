@@ -5,156 +5,13 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::paging::{self, Plan};
-use super::{Connection, Event, JobId, QueryResult, QuerySpec, Repaint, Rows, Shared};
-use crate::api::{ApiError, Client, GraphQlRequest, Page, Pager, TokenState};
-use crate::query::{ConnectionSite, Paging, PagingOptions};
-use crate::table::{CsvFile, CsvOptions, Row, cells};
+use super::walks::pager;
+use super::{Connection, Event, JobId, QuerySpec, Repaint, Shared};
+use crate::api::{ApiError, Client, TokenState};
+use crate::table::{CsvFile, CsvOptions, Row};
 
 /// How many history entries the UI lists.
 const HISTORY_SHOWN: usize = 200;
-
-fn rows_of(site: &ConnectionSite, page: &Page, with_columns: bool) -> Rows {
-    Rows {
-        columns: if with_columns { site.columns.iter().map(|c| c.name.clone()).collect() } else { Vec::new() },
-        rows: site.nodes(&page.data).map(|node| Row::new(cells(node, &site.columns))).collect(),
-        total: site.count(&page.data),
-        has_next_page: page.has_next,
-        end_cursor: page.next_cursor.clone(),
-    }
-}
-
-fn pretty(value: &impl serde::Serialize) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("(the response could not be shown: {e})"))
-}
-
-/// A pager of `spec`'s connection, paged as its schema says; with the warning of a paging that
-/// could only be guessed.
-async fn pager(
-    shared: &Arc<Shared>,
-    client: Arc<Client>,
-    spec: &QuerySpec,
-    cancel: &CancellationToken,
-) -> Result<Pager, ApiError> {
-    let (paging, warning) = paging::plan(shared, spec, cancel).await?.into_paging()?;
-    paged(client, spec, paging, warning)
-}
-
-fn paged(client: Arc<Client>, spec: &QuerySpec, paging: Paging, warning: Option<String>) -> Result<Pager, ApiError> {
-    let options = PagingOptions { ensure_count: true, paging: Some(paging) };
-    let mut pager = Pager::new(client, &spec.query, spec.variables.clone(), spec.operation.as_deref(), options)?;
-    if let Some(warning) = warning {
-        pager.add_warning(warning);
-    }
-    Ok(pager)
-}
-
-/// Runs a query: one page of its connection, or the document as it is.
-pub(super) async fn run(
-    shared: Arc<Shared>,
-    job: JobId,
-    spec: QuerySpec,
-    cursor: Option<String>,
-    cancel: CancellationToken,
-) {
-    let result = run_inner(&shared, &spec, cursor, &cancel).await;
-    shared.end_job(job);
-    let outcome = match &result {
-        Ok(r) => match &r.rows {
-            Some(rows) => format!("{} · {} rows", r.status, rows.rows.len()),
-            None if r.errors.is_empty() => format!("{}", r.status),
-            None => format!("{} · {} errors", r.status, r.errors.len()),
-        },
-        Err(e) => e.to_string(),
-    };
-    let variables = spec.variables.as_ref().map(|v| v.to_string()).unwrap_or_default();
-    let (profile, query) = (spec.connection.name().to_owned(), spec.query.clone());
-    if let Some(Err(e)) = shared.with_store(move |s| s.add_history(&profile, &query, &variables, &outcome)).await {
-        shared.emit(Event::Problem(e)).await;
-    }
-    shared.emit(Event::Ran { job, result }).await;
-    report_token(&shared, &spec.connection).await;
-    load_history(shared).await;
-}
-
-async fn run_inner(
-    shared: &Arc<Shared>,
-    spec: &QuerySpec,
-    cursor: Option<String>,
-    cancel: &CancellationToken,
-) -> Result<QueryResult, ApiError> {
-    let client = shared.client(&spec.connection).await?;
-    let started = std::time::Instant::now();
-    let single_page_reason = match paging::plan(shared, spec, cancel).await? {
-        Plan::Single { reason } => reason,
-        Plan::Pages { paging, warning } => {
-            let mut pager = paged(client, spec, paging, warning)?;
-            pager.seek(cursor);
-            let warnings = pager.warnings().to_vec();
-            return page_result(&mut pager, warnings, started, cancel).await;
-        }
-    };
-    let request = GraphQlRequest {
-        query: spec.query.clone(),
-        variables: spec.variables.clone(),
-        operation_name: spec.operation.clone(),
-    };
-    let exchange = client.execute(&request, cancel).await?;
-    // A connection that cannot be paged still shows its one page as rows.
-    let rows = match (&single_page_reason, &exchange.response.data) {
-        (Some(_), Some(data)) => crate::query::locate(&spec.query, spec.operation.as_deref()).ok().map(|site| {
-            let page = Page { data: data.clone(), ..Page::default() };
-            rows_of(&site, &page, true)
-        }),
-        _ => None,
-    };
-    Ok(QueryResult {
-        raw: pretty(&exchange.response),
-        data: exchange.response.data,
-        errors: exchange.response.errors,
-        rows,
-        status: exchange.status,
-        elapsed: exchange.elapsed,
-        bytes: exchange.bytes,
-        warnings: single_page_reason.into_iter().collect(),
-    })
-}
-
-/// One page of a paged query as the result of a run.
-async fn page_result(
-    pager: &mut Pager,
-    warnings: Vec<String>,
-    started: std::time::Instant,
-    cancel: &CancellationToken,
-) -> Result<QueryResult, ApiError> {
-    match pager.next_page(cancel).await {
-        Ok(Some(page)) => Ok(QueryResult {
-            rows: Some(rows_of(pager.site(), &page, true)),
-            raw: pretty(&serde_json::json!({ "data": page.data })),
-            status: page.status,
-            elapsed: page.elapsed,
-            bytes: page.bytes,
-            data: Some(page.data),
-            errors: Vec::new(),
-            warnings,
-        }),
-        Ok(None) => Err(ApiError::BadResponse("no page came back".into())),
-        // A page with GraphQL errors is shown as a response with errors, not as a failure.
-        Err(ApiError::GraphQl { errors, data }) => Ok(QueryResult {
-            raw: pretty(&serde_json::json!({ "data": data, "errors": errors })),
-            rows: None,
-            data,
-            errors,
-            // The page's HTTP details stay inside the pager when it reports errors: the
-            // status was 200 (GraphQL errors come with 200), the size is not known.
-            status: 200,
-            elapsed: started.elapsed(),
-            bytes: 0,
-            warnings,
-        }),
-        Err(e) => Err(e),
-    }
-}
 
 pub(super) async fn report_token(shared: &Shared, connection: &Connection) {
     if let Ok(client) = shared.client(connection).await {
@@ -190,25 +47,6 @@ pub(super) fn forward_activity(
             }
         }
     });
-}
-
-/// Fetches every page, sending each page's rows as it arrives.
-pub(super) async fn fetch_all(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel: CancellationToken) {
-    let result = async {
-        let client = shared.client(&spec.connection).await?;
-        let mut pager = pager(&shared, client, &spec, &cancel).await?;
-        let mut so_far = 0;
-        while let Some(page) = pager.next_page(&cancel).await? {
-            let rows = rows_of(pager.site(), &page, page.number == 1);
-            so_far += rows.rows.len() as u64;
-            shared.emit(Event::RowsArrived { job, rows, so_far }).await;
-        }
-        Ok(so_far)
-    }
-    .await;
-    shared.end_job(job);
-    shared.emit(Event::FetchedAll { job, result }).await;
-    report_token(&shared, &spec.connection).await;
 }
 
 /// Writes rows the UI holds to a CSV file, off the UI thread.
@@ -308,7 +146,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::api::{Activity, BaseUrl, ClientOptions, Credentials};
+    use crate::api::{Activity, BaseUrl, ClientOptions, Credentials, GraphQlRequest};
     use crate::sandbox::{ADMIN_CLIENT, Config, Server};
 
     #[tokio::test]

@@ -4,10 +4,10 @@
 
 mod command;
 mod jobs;
-mod paging;
 mod profiles;
 mod schema;
 mod support;
+mod walks;
 mod webhooks;
 mod workspace;
 
@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use command::*;
 pub use schema::LoadedSchema;
+pub use walks::Step;
 
 use crate::api::{ApiError, Client, ClientOptions, Credentials};
 use crate::profiles::{ProfileFile, SecretStore};
@@ -88,6 +89,8 @@ impl Worker {
                 sandbox_users,
                 jobs: Mutex::new(HashMap::new()),
                 schemas: Mutex::new(HashMap::new()),
+                schema_gates: Mutex::new(HashMap::new()),
+                walks: Mutex::new(Default::default()),
                 workspace_pending: Mutex::new(None),
                 workspace_writer: tokio::sync::Mutex::new(()),
             });
@@ -125,7 +128,11 @@ pub(crate) struct Shared {
     /// Held while the workspace is written, so that writes keep their order.
     workspace_writer: tokio::sync::Mutex<()>,
     /// The schema of each connection once read (by cache key), for what is built from it.
-    schemas: Mutex<HashMap<String, Arc<crate::explorer::SchemaModel>>>,
+    schemas: Mutex<HashMap<String, LoadedSchema>>,
+    /// One lock per connection's schema, held while it is loaded.
+    schema_gates: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// The pages tabs move through.
+    walks: walks::Walks,
     /// The database file (for the webhook listener's own connection).
     store_path: Option<std::path::PathBuf>,
     /// The webhook listener, when it runs.
@@ -229,7 +236,9 @@ impl Shared {
         self.jobs.lock().unwrap_or_else(PoisonError::into_inner).remove(&job);
     }
 
+    /// Cancels `job` and forgets the walk it started, if any.
     fn cancel(&self, job: JobId) {
+        self.end_walk(job);
         if let Some(token) = self.jobs.lock().unwrap_or_else(PoisonError::into_inner).remove(&job) {
             token.cancel();
         }
@@ -264,13 +273,17 @@ async fn dispatch(
                 let cancel = shared.start_job(job);
                 tokio::spawn(support::run(shared.clone(), job, connection, request, cancel));
             }
-            Command::Run { job, spec, cursor } => {
+            Command::Run { job, spec } => {
                 let cancel = shared.start_job(job);
-                tokio::spawn(jobs::run(shared.clone(), job, spec, cursor, cancel));
+                tokio::spawn(walks::run(shared.clone(), job, spec, cancel));
+            }
+            Command::Page { job, walk, step } => {
+                let cancel = shared.start_job(job);
+                tokio::spawn(walks::page(shared.clone(), job, walk, step, cancel));
             }
             Command::FetchAll { job, spec } => {
                 let cancel = shared.start_job(job);
-                tokio::spawn(jobs::fetch_all(shared.clone(), job, spec, cancel));
+                tokio::spawn(walks::fetch_all(shared.clone(), job, spec, cancel));
             }
             Command::ExportRows { job, columns, rows, path, options } => {
                 tokio::spawn(jobs::export_rows(shared.clone(), job, columns, rows, path, options));

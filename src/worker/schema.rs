@@ -1,13 +1,15 @@
-//! The schema of a connection for the explorer, validation and completion: from the local
-//! cache when there is one (with its fetch time), otherwise (or when asked) by introspection,
-//! then cached.
+//! The schema of a connection, for everything built from it (the explorer, validation and
+//! completion in the app, a query's paging in the worker): kept in memory once read, else from
+//! the store's cache (with its fetch time), else introspected and cached. One load per
+//! connection at a time: a run and the explorer asking together share one introspection.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 
 use chrono::{DateTime, Utc};
 use tokio_util::sync::CancellationToken;
 
 use super::{Connection, Event, JobId, Shared};
+use crate::api::ApiError;
 use crate::explorer::SchemaModel;
 
 /// A schema ready for the explorer.
@@ -36,16 +38,89 @@ impl std::fmt::Debug for LoadedSchema {
     }
 }
 
-/// The cache key of a connection: its name and, for a profile, its address (a profile pointed
-/// elsewhere is another schema).
-fn cache_key(connection: &Connection) -> String {
+/// The key of a connection's schema in memory and in the store: its name and, for a profile,
+/// its address (a profile pointed elsewhere is another schema).
+fn schema_key(connection: &Connection) -> String {
     match connection {
         Connection::Sandbox => "Sandbox".to_owned(),
         Connection::Remote { name, credentials } => format!("{name} {}", credentials.base_url.as_str()),
     }
 }
 
-/// Loads the schema of `connection`: cached unless `refresh`, else fetched and cached.
+impl Shared {
+    /// The schema of `connection`: the one in memory, else the store's cached SDL, else
+    /// introspected (and cached); with `refresh`, introspected whatever is known. Loads of one
+    /// connection wait for each other, so that what one fetched the next finds in memory.
+    pub(crate) async fn schema(
+        self: &Arc<Self>,
+        connection: &Connection,
+        refresh: bool,
+        cancel: &CancellationToken,
+    ) -> Result<LoadedSchema, ApiError> {
+        let key = schema_key(connection);
+        let gate =
+            self.schema_gates.lock().unwrap_or_else(PoisonError::into_inner).entry(key.clone()).or_default().clone();
+        let _one_at_a_time = tokio::select! {
+            guard = gate.lock() => guard,
+            () = cancel.cancelled() => return Err(ApiError::Cancelled),
+        };
+        if !refresh {
+            if let Some(known) = self.schemas.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+                return Ok(known.clone());
+            }
+            if let Some(cached) = self.cached_schema(&key).await {
+                self.schemas.lock().unwrap_or_else(PoisonError::into_inner).insert(key, cached.clone());
+                return Ok(cached);
+            }
+        }
+        let loaded = self.introspect(connection, &key, cancel).await?;
+        self.schemas.lock().unwrap_or_else(PoisonError::into_inner).insert(key, loaded.clone());
+        Ok(loaded)
+    }
+
+    /// The store's copy of the schema under `key`, built; `None` when there is none or it no
+    /// longer builds (it is fetched again then).
+    async fn cached_schema(self: &Arc<Self>, key: &str) -> Option<LoadedSchema> {
+        let lookup = key.to_owned();
+        let Some(Ok(Some((sdl, fetched_at)))) = self.with_store(move |s| s.cached_schema(&lookup)).await else {
+            return None;
+        };
+        match tokio::task::spawn_blocking(move || SchemaModel::from_sdl(&sdl)).await {
+            Ok(Ok(model)) => Some(LoadedSchema { model: Arc::new(model), fetched_at, cached: true, skipped: None }),
+            Ok(Err(e)) => {
+                tracing::warn!("the cached schema of {key} is unusable ({e}); fetching it again");
+                None
+            }
+            Err(e) => {
+                tracing::warn!("building the cached schema failed ({e})");
+                None
+            }
+        }
+    }
+
+    async fn introspect(
+        self: &Arc<Self>,
+        connection: &Connection,
+        key: &str,
+        cancel: &CancellationToken,
+    ) -> Result<LoadedSchema, ApiError> {
+        let client = self.client(connection).await?;
+        let (model, sdl) = crate::explorer::load::fetch(&client, cancel).await?;
+        let fetched_at = Utc::now();
+        let store_key = key.to_owned();
+        if let Some(Err(e)) = self.with_store(move |s| s.save_schema(&store_key, &sdl, fetched_at)).await {
+            self.emit(Event::Problem(format!("{e}; the schema is not cached"))).await;
+        }
+        let skipped = model.skipped_summary();
+        if let Some(skipped) = &skipped {
+            tracing::warn!("the schema of {key}: {skipped}");
+        }
+        Ok(LoadedSchema { model: Arc::new(model), fetched_at, cached: false, skipped })
+    }
+}
+
+/// Loads the schema of `connection` for the app: known or cached unless `refresh`, else
+/// fetched and cached.
 pub(super) async fn load_schema(
     shared: Arc<Shared>,
     job: JobId,
@@ -53,52 +128,8 @@ pub(super) async fn load_schema(
     refresh: bool,
     cancel: CancellationToken,
 ) {
-    let key = cache_key(&connection);
-    let mut result = None;
-    if !refresh {
-        let lookup = key.clone();
-        if let Some(Ok(Some((sdl, fetched_at)))) = shared.with_store(move |s| s.cached_schema(&lookup)).await {
-            let built = tokio::task::spawn_blocking(move || SchemaModel::from_sdl(&sdl)).await;
-            match built {
-                Ok(Ok(model)) => {
-                    result = Some(Ok(LoadedSchema { model: Arc::new(model), fetched_at, cached: true, skipped: None }))
-                }
-                // A cache that no longer builds is fetched again.
-                Ok(Err(e)) => tracing::warn!("the cached schema of {key} is unusable ({e}); fetching it again"),
-                Err(e) => tracing::warn!("building the cached schema failed ({e})"),
-            }
-        }
-    }
-    let result = match result {
-        Some(result) => result,
-        None => fetch(&shared, &connection, &key, &cancel).await,
-    };
+    let result =
+        shared.schema(&connection, refresh, &cancel).await.map_err(|e| format!("the schema could not be loaded: {e}"));
     shared.end_job(job);
-    if let Ok(loaded) = &result {
-        // What the worker builds from the schema (paging, say) follows what the explorer shows.
-        shared.remember_schema(&connection, loaded.model.clone());
-    }
     shared.emit(Event::SchemaLoaded { job, connection: connection.name().to_owned(), result }).await;
-}
-
-async fn fetch(
-    shared: &Arc<Shared>,
-    connection: &Connection,
-    key: &str,
-    cancel: &CancellationToken,
-) -> Result<LoadedSchema, String> {
-    let client = shared.client(connection).await.map_err(|e| e.to_string())?;
-    let (model, sdl) = crate::explorer::load::fetch(&client, cancel)
-        .await
-        .map_err(|e| format!("the schema could not be loaded: {e}"))?;
-    let fetched_at = Utc::now();
-    let store_key = key.to_owned();
-    if let Some(Err(e)) = shared.with_store(move |s| s.save_schema(&store_key, &sdl, fetched_at)).await {
-        shared.emit(Event::Problem(format!("{e}; the schema is not cached"))).await;
-    }
-    let skipped = model.skipped_summary();
-    if let Some(skipped) = &skipped {
-        tracing::warn!("the schema of {key}: {skipped}");
-    }
-    Ok(LoadedSchema { model: Arc::new(model), fetched_at, cached: false, skipped })
 }

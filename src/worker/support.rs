@@ -45,8 +45,8 @@ async fn capabilities(
     connection: &Connection,
     cancel: &CancellationToken,
 ) -> Result<Capabilities, ApiError> {
-    let model = match shared.schema(connection, cancel).await {
-        Ok(model) => model,
+    let model = match shared.schema(connection, false, cancel).await {
+        Ok(loaded) => loaded.model,
         Err(e) if fails_the_find_too(&e) => return Err(e),
         Err(e) => {
             tracing::warn!("the schema of {} could not be read for the find: {e}", connection.name());
@@ -86,11 +86,14 @@ fn outdated(error: &SupportError) -> bool {
         .any(|e| ["Cannot query field", "Unknown argument", "Unknown type"].iter().any(|m| e.message.contains(m)))
 }
 
-/// Reads the connection's schema again and keeps it, for the next request.
+/// Reads the connection's schema again and keeps it, for the next request; the app shows it
+/// too (its explorer and editor follow the service).
 async fn refresh(shared: &Arc<Shared>, connection: &Connection, cancel: &CancellationToken) {
-    let Ok(client) = shared.client(connection).await else { return };
-    match crate::explorer::load::fetch(&client, cancel).await {
-        Ok((model, _)) => shared.remember_schema(connection, Arc::new(model)),
+    match shared.schema(connection, true, cancel).await {
+        Ok(loaded) => {
+            let name = connection.name().to_owned();
+            shared.emit(Event::SchemaLoaded { job: 0, connection: name, result: Ok(loaded) }).await;
+        }
         Err(e) => tracing::warn!("the schema of {} could not be read again: {e}", connection.name()),
     }
 }

@@ -11,7 +11,7 @@ use crate::support::Session;
 /// The app with its schema loaded and an empty editor.
 fn with_schema() -> Session {
     let mut s = Session::start();
-    s.wait_for("the schema in the explorer", |h| h.state().explorer().model().is_some());
+    s.wait_for("the schema in the explorer", |h| h.state().schema_model().is_some());
     s.harness.get_by_label("Query").click();
     s.harness.step();
     s.harness.key_press_modifiers(Modifiers::COMMAND, Key::A);
@@ -175,13 +175,13 @@ fn refresh_schema_keeps_the_tree_until_the_new_schema_is_in() {
         ..Default::default()
     }));
     s.add_profile("slow", slow.base_url(), "sandbox-admin");
-    s.wait_for("the slow server's schema", |h| !h.state().explorer().schema.is_pending());
-    assert!(s.app().explorer().model().is_some(), "{}", s.screen());
+    s.wait_for("the slow server's schema", |h| !h.state().schema().is_pending());
+    assert!(s.app().schema_model().is_some(), "{}", s.screen());
     s.click("Refresh schema");
-    assert!(s.app().explorer().schema.is_pending(), "reloading");
+    assert!(s.app().schema().is_pending(), "reloading");
     // While it reloads (a second a request), the tree and the editor's checks keep the schema.
-    assert!(s.app().explorer().model().is_some(), "the previous schema stays");
+    assert!(s.app().schema_model().is_some(), "the previous schema stays");
     assert!(s.harness.query_by_role_and_label(Role::CheckBox, "paginatedUsers").is_some(), "{}", s.screen());
-    s.wait_for("the refreshed schema", |h| !h.state().explorer().schema.is_pending());
+    s.wait_for("the refreshed schema", |h| !h.state().schema().is_pending());
     assert!(s.text_containing("fetched ").is_some(), "{}", s.screen());
 }

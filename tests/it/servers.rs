@@ -37,7 +37,7 @@ fn open(server: Server) -> (Session, Option<RunningServer>) {
             let minimal = s.runtime.block_on(minimal_server(MINIMAL_USERS));
             s.add_profile("minimal", minimal.base_url(), "sandbox-admin");
             s.wait_for("the minimal server's schema", |h| {
-                h.state().explorer().model().is_some_and(|model| model.type_info("Group").is_none())
+                h.state().schema_model().is_some_and(|model| model.type_info("Group").is_none())
             });
             (s, Some(minimal))
         }
@@ -105,7 +105,7 @@ fn pages_fetch_all_and_export(server: Server) {
     s.click("+");
     let sample = s.app().active_tab().query.clone();
     assert!(sample.contains("paginatedUsers(first: 50)"), "{server:?}: {sample}");
-    let problems = orgql::query::validate(s.app().explorer().model().expect("a schema").schema(), &sample);
+    let problems = orgql::query::validate(s.app().schema_model().expect("a schema").schema(), &sample);
     assert!(problems.is_empty(), "{server:?}: {problems:?} in\n{sample}");
 
     s.run_query();
@@ -170,7 +170,7 @@ fn pages_fetch_all_and_export_on_the_minimal_server() {
 fn the_explorer_shows_the_minimal_server_s_schema_and_builds_queries_from_it() {
     let (mut s, _minimal) = open(Server::Minimal);
     s.harness.run();
-    let model = s.app().explorer().model().expect("a schema");
+    let model = s.app().schema_model().expect("a schema");
     assert!(
         model.type_info("UserEdge").is_some() && model.type_info("PageInfo").is_none(),
         "the minimal server's own schema"

@@ -192,8 +192,12 @@ impl Session {
                 OrgqlApp::new(config, Arc::new(move || ctx.request_repaint()))
             });
         let mut session = Session { harness, dir, runtime };
-        // The explorer loads the sandbox's schema at once (with a spinner until it is there).
-        session.wait_for("the explorer's schema", |h| h.state().explorer().model().is_some());
+        // The app asks for the chosen connection's schema at once (the explorer shows a spinner
+        // until it is there, or why it is not).
+        session.wait_for("the chosen connection's schema", |h| {
+            let schema = h.state().schema();
+            schema.value().is_some() || schema.error().is_some()
+        });
         session
     }
 

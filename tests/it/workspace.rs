@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use egui::accesskit::Role;
 use egui::{Key, Modifiers};
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use orgql::store::Store;
 
 use crate::support::{PATIENCE, Session};
@@ -159,4 +159,64 @@ fn closing_a_tab_with_a_request_under_way_cancels_it() {
     s.wait_for("the cancelled request's end", |h| h.state().running_jobs() == 0);
     assert!(asked.elapsed() < Duration::from_secs(10), "the request was not cancelled");
     // (No settling run: the explorer still waits for the slow server's schema, with a spinner.)
+}
+
+#[test]
+fn a_connection_chosen_with_the_history_shown_brings_its_schema_to_the_editor() {
+    let mut s = Session::start();
+    let minimal = s.runtime.block_on(crate::support::minimal_server(5));
+    // Groups are the sandbox's: checked against its schema, the query is valid.
+    s.type_into("Query", "{ paginatedGroups(first: 2) { count } }");
+    s.harness.run();
+    // A problem names the field in backticks (the query's text has none).
+    assert!(s.text_containing("`paginatedGroups`").is_none(), "valid on the sandbox:\n{}", s.screen());
+    // The explorer is not drawn: the schema is the app's, asked for when the connection changes.
+    s.click("History");
+    s.add_profile("minimal", minimal.base_url(), "sandbox-admin");
+    s.wait_for("the minimal server's schema", |h| {
+        h.state().schema_model().is_some_and(|model| model.type_info("Group").is_none())
+    });
+    // The editor checks against the minimal server's schema, which has no groups.
+    s.wait_for_text("`paginatedGroups`");
+    // Back on the sandbox: its schema is still known, nothing is fetched again.
+    s.click("Connection");
+    s.harness.get_by_role_and_label(Role::Button, "Sandbox").click();
+    s.harness.step();
+    assert!(s.app().schema_model().is_some_and(|model| model.type_info("Group").is_some()));
+    assert!(!s.app().schema().is_pending(), "kept per connection");
+    s.harness.run();
+}
+
+#[test]
+fn a_closed_tab_s_pages_end_with_it_and_pages_move_in_the_worker() {
+    let mut s = Session::start();
+    s.type_into("Query", "{ paginatedUsers(first: 5) { count edges { node { ref } } } }");
+    s.click("Run");
+    s.wait_for("the first page", |h| h.state().active_tab().grid.as_ref().is_some_and(|g| g.rows.len() == 5));
+    let first: Vec<String> = rows(&s);
+    s.click("Next page");
+    s.wait_for("the second page", |h| h.state().active_tab().position.is_some_and(|p| p.number == 2));
+    assert_eq!(s.app().active_tab().grid.as_ref().map(|g| g.first_row), Some(6));
+    assert_ne!(rows(&s), first);
+    s.click("Previous page");
+    s.wait_for("the first page again", |h| h.state().active_tab().position.is_some_and(|p| p.number == 1));
+    assert_eq!(rows(&s), first, "the same rows, from the walk's remembered start");
+    // Closed and reopened: the rows come back, the walk does not (Run pages again).
+    s.click("+");
+    s.harness.get_by_label("Users").click();
+    s.harness.step();
+    s.harness.key_press_modifiers(Modifiers::COMMAND, Key::W);
+    s.harness.step();
+    s.harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::T);
+    s.harness.step();
+    assert_eq!(s.app().active_tab().title, "Users");
+    assert_eq!(rows(&s), first);
+    let next = s.harness.get_by_label("Next page");
+    assert!(next.accesskit_node().is_disabled(), "no walk to move on");
+    s.harness.run();
+}
+
+fn rows(s: &Session) -> Vec<String> {
+    let grid = s.app().active_tab().grid.as_ref().expect("rows");
+    grid.rows.iter().map(|row| row.cell(0).unwrap_or_default().to_owned()).collect()
 }

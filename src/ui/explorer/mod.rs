@@ -41,13 +41,14 @@ pub enum Focus {
     Field(String, String),
 }
 
-/// The explorer panel.
+/// The explorer panel: it draws the schema the app holds for the chosen connection (the app
+/// asks for it; the panel only says when the user wants it fetched again).
 #[derive(Default)]
 pub struct ExplorerPanel {
-    /// The schema of the connection named `connection`.
-    pub schema: SchemaState,
-    /// Whose schema it is.
-    pub connection: String,
+    /// Whose schema was drawn last (another connection's clears what was opened).
+    connection: String,
+    /// The model drawn last (another one, a refresh, renews the search's index).
+    drawn: Option<std::sync::Arc<SchemaModel>>,
     kind: Kind,
     /// Expanded nodes, as `kind/path/of/fields`.
     open: HashSet<String>,
@@ -89,45 +90,32 @@ impl Kind {
 }
 
 impl ExplorerPanel {
-    /// The loaded model, if any.
-    pub fn model(&self) -> Option<&SchemaModel> {
-        self.schema.value().map(|loaded| &*loaded.model)
-    }
-
-    /// The loaded model, shared.
-    pub fn model_arc(&self) -> Option<std::sync::Arc<SchemaModel>> {
-        self.schema.value().map(|loaded| loaded.model.clone())
-    }
-
-    /// Whether the schema of `connection` still needs asking for.
-    pub fn needs_load(&self, connection: &str) -> bool {
-        self.connection != connection || matches!(self.schema, Requested::Idle)
-    }
-
-    /// The schema of `connection` was asked for.
-    pub fn loading(&mut self, connection: &str) {
+    /// Follows the schema shown: another connection's starts a fresh tree, another model of
+    /// the same connection (a refresh) a fresh search index.
+    fn follow(&mut self, connection: &str, schema: &SchemaState) {
         if self.connection != connection {
-            // Another server's schema: nothing of the previous one stays.
             self.open.clear();
             self.focus = None;
             self.search = Default::default();
-            self.schema = Requested::Idle;
+            self.connection = connection.to_owned();
         }
-        self.connection = connection.to_owned();
-        self.schema.start();
+        let model = schema.value().map(|loaded| &loaded.model);
+        if !matches!((model, &self.drawn), (Some(now), Some(before)) if std::sync::Arc::ptr_eq(now, before)) {
+            self.search.invalidate();
+            self.drawn = model.cloned();
+        }
     }
 
-    /// The schema of `connection` arrived, or failed.
-    pub fn loaded(&mut self, connection: &str, result: Result<LoadedSchema, String>) {
-        if connection != self.connection {
-            return;
-        }
-        self.schema.finish(result);
-        self.search.invalidate();
-    }
-
-    /// Draws the explorer for the query `text`; returns what it asks for.
-    pub fn ui(&mut self, ui: &mut egui::Ui, text: &str) -> Option<ExplorerIntent> {
+    /// Draws the explorer of `schema` (the schema of the connection named `connection`) for
+    /// the query `text`; returns what it asks for.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        text: &str,
+        schema: &SchemaState,
+        connection: &str,
+    ) -> Option<ExplorerIntent> {
+        self.follow(connection, schema);
         let mut intent = None;
         if self.ticks_of.as_deref() != Some(text) {
             self.ticks = selected_paths(text, None);
@@ -136,7 +124,7 @@ impl ExplorerPanel {
         }
         ui.horizontal(|ui| {
             ui.heading("Explorer");
-            if let Some(loaded) = self.schema.value() {
+            if let Some(loaded) = schema.value() {
                 let when = loaded.fetched_at.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M");
                 let source = if loaded.cached { "cached" } else { "fetched" };
                 ui.weak(format!("{source} {when}")).on_hover_text(format!(
@@ -145,7 +133,7 @@ impl ExplorerPanel {
                     loaded.model.field_count()
                 ));
             }
-            let loading = self.schema.is_pending();
+            let loading = schema.is_pending();
             if loading {
                 ui.spinner();
             }
@@ -153,19 +141,19 @@ impl ExplorerPanel {
                 intent = Some(ExplorerIntent::Load { refresh: true });
             }
         });
-        if let Some(LoadedSchema { skipped: Some(skipped), .. }) = self.schema.value() {
+        if let Some(LoadedSchema { skipped: Some(skipped), .. }) = schema.value() {
             // One line; the whole list shows on hover when it is cut.
             ui.add(egui::Label::new(egui::RichText::new(skipped).color(ui.visuals().warn_fg_color)).truncate());
         }
-        if let Some(why) = self.schema.error() {
+        if let Some(why) = schema.error() {
             ui.colored_label(ui.visuals().error_fg_color, why);
             if !why.contains("introspection") {
                 ui.label("Check the connection (Profiles… → Test connection), then press Refresh schema.");
             }
         }
-        let model = match self.schema.value() {
+        let model = match schema.value() {
             Some(loaded) => loaded.model.clone(),
-            None if self.schema.error().is_some() => return intent,
+            None if schema.error().is_some() => return intent,
             None => {
                 ui.weak(format!("Loading the schema of {}…", self.connection));
                 return intent;
@@ -236,8 +224,7 @@ impl ExplorerPanel {
     /// Ticks (`on`) or unticks the field at `path` of the query tree in `text`, as a click on
     /// its checkbox does, with the tree opened down to it; returns whether the text changed (for
     /// benchmarks and scripts).
-    pub fn toggle(&mut self, text: &mut String, path: &[String], on: bool) -> bool {
-        let Some(model) = self.model_arc() else { return false };
+    pub fn toggle(&mut self, model: &SchemaModel, text: &mut String, path: &[String], on: bool) -> bool {
         let Some(root) = model.query_type() else { return false };
         let mut type_name = root.to_owned();
         let mut object = None;
@@ -248,7 +235,7 @@ impl ExplorerPanel {
             type_name = field.named_type.to_owned();
         }
         let action = tree::Action::Toggle { path: path.to_vec(), on, object };
-        match action.into_edit(&model, text, OperationKind::Query) {
+        match action.into_edit(model, text, OperationKind::Query) {
             Ok(Some(edit)) => {
                 edit.apply_in_place(text);
                 true
