@@ -679,6 +679,8 @@ impl eframe::App for OrgqlApp {
                 let count = self.webhooks.list.rows().len();
                 let label = if count == 0 { "Webhooks".to_owned() } else { format!("Webhooks ({count})") };
                 ui.selectable_value(&mut self.state.view, MainView::Webhooks, label);
+                ui.separator();
+                super::view_menu::ui(ui);
             });
             if self.state.view == MainView::Queries {
                 self.tabs_ui(ui);

@@ -20,6 +20,7 @@ mod tab;
 mod tab_bar;
 mod tabs;
 mod user_card;
+mod view_menu;
 mod webhooks;
 mod workspace;
 

@@ -3,6 +3,7 @@
 
 mod support;
 
+mod appearance;
 mod bad_input;
 mod cli;
 mod client;
