@@ -5,6 +5,7 @@ mod connection;
 mod export;
 mod input;
 mod logs;
+mod operations;
 mod places;
 mod profile;
 mod query;
@@ -53,6 +54,9 @@ pub enum Command {
     /// Receive and store webhook deliveries, or export the stored ones.
     #[command(subcommand)]
     Webhooks(webhooks::WebhooksCommand),
+    /// List the operations saved in the app, or keep them as .graphql files (for git).
+    #[command(subcommand)]
+    Operations(operations::OperationsCommand),
 }
 
 /// A command that failed: the exit status of the contract and one sentence for stderr.
@@ -109,6 +113,7 @@ pub fn main() -> ExitCode {
         Some(Command::Export(args)) => block_on(export::run(args)),
         Some(Command::Profile(command)) => profile::run(command),
         Some(Command::Webhooks(command)) => webhooks::run(command),
+        Some(Command::Operations(command)) => operations::run(command),
         None => desktop(),
     };
     match result {

@@ -2,10 +2,12 @@
 //! (and, later, saved queries and schema caches). One file in the platform's data directory.
 
 mod delivery_list;
+mod operations;
 mod schemas;
 mod workspace;
 
 pub use delivery_list::{DeliverySummary, event_type};
+pub use operations::SavedOperation;
 
 use std::path::{Path, PathBuf};
 
@@ -120,6 +122,15 @@ const MIGRATIONS: &[&str] = &[
         json TEXT NOT NULL,
         set_aside_at TEXT NOT NULL,
         reason TEXT NOT NULL
+    );",
+    "CREATE TABLE operations (
+        id INTEGER PRIMARY KEY,
+        collection TEXT NOT NULL,
+        name TEXT NOT NULL,
+        query TEXT NOT NULL,
+        variables TEXT NOT NULL,
+        saved_at TEXT NOT NULL,
+        UNIQUE (collection, name)
     );",
 ];
 

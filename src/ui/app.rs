@@ -14,6 +14,7 @@ use super::find_user::{Access, FindUserWindow};
 use super::history::HistoryPanel;
 use super::profiles::ProfilesWindow;
 use super::results::{ResultsIntent, ResultsPanel};
+use super::saved::{SavedIntent, SavedPanel};
 use super::status_bar::StatusBar;
 use super::tab::{Export, FetchAll, Tab};
 use super::tab_bar::{TabBar, TabIntent};
@@ -59,6 +60,9 @@ pub struct OrgqlApp {
     export_window: ExportWindow,
     history: HistoryPanel,
     explorer: ExplorerPanel,
+    saved_panel: SavedPanel,
+    /// The tab whose "Save operation" went to the worker (it belongs to what comes back).
+    saving_tab: Option<u64>,
     status: StatusBar,
     find_user: FindUserWindow,
     webhooks: WebhooksPanel,
@@ -69,6 +73,9 @@ pub struct OrgqlApp {
     /// The window title set last.
     title: String,
 }
+
+/// Saves the active tab as an operation.
+const SAVE_SHORTCUT: egui::KeyboardShortcut = egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::S);
 
 /// How often the workspace is saved at most when it changes.
 const SAVE_EVERY: Duration = Duration::from_secs(1);
@@ -107,6 +114,8 @@ impl OrgqlApp {
             export_window: ExportWindow::new(config.export_dir.clone()),
             history: HistoryPanel::default(),
             explorer: ExplorerPanel::default(),
+            saved_panel: SavedPanel::default(),
+            saving_tab: None,
             status: StatusBar::default(),
             find_user: FindUserWindow::default(),
             webhooks: WebhooksPanel::new(ListenerForm::new(0, None), &config.export_dir),
@@ -116,6 +125,7 @@ impl OrgqlApp {
         };
         if has_store {
             app.send(Command::LoadHistory);
+            app.send(Command::LoadOperations);
             app.send(Command::LoadWorkspace);
         } else {
             // No store, no workspace: nothing to wait for, nothing is kept.
@@ -189,6 +199,11 @@ impl OrgqlApp {
     /// The model of the chosen connection's schema, when one is in (for tests).
     pub fn schema_model(&self) -> Option<&crate::explorer::SchemaModel> {
         self.state.schema().value().map(|loaded| &*loaded.model)
+    }
+
+    /// The saved operations listed (for tests).
+    pub fn saved_operations(&self) -> &[crate::store::SavedOperation] {
+        &self.saved_panel.list
     }
 
     /// The app's state (for tests).
@@ -411,6 +426,8 @@ impl OrgqlApp {
             }
             Event::Activity { connection, activity } => self.status.activity(connection, activity),
             Event::History(entries) => self.history.entries = entries,
+            Event::Operations(list) => self.saved_panel.loaded(list),
+            Event::OperationsChanged(outcome) => self.operations_changed(outcome),
             Event::WorkspaceLoaded(loaded) => self.restore(loaded),
             Event::SchemaLoaded { connection, result, .. } => self.state.schemas.loaded(&connection, result),
             Event::WebhookSecret { secret, kept } => self.webhooks.secret_found(secret, kept),
@@ -525,6 +542,65 @@ impl OrgqlApp {
         self.state.tabs.open(Some(title), entry.query).variables = entry.variables;
     }
 
+    fn handle_saved(&mut self, intent: SavedIntent) {
+        match intent {
+            SavedIntent::Open(operation) => self.open_saved(operation),
+            SavedIntent::Change(change) => self.send(Command::ChangeOperations(change)),
+            SavedIntent::SaveActive => self.save_active(),
+        }
+    }
+
+    /// Opens a saved operation: in its tab when one is open, else in a new one.
+    fn open_saved(&mut self, operation: crate::store::SavedOperation) {
+        if let Some(index) = self.state.tabs.list().iter().position(|tab| tab.saved == Some(operation.id)) {
+            self.state.tabs.select(index);
+            return;
+        }
+        let tab = self.state.tabs.open(Some(operation.name.clone()), operation.query);
+        tab.variables = operation.variables;
+        tab.saved = Some(operation.id);
+    }
+
+    /// Saves the active tab (Ctrl+S): as the operation it belongs to, or, for a tab that
+    /// belongs to none yet, under a name asked for.
+    fn save_active(&mut self) {
+        let tab = self.state.tabs.active();
+        let own = tab.saved.and_then(|id| self.saved_panel.list.iter().find(|op| op.id == id)).cloned();
+        match own {
+            Some(operation) => {
+                self.saving_tab = Some(tab.id);
+                let change = crate::worker::OperationChange::Save {
+                    collection: operation.collection,
+                    name: operation.name,
+                    query: tab.query.clone(),
+                    variables: tab.variables.clone(),
+                };
+                self.send(Command::ChangeOperations(change));
+            }
+            None => {
+                let name = super::saved::first_operation_name(&tab.query);
+                self.saved_panel.ask_name(name, &tab.title.clone(), "");
+            }
+        }
+    }
+
+    /// A change to the saved operations ended: a saved tab now belongs to its operation.
+    fn operations_changed(&mut self, outcome: Result<(String, Option<crate::store::SavedOperation>), String>) {
+        if let (Ok((said, Some(operation))), Some(tab_id)) = (&outcome, self.saving_tab)
+            && said.starts_with("Saved")
+        {
+            self.saving_tab = None;
+            if let Some(tab) = self.state.tabs.list_mut().iter_mut().find(|tab| tab.id == tab_id) {
+                tab.saved = Some(operation.id);
+                tab.title = operation.name.clone();
+            }
+        }
+        if let Err(why) = &outcome {
+            self.state.problems.push(why.clone());
+        }
+        self.saved_panel.said = Some(outcome.map(|(said, _)| said));
+    }
+
     /// Closes tab `index`, cancelling what it has under way.
     fn close_tab(&mut self, index: usize) {
         for job in self.state.tabs.close(index) {
@@ -551,6 +627,7 @@ impl OrgqlApp {
             ui.horizontal(|ui| {
                 ui.selectable_value(&mut self.state.side, Side::Explorer, "Explorer");
                 ui.selectable_value(&mut self.state.side, Side::History, "History");
+                ui.selectable_value(&mut self.state.side, Side::Saved, "Saved");
             });
             ui.separator();
             match self.state.side {
@@ -564,6 +641,13 @@ impl OrgqlApp {
                 Side::History => {
                     if let Some(entry) = self.history.ui(ui) {
                         self.open_history(entry);
+                    }
+                }
+                Side::Saved => {
+                    let chosen = self.state.connection_name();
+                    let schema = self.state.schemas.model(&chosen).cloned();
+                    if let Some(intent) = self.saved_panel.ui(ui, schema.as_ref(), &chosen) {
+                        self.handle_saved(intent);
                     }
                 }
             }
@@ -714,6 +798,20 @@ impl eframe::App for OrgqlApp {
         };
         if let Some(request) = self.find_user.ui(&ctx, &access) {
             self.support(request);
+        }
+        if ctx.input_mut(|i| i.consume_shortcut(&SAVE_SHORTCUT)) {
+            self.save_active();
+        }
+        if let Some((collection, name)) = self.saved_panel.window_ui(&ctx) {
+            let tab = self.state.tabs.active();
+            self.saving_tab = Some(tab.id);
+            let change = crate::worker::OperationChange::Save {
+                collection,
+                name,
+                query: tab.query.clone(),
+                variables: tab.variables.clone(),
+            };
+            self.send(Command::ChangeOperations(change));
         }
     }
 }

@@ -21,6 +21,8 @@ pub enum Side {
     Explorer,
     /// The history of runs.
     History,
+    /// The saved operations.
+    Saved,
 }
 
 /// What fills the window below the toolbar.
@@ -180,7 +182,11 @@ impl AppState {
             let restored = tabs.into_iter().zip(1..).map(|(tab, id)| tab.restore(id)).collect();
             self.tabs = Tabs::new(restored, active);
         }
-        self.side = if side == "History" { Side::History } else { Side::Explorer };
+        self.side = match side.as_str() {
+            "History" => Side::History,
+            "Saved" => Side::Saved,
+            _ => Side::Explorer,
+        };
         self.view = if view == "Webhooks" { MainView::Webhooks } else { MainView::Queries };
         self.editor_height_to_restore = editor_height;
         self.variables_folded = !variables_open;

@@ -166,6 +166,8 @@ pub struct Tab {
     pub running_on: Option<Connection>,
     /// The connection of its rows before the app was restarted (the rows are not kept).
     pub restored_from: Option<String>,
+    /// The saved operation it was opened from or saved as (Ctrl+S saves there).
+    pub saved: Option<i64>,
 }
 
 impl Tab {
@@ -188,6 +190,7 @@ impl Tab {
             source: None,
             running_on: None,
             restored_from: None,
+            saved: None,
         }
     }
 

@@ -28,7 +28,12 @@ impl Tabs {
         Tabs { list, active, closed: Vec::new(), next_id }
     }
 
-    /// Every open tab, in order.
+    /// The tabs, to change (their ids and order stay).
+    pub fn list_mut(&mut self) -> &mut [Tab] {
+        &mut self.list
+    }
+
+    /// The tabs, in order.
     pub fn list(&self) -> &[Tab] {
         &self.list
     }

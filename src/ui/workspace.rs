@@ -62,6 +62,8 @@ pub struct SavedTab {
     pub view: String,
     /// The connection its last rows came from, when it had rows.
     pub connection: Option<String>,
+    /// The saved operation it belongs to.
+    pub saved: Option<i64>,
 }
 
 impl Default for SavedTab {
@@ -72,6 +74,7 @@ impl Default for SavedTab {
             variables: String::new(),
             view: "Grid".to_owned(),
             connection: None,
+            saved: None,
         }
     }
 }
@@ -85,6 +88,7 @@ impl SavedTab {
             variables: tab.variables.clone(),
             view: format!("{:?}", tab.view),
             connection: tab.source.as_ref().map(|source| source.name().to_owned()),
+            saved: tab.saved,
         }
     }
 
@@ -98,6 +102,7 @@ impl SavedTab {
             _ => View::Grid,
         };
         tab.restored_from = self.connection;
+        tab.saved = self.saved;
         tab
     }
 }

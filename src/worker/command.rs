@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::api::{Activity, ApiError, Credentials, GraphQlError, TokenState};
 use crate::profiles::Profile;
 use crate::secret::Secret;
-use crate::store::{Delivery, DeliverySummary, HistoryEntry};
+use crate::store::{Delivery, DeliverySummary, HistoryEntry, SavedOperation};
 use crate::support::{SupportError, SupportReply, SupportRequest};
 use crate::table::{CsvOptions, Row};
 use crate::webhooks::replay::Replayed;
@@ -175,6 +175,10 @@ pub enum Command {
         /// What to ask.
         request: SupportRequest,
     },
+    /// Send the saved operations ([`Event::Operations`]).
+    LoadOperations,
+    /// Change the saved operations ([`Event::OperationsChanged`], then [`Event::Operations`]).
+    ChangeOperations(super::OperationChange),
     /// Stop a job (and forget the walk it started, if any).
     Cancel(JobId),
     /// Write a profile to the profiles file (in place of `original` when renamed) and its
@@ -386,6 +390,11 @@ pub enum Event {
         /// The service's answer, or why there is none.
         result: Result<SupportReply, SupportError>,
     },
+    /// The saved operations, by collection then name.
+    Operations(Vec<SavedOperation>),
+    /// What came of a change to the saved operations: a sentence (and the operation saved,
+    /// renamed or copied), or why it failed.
+    OperationsChanged(Result<(String, Option<SavedOperation>), String>),
     /// Something failed that belongs to no job (the sandbox, the store).
     Problem(String),
     /// The profiles of the profiles file, read at start-up, or why they could not be (one sentence).

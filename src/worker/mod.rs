@@ -4,6 +4,7 @@
 
 mod command;
 mod jobs;
+mod operations;
 mod profiles;
 mod schema;
 mod support;
@@ -18,6 +19,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use command::*;
+pub use operations::OperationChange;
 pub use schema::LoadedSchema;
 pub use walks::Step;
 
@@ -294,6 +296,12 @@ async fn dispatch(
             }
             Command::TestConnection { job, connection } => {
                 tokio::spawn(jobs::test_connection(shared.clone(), job, connection));
+            }
+            Command::LoadOperations => {
+                tokio::spawn(operations::load(shared.clone()));
+            }
+            Command::ChangeOperations(change) => {
+                tokio::spawn(operations::change(shared.clone(), change));
             }
             Command::LoadHistory => {
                 tokio::spawn(jobs::load_history(shared.clone()));

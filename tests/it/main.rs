@@ -17,6 +17,7 @@ mod listener;
 mod minimal;
 mod mutations;
 mod packaging;
+mod saved;
 mod servers;
 mod smoke;
 mod tokens;
