@@ -6,6 +6,7 @@ pub mod auth;
 pub mod data;
 pub mod deliveries;
 pub mod http;
+pub mod limits;
 pub mod minimal;
 pub mod schema;
 
@@ -200,11 +201,14 @@ impl RunningServer {
         &self.db
     }
 
-    /// Stops serving, letting requests under way finish.
+    /// Stops serving, letting requests under way finish for at most 3 s (a client that trickles
+    /// its request must not keep the sandbox from stopping).
     pub async fn stop(mut self) {
         self.shutdown.cancel();
-        if let Err(err) = (&mut self.task).await {
-            tracing::warn!("the sandbox's server task ended abnormally: {err}");
+        match tokio::time::timeout(std::time::Duration::from_secs(3), &mut self.task).await {
+            Ok(Ok(())) => {}
+            Ok(Err(err)) => tracing::warn!("the sandbox's server task ended abnormally: {err}"),
+            Err(_) => self.task.abort(),
         }
     }
 }
