@@ -5,6 +5,7 @@ pub mod api;
 pub mod cli;
 pub mod explorer;
 pub mod export;
+pub mod owner_only;
 pub mod profiles;
 pub mod query;
 pub mod sandbox;

@@ -60,9 +60,9 @@ pub(crate) async fn read_capped(mut response: reqwest::Response, limit: usize) -
 
 /// `bytes` in words: "32 MiB", "64 KiB", "512 bytes".
 pub fn size_text(bytes: u64) -> String {
-    if bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0 {
+    if bytes >= 1024 * 1024 && bytes.is_multiple_of(1024 * 1024) {
         format!("{} MiB", bytes / (1024 * 1024))
-    } else if bytes >= 1024 && bytes % 1024 == 0 {
+    } else if bytes >= 1024 && bytes.is_multiple_of(1024) {
         format!("{} KiB", bytes / 1024)
     } else {
         format!("{bytes} bytes")

@@ -28,7 +28,8 @@ pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 /// The reason recorded for a body over the limit.
 pub const OVER_LIMIT: &str = "body over the limit";
 /// Bodies read at once (64): with the default 1 MiB limit, at most 64 MiB held by unfinished
-/// deliveries; one more sender is answered 503 (webhook senders retry) rather than buffered.
+/// deliveries; more senders wait for their turn with their bodies unread, and one that waits
+/// longer than [`BODY_TIMEOUT`] is answered 503 (webhook senders retry).
 pub const MAX_BODIES_AT_ONCE: usize = 64;
 /// The longest a body may take to arrive (30 s): a real sender sends 1 MiB in well under a
 /// second; one that trickles is cut off, and its delivery stored as unreadable.
@@ -227,8 +228,10 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         size: 0,
     };
     let over_limit = announced.is_some_and(|n| n > shared.body_limit as u64);
-    // A cap on the bodies held at once; the permit is released when this delivery is answered.
-    let Ok(_permit) = shared.bodies.try_acquire() else {
+    // A cap on the bodies read at once: a delivery waits for its turn (its body stays unread in
+    // the connection meanwhile), and is answered 503 if none comes within the body timeout. The
+    // permit is released when this delivery is answered.
+    let Ok(Ok(_permit)) = tokio::time::timeout(BODY_TIMEOUT, shared.bodies.acquire()).await else {
         let mut response =
             (StatusCode::SERVICE_UNAVAILABLE, "too many deliveries arriving at once; send it again").into_response();
         response.headers_mut().insert(header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"));

@@ -505,12 +505,14 @@ fn profile_list_escapes_control_characters() {
 #[test]
 fn webhooks_listen_escapes_what_it_prints_and_stops_on_sigterm_while_a_body_trickles() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child =
-        orgql_plain(dir.path(), &["webhooks", "listen", "--listen", "127.0.0.1:0", "--store", "hooks.sqlite3"])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+    let mut child = orgql_plain(
+        dir.path(),
+        &["webhooks", "listen", "--listen", "127.0.0.1:0", "--store", "private/orgql/hooks.sqlite3"],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let first = lines.next().expect("a first line").unwrap();
     let addr =
@@ -557,6 +559,13 @@ fn webhooks_listen_escapes_what_it_prints_and_stops_on_sigterm_while_a_body_tric
     };
     assert!(status.success(), "{status:?}");
     drop(sender);
+
+    // The database of webhook bodies (personal data) and the folders made for it: the owner's only.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &str| std::fs::metadata(dir.path().join(p)).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode("private"), 0o700);
+    assert_eq!(mode("private/orgql"), 0o700);
+    assert_eq!(mode("private/orgql/hooks.sqlite3"), 0o600);
 }
 
 /// Fuzz-style, bounded: the readers of what arrives from outside (the GraphQL response reader,
