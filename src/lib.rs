@@ -11,6 +11,7 @@ pub mod query;
 pub mod sandbox;
 pub mod scopes;
 pub mod secret;
+pub mod serve;
 pub mod signal;
 pub mod store;
 pub mod support;

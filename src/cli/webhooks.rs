@@ -92,6 +92,7 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
         reject_invalid: args.reject_invalid,
         body_limit: args.body_limit,
         store_path: store_path(args.store)?,
+        connections: Default::default(),
     };
     let store_path = config.store_path.clone();
     let checking = config.secret.is_some();

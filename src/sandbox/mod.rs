@@ -65,6 +65,8 @@ pub struct Config {
     pub body_limit: usize,
     /// The wait before a webhook's second try; it doubles after.
     pub webhook_retry: Duration,
+    /// Connections at once and the idle timeout (`crate::serve`).
+    pub connections: crate::serve::ConnectionLimits,
 }
 
 impl Default for Config {
@@ -81,6 +83,7 @@ impl Default for Config {
             webhooks: Vec::new(),
             body_limit: 1024 * 1024,
             webhook_retry: Duration::from_millis(500),
+            connections: crate::serve::ConnectionLimits::default(),
         }
     }
 }
@@ -140,7 +143,9 @@ impl Server {
         });
         let app = http::router(state, config.body_limit);
         let stop = shutdown.clone();
+        let connections = config.connections;
         let task = tokio::spawn(async move {
+            let listener = crate::serve::LimitedListener::new(listener, connections);
             let serve = axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await });
             if let Err(err) = serve.await {
                 tracing::error!("the sandbox stopped serving: {err}");

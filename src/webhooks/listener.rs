@@ -55,6 +55,8 @@ pub struct ListenerConfig {
     pub body_limit: usize,
     /// The database the deliveries go to.
     pub store_path: PathBuf,
+    /// Connections at once and the idle timeout (`crate::serve`).
+    pub connections: crate::serve::ConnectionLimits,
 }
 
 impl ListenerConfig {
@@ -68,6 +70,7 @@ impl ListenerConfig {
             reject_invalid: false,
             body_limit: DEFAULT_BODY_LIMIT,
             store_path,
+            connections: crate::serve::ConnectionLimits::default(),
         }
     }
 }
@@ -153,6 +156,7 @@ impl Listener {
         let app = Router::new().fallback(receive).with_state(shared);
         let shutdown = CancellationToken::new();
         let stop = shutdown.clone();
+        let listener = crate::serve::LimitedListener::new(listener, config.connections);
         let task = tokio::spawn(async move {
             let serve = axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await });
             if let Err(err) = serve.await {

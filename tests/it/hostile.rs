@@ -661,3 +661,70 @@ fn readers_of_outside_input_survive_random_and_mutated_inputs() {
 fn mutate_free(bytes: &[u8]) -> Vec<u8> {
     bytes.iter().copied().take(200).collect()
 }
+
+/// Reads until the server closes the connection; `None` if it is still open after `within`.
+async fn closed_within(stream: &mut TcpStream, within: Duration) -> Option<Vec<u8>> {
+    use tokio::io::AsyncReadExt;
+    let mut seen = Vec::new();
+    tokio::time::timeout(within, async {
+        let mut buffer = [0u8; 4096];
+        loop {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => seen.extend_from_slice(&buffer[..n]),
+            }
+        }
+    })
+    .await
+    .ok()
+    .map(|()| seen)
+}
+
+#[tokio::test]
+async fn the_listener_closes_idle_connections_and_caps_them() {
+    use orgql::serve::ConnectionLimits;
+    use orgql::webhooks::{Listener, ListenerConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let limits = ConnectionLimits { max_connections: 2, idle_timeout: Duration::from_secs(1) };
+    let listener = Listener::start(ListenerConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        connections: limits,
+        ..ListenerConfig::new(dir.path().join("s.sqlite3"))
+    })
+    .await
+    .unwrap();
+    let addr = listener.addr();
+    // Two connections that send nothing, and one that sends its headers slowly.
+    let mut silent = TcpStream::connect(addr).await.unwrap();
+    let mut slow = TcpStream::connect(addr).await.unwrap();
+    slow.write_all(b"POST /hook HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    // A third waits for a place: its request is answered once an idle one is closed.
+    let started = Instant::now();
+    let mut third = TcpStream::connect(addr).await.unwrap();
+    third
+        .write_all(b"POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        .await
+        .unwrap();
+    let answer = closed_within(&mut third, Duration::from_secs(10)).await.expect("answered once a place is free");
+    assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 204"), "{}", String::from_utf8_lossy(&answer));
+    assert!(started.elapsed() >= Duration::from_millis(800), "{:?}: the cap of 2 was not kept", started.elapsed());
+    assert!(closed_within(&mut silent, Duration::from_secs(5)).await.is_some(), "an idle connection stays open");
+    assert!(closed_within(&mut slow, Duration::from_secs(5)).await.is_some(), "a stalled request stays open");
+    listener.stop().await;
+}
+
+#[tokio::test]
+async fn the_sandbox_closes_idle_connections() {
+    use orgql::serve::ConnectionLimits;
+    let limits = ConnectionLimits { max_connections: 8, idle_timeout: Duration::from_secs(1) };
+    let server =
+        crate::support::sandbox_with(orgql::sandbox::Config { users: 3, connections: limits, ..Default::default() })
+            .await;
+    let mut stalled = TcpStream::connect(server.addr()).await.unwrap();
+    stalled.write_all(b"POST /oauth/token/ HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\ngrant").await.unwrap();
+    assert!(closed_within(&mut stalled, Duration::from_secs(5)).await.is_some(), "a stalled body keeps its connection");
+    // Requests that move are served as before.
+    let token = token(&server, "users.read").await;
+    let (status, _) = crate::support::post(&server, &token, "{ paginatedUsers(first: 1) { count } }", json!({})).await;
+    assert_eq!(status, 200);
+}
