@@ -568,98 +568,94 @@ fn webhooks_listen_escapes_what_it_prints_and_stops_on_sigterm_while_a_body_tric
     assert_eq!(mode("private/orgql/hooks.sqlite3"), 0o600);
 }
 
-/// Fuzz-style, bounded: the readers of what arrives from outside (the GraphQL response reader,
-/// the introspection reader, the webhook verifier, the profiles-file parser) fed random bytes and
-/// mutations of valid inputs, a fixed number of cases from a fixed seed (reproducible; a failure
-/// names its case). None may panic; each input is at most 64 KiB more than its seed, so memory
-/// stays bounded by construction.
-#[test]
-fn readers_of_outside_input_survive_random_and_mutated_inputs() {
-    use rand::{Rng, SeedableRng};
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(15);
-    let introspection =
-        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/introspection/graphql-js-16.15.0.json"))
-            .unwrap();
-    let response = br#"{"data":{"paginatedUsers":{"count":2,"edges":[{"node":{"ref":"u1"}}],"pageInfo":{"hasNextPage":true,"endCursor":"YQ=="}}},"errors":[{"message":"m","locations":[{"line":1,"column":2}],"path":["a",0]}]}"#.to_vec();
-    let profiles =
-        b"[profiles.a]\nbase_url = \"https://a.example\"\nclient_id = \"c\"\nscopes = \"users.read groups.read\"\n"
-            .to_vec();
-    let body = br#"{"type":"user.created","data":{"ref":"u1"}}"#.to_vec();
-    let tokens: [&[u8]; 8] = [b"{", b"}", b"[", b"]", b"\"", b"\\u0000", b"\xff\xfe", b"[[[[[[[[[[[[[[[["];
-    let mutate = |rng: &mut rand_chacha::ChaCha8Rng, seed: &[u8]| -> Vec<u8> {
+/// Fuzz-style, bounded (proptest): the readers of what arrives from outside (the GraphQL response
+/// reader, the introspection reader, the webhook verifier, the profiles-file parser) fed random
+/// bytes and mutations of valid inputs, 256 cases each (proptest shrinks a failure to a small
+/// case). None may panic; every input is at most a few KiB past its seed, so memory is bounded by
+/// construction.
+mod fuzz {
+    use proptest::prelude::*;
+
+    const RESPONSE: &[u8] = br#"{"data":{"paginatedUsers":{"count":2,"edges":[{"node":{"ref":"u1"}}],"pageInfo":{"hasNextPage":true,"endCursor":"YQ=="}}},"errors":[{"message":"m","locations":[{"line":1,"column":2}],"path":["a",0]}]}"#;
+    const INTROSPECTION: &[u8] = include_bytes!("../fixtures/introspection/graphql-js-16.15.0.json");
+    const PROFILES: &[u8] =
+        b"[profiles.a]\nbase_url = \"https://a.example\"\nclient_id = \"c\"\nscopes = \"users.read groups.read\"\n";
+    const BODY: &[u8] = br#"{"type":"user.created","data":{"ref":"u1"}}"#;
+    const TOKENS: [&[u8]; 8] = [b"{", b"}", b"[", b"]", b"\"", b"\\u0000", b"\xff\xfe", b"[[[[[[[[[[[[[[[["];
+
+    /// One edit: where (a fraction of the length), what, a byte, a count.
+    type Edit = (u32, u8, u8, u8);
+
+    fn apply(seed: &[u8], edits: &[Edit]) -> Vec<u8> {
         let mut bytes = seed.to_vec();
-        for _ in 0..rng.random_range(1..8) {
-            let at = rng.random_range(0..=bytes.len());
-            match rng.random_range(0..5) {
+        for &(place, op, byte, count) in edits {
+            let at = (place as usize) % (bytes.len() + 1);
+            match op % 5 {
                 0 if !bytes.is_empty() => {
                     let i = at.min(bytes.len() - 1);
-                    bytes[i] = rng.random();
+                    bytes[i] = byte;
                 }
                 1 => bytes.truncate(at),
                 2 => {
-                    let token = tokens[rng.random_range(0..tokens.len())];
-                    let times = rng.random_range(1..64);
-                    let insert: Vec<u8> = token.iter().copied().cycle().take(token.len() * times).collect();
+                    let token = TOKENS[byte as usize % TOKENS.len()];
+                    let insert: Vec<u8> = token.iter().copied().cycle().take(token.len() * count as usize).collect();
                     bytes.splice(at..at, insert);
                 }
                 3 => {
-                    let end = rng.random_range(at..=bytes.len());
+                    let end = (at + count as usize * 16).min(bytes.len());
                     let copy = bytes[at..end].to_vec();
-                    bytes.splice(at..at, copy.into_iter().take(64 * 1024));
+                    bytes.splice(at..at, copy);
                 }
-                _ => {
-                    let noise: Vec<u8> = (0..rng.random_range(0..256)).map(|_| rng.random()).collect();
-                    bytes.splice(at..at, noise);
-                }
+                _ => bytes.splice(at..at, std::iter::repeat_n(byte, count as usize)).for_each(drop),
             }
         }
         bytes
-    };
-    let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-    let schemes: Vec<orgql::webhooks::Scheme> =
-        ["standard", "github", "stripe", "hmac-sha256-hex:x-sig"].iter().map(|s| s.parse().unwrap()).collect();
-    for case in 0..1500 {
-        let random: Vec<u8> = (0..rng.random_range(0..512)).map(|_| rng.random()).collect();
-        let inputs = [
-            ("graphql response", mutate(&mut rng, &response)),
-            ("introspection", if case % 10 == 0 { mutate(&mut rng, &introspection) } else { random.clone() }),
-            ("profiles", mutate(&mut rng, &profiles)),
-            ("webhook body", mutate(&mut rng, &body)),
-        ];
-        for (what, bytes) in &inputs {
-            let outcome = std::panic::catch_unwind(|| match *what {
-                "graphql response" => {
-                    let _ = serde_json::from_slice::<orgql::api::GraphQlResponse>(bytes).map(|r| r.into_data());
-                }
-                "introspection" => {
-                    let _ = orgql::api::read_introspection_json(&String::from_utf8_lossy(bytes));
-                }
-                "profiles" => {
-                    let _ = orgql::profiles::parse(bytes);
-                }
-                _ => {
-                    let header = |name: &str| (name.to_owned(), mutate_free(bytes));
-                    let headers = vec![
-                        header("webhook-id"),
-                        header("webhook-timestamp"),
-                        header("webhook-signature"),
-                        header("x-hub-signature-256"),
-                        header("stripe-signature"),
-                        header("x-sig"),
-                    ];
-                    for scheme in &schemes {
-                        let _ = orgql::webhooks::verify(scheme, secret, &headers, bytes, 1_700_000_000);
-                    }
-                }
-            });
-            assert!(outcome.is_ok(), "the {what} reader panicked on case {case}: {:?}", String::from_utf8_lossy(bytes));
+    }
+
+    /// Random bytes, or `seed` with a few edits.
+    fn input(seed: &'static [u8]) -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            proptest::collection::vec(any::<u8>(), 0..1024),
+            proptest::collection::vec(any::<Edit>(), 1..8).prop_map(move |edits| apply(seed, &edits)),
+        ]
+    }
+
+    fn config() -> ProptestConfig {
+        ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() }
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn the_graphql_response_reader_never_panics(bytes in input(RESPONSE)) {
+            let _ = serde_json::from_slice::<orgql::api::GraphQlResponse>(&bytes).map(|r| r.into_data());
+        }
+
+        #[test]
+        fn the_introspection_reader_never_panics(bytes in input(INTROSPECTION)) {
+            let _ = orgql::api::read_introspection_json(&String::from_utf8_lossy(&bytes));
+        }
+
+        #[test]
+        fn the_profiles_parser_never_panics(bytes in input(PROFILES)) {
+            let _ = orgql::profiles::parse(&bytes);
+        }
+
+        #[test]
+        fn the_webhook_verifier_never_panics(body in input(BODY), header in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+            let headers: Vec<(String, Vec<u8>)> =
+                ["webhook-id", "webhook-timestamp", "webhook-signature", "x-hub-signature-256", "stripe-signature", "x-sig"]
+                    .iter()
+                    .map(|name| (name.to_string(), header.clone()))
+                    .collect();
+            for scheme in ["standard", "github", "stripe", "hmac-sha256-hex:x-sig", "hmac-sha256-base64:x-sig"] {
+                let scheme: orgql::webhooks::Scheme = scheme.parse().unwrap();
+                let _ = orgql::webhooks::verify(&scheme, secret, &headers, &body, 1_700_000_000);
+            }
         }
     }
-}
-
-/// A header value made from the first bytes of `bytes`.
-fn mutate_free(bytes: &[u8]) -> Vec<u8> {
-    bytes.iter().copied().take(200).collect()
 }
 
 /// Reads until the server closes the connection; `None` if it is still open after `within`.
