@@ -128,11 +128,6 @@ fn read_operation(document: &Path, variables: &Path) -> Result<(String, String),
     Ok((query, text.trim_end().to_owned()))
 }
 
-/// `text` for a terminal: control characters (escape sequences included) shown as `\u{…}`.
-pub fn printable(text: &str) -> String {
-    text.chars().map(|c| if c.is_control() { c.escape_unicode().to_string() } else { c.to_string() }).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Credentials;
 use super::activity::{Activity, ActivitySender, RequestActivity, RetryCause};
+use super::body::BodyError;
 use super::error::{ApiError, GraphQlError, scopes_in_message};
 use super::token::{Obtained, Token, TokenStore, Tokens};
 use crate::query::{OperationKind, kind_of};
@@ -31,6 +32,8 @@ pub struct ClientOptions {
     pub retry_base: Duration,
     /// The longest `Retry-After` honoured.
     pub max_retry_after: Duration,
+    /// The largest answer read, in bytes (`api::body`; `ORGQL_MAX_RESPONSE_MIB` sets the default).
+    pub max_response: usize,
 }
 
 impl Default for ClientOptions {
@@ -41,9 +44,13 @@ impl Default for ClientOptions {
             max_retries: 5,
             retry_base: Duration::from_millis(250),
             max_retry_after: Duration::from_secs(60),
+            max_response: super::body::max_response_from_env(),
         }
     }
 }
+
+/// Throttling longer than this is logged at the default level (`warn`).
+const LONG_THROTTLING: Duration = Duration::from_secs(5);
 
 /// A GraphQL request body.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -222,6 +229,16 @@ impl Client {
                                 + spread(self.options.retry_base)
                         }
                     };
+                    // Each wait is told as activity (the command line's stderr, the app's status
+                    // bar); a long run of them is also logged at the default level, with the time
+                    // spent, so that minutes of waiting never look like a hang in any log.
+                    if started.elapsed() >= LONG_THROTTLING {
+                        tracing::warn!(
+                            "the service has been throttling this API client (HTTP 429) for {}; waiting {} more",
+                            super::body::seconds_text(started.elapsed()),
+                            super::body::seconds_text(wait)
+                        );
+                    }
                     activity.report(Activity::Throttled { wait });
                     pause(wait, cancel).await?;
                     (token, fresh) = self.token_for_a_try(&activity).await?;
@@ -237,6 +254,9 @@ impl Client {
                         activity.report(Activity::BackingOff { cause, wait });
                         pause(wait, cancel).await?;
                         (token, fresh) = self.token_for_a_try(&activity).await?;
+                    }
+                    None if tries > 1 => {
+                        return Err(ApiError::GaveUp { tries, elapsed: started.elapsed(), last: Box::new(err) });
                     }
                     None => return Err(err),
                 },
@@ -260,18 +280,17 @@ impl Client {
             Err(e) => return Try::Failed(ApiError::Network(describe(&e))),
         };
         let status = response.status();
-        let retry_after = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
+        let retry_after =
+            response.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(retry_after);
         let location =
             response.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let body = match response.bytes().await {
+        let body = match super::body::read_capped(response, self.options.max_response).await {
             Ok(body) => body,
-            Err(e) if e.is_timeout() => return Try::Failed(ApiError::Timeout(self.options.timeout)),
-            Err(e) => return Try::Failed(ApiError::Network(describe(&e))),
+            Err(BodyError::TooLarge { limit, announced }) => {
+                return Try::Failed(ApiError::TooLarge { limit, announced });
+            }
+            Err(BodyError::Http(e)) if e.is_timeout() => return Try::Failed(ApiError::Timeout(self.options.timeout)),
+            Err(BodyError::Http(e)) => return Try::Failed(ApiError::Network(describe(&e))),
         };
         let parsed = serde_json::from_slice::<GraphQlResponse>(&body);
         match status {
@@ -314,8 +333,31 @@ async fn pause(wait: Duration, cancel: &CancellationToken) -> Result<(), ApiErro
     }
 }
 
-fn excerpt(body: &[u8]) -> String {
-    String::from_utf8_lossy(body).chars().take(160).collect::<String>().trim().to_owned()
+/// What a body that is not a GraphQL response says, for an error: an HTML page's title (a proxy's
+/// error page), else its first 160 characters; control characters escaped.
+pub(crate) fn excerpt(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let trimmed = text.trim_start();
+    let text = if trimmed.starts_with('<') {
+        let lower = trimmed.to_ascii_lowercase();
+        match (lower.find("<title>"), lower.find("</title>")) {
+            (Some(start), Some(end)) if start + 7 <= end => trimmed[start + 7..end].trim().to_owned(),
+            _ => "an HTML page".to_owned(),
+        }
+    } else {
+        trimmed.chars().take(160).collect::<String>().trim().to_owned()
+    };
+    crate::terminal::printable(&text).into_owned()
+}
+
+/// A `Retry-After` value: seconds, or an HTTP date (RFC 9110), as the time left from now.
+pub(crate) fn retry_after(value: &str) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let date = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    Some((date.with_timezone(&chrono::Utc) - chrono::Utc::now()).to_std().unwrap_or_default())
 }
 
 /// A reqwest error in words, without the URL's query or any header.
@@ -335,4 +377,26 @@ pub(crate) fn describe(err: &reqwest::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_is_seconds_or_an_http_date() {
+        assert_eq!(retry_after(" 7 "), Some(Duration::from_secs(7)));
+        let in_a_minute = (chrono::Utc::now() + chrono::Duration::seconds(60)).to_rfc2822().replace("+0000", "GMT");
+        let wait = retry_after(&in_a_minute).expect("an HTTP date");
+        assert!(wait > Duration::from_secs(55) && wait <= Duration::from_secs(60), "{wait:?}");
+        assert_eq!(retry_after("Sun, 06 Nov 1994 08:49:37 GMT"), Some(Duration::ZERO));
+        assert_eq!(retry_after("soon"), None);
+    }
+
+    #[test]
+    fn an_html_error_page_is_named_by_its_title() {
+        let page = b"<html><head><title>502 Bad Gateway</title></head><body>\x1b[2J</body></html>";
+        assert_eq!(excerpt(page), "502 Bad Gateway");
+        assert_eq!(excerpt(b"oops \x1b]0;owned\x07"), "oops \\u{1b}]0;owned\\u{7}");
+    }
 }

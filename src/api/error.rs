@@ -120,8 +120,9 @@ pub enum ApiError {
         /// Where to.
         location: String,
     },
-    /// HTTP 5xx or another unexpected status.
-    #[error("the service failed with HTTP {status}{}; try again later", if message.is_empty() { String::new() } else { format!(" ({message})") })]
+    /// HTTP 5xx or another unexpected status; 502, 503 and 504 are named gateway failures (what a
+    /// proxy in front of the service answers when the service does not).
+    #[error("{}", server_text(*status, message))]
     Server {
         /// The status.
         status: u16,
@@ -145,6 +146,61 @@ pub enum ApiError {
     /// The request was cancelled.
     #[error("cancelled")]
     Cancelled,
+    /// The paging guard stopped a walk whose pages do not end (see `api::guard`).
+    #[error("stopped walking the pages: {0}; report it to the service's administrator")]
+    Paging(String),
+    /// An answer over the size cap (`api::body`).
+    #[error(
+        "the service's answer is larger than the {} orgql reads{}; if such an answer is expected, set ORGQL_MAX_RESPONSE_MIB to a larger number of MiB, else ask for smaller pages",
+        super::body::size_text(*limit as u64),
+        announced.map(|n| format!(" (it announced {})", super::body::size_text(n))).unwrap_or_default()
+    )]
+    TooLarge {
+        /// The cap.
+        limit: usize,
+        /// The `Content-Length`, when given.
+        announced: Option<u64>,
+    },
+    /// An access token too long to send as a header.
+    #[error(
+        "the token endpoint gave an access token of {0} bytes, more than the 16 KiB orgql sends as a header; check that the base URL points at the service"
+    )]
+    TokenTooLarge(usize),
+    /// A query tried again after transient failures until the retries ran out.
+    #[error("{}", gave_up_text(last, *tries, *elapsed))]
+    GaveUp {
+        /// Tries made.
+        tries: u32,
+        /// Time from the first try to giving up.
+        elapsed: Duration,
+        /// The last try's failure.
+        last: Box<ApiError>,
+    },
+}
+
+/// The sentence of [`ApiError::Server`].
+fn server_text(status: u16, message: &str) -> String {
+    let said = if message.is_empty() { String::new() } else { format!(" ({message})") };
+    match status {
+        502 | 504 => format!(
+            "a gateway or proxy in front of the service answered HTTP {status} ({}): the service itself did not answer it{said}; try again later, and tell the service's administrator if it lasts",
+            if status == 502 { "Bad Gateway" } else { "Gateway Timeout" }
+        ),
+        503 => format!("the service is unavailable (HTTP 503){said}; try again later"),
+        _ => format!("the service failed with HTTP {status}{said}; try again later"),
+    }
+}
+
+/// The sentence of [`ApiError::GaveUp`]: the true time spent, not one try's.
+fn gave_up_text(last: &ApiError, tries: u32, elapsed: Duration) -> String {
+    let spent = super::body::seconds_text(elapsed);
+    match last {
+        ApiError::Timeout(each) => format!(
+            "the service did not answer: {tries} tries over {spent}, each waiting up to {}; try again later, or raise the timeout",
+            super::body::seconds_text(*each)
+        ),
+        other => format!("{other} (gave up after {tries} tries over {spent})"),
+    }
 }
 
 impl ApiError {
@@ -157,7 +213,8 @@ impl ApiError {
     pub fn exit_code(&self) -> u8 {
         match self {
             ApiError::Config(_) | ApiError::Document(_) => 2,
-            ApiError::InvalidClient | ApiError::Unauthorized => 3,
+            ApiError::InvalidClient | ApiError::Unauthorized | ApiError::TokenTooLarge(_) => 3,
+            ApiError::GaveUp { last, .. } => last.exit_code(),
             ApiError::TokenRefused { code, .. } if code == "invalid_scope" => 4,
             ApiError::TokenRefused { .. } => 3,
             ApiError::MissingScope { .. } => 4,

@@ -2,8 +2,10 @@
 //! connection, and what a request is doing while it waits.
 
 mod activity;
+mod body;
 mod client;
 mod error;
+mod guard;
 mod introspection;
 pub(crate) mod pages;
 mod token;

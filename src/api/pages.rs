@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::client::{Client, Exchange, GraphQlRequest};
 use super::error::ApiError;
+use super::guard::WalkGuard;
 use crate::query::{
     ArgumentValue, ConnectionSite, PagedQuery, Paging, PagingOptions, PagingStyle, detect_paging, prepare_paging,
 };
@@ -62,6 +63,7 @@ pub struct Pager {
     pages: u64,
     nodes: u64,
     warnings: Vec<String>,
+    guard: WalkGuard,
 }
 
 impl Pager {
@@ -89,6 +91,7 @@ impl Pager {
         }
         Ok(Pager {
             client,
+            guard: WalkGuard::start(paged.start_cursor.as_deref()),
             cursor: paged.start_cursor.clone(),
             paged,
             variables,
@@ -154,9 +157,19 @@ impl Pager {
         &self.warnings
     }
 
+    /// What the pages walked so far should be read with, one sentence each saying how many: rows
+    /// that repeated an earlier row's `id` (or `ref`), and, once the last page is in, a `count`
+    /// that the rows did not reach. Shown after a walk by `orgql query --all-pages`,
+    /// `orgql export` and the app's Fetch all.
+    pub fn walk_warnings(&self) -> Vec<String> {
+        self.guard.warnings()
+    }
+
     /// Positions the walk so that the next page is the one after `cursor` (the first page
-    /// for `None`): how a grid moves forward and back through remembered cursors.
+    /// for `None`): how a grid moves forward and back through remembered cursors. A new walk
+    /// starts there (the guard forgets the cursors and rows seen).
     pub fn seek(&mut self, cursor: Option<String>) {
+        self.guard = WalkGuard::start(cursor.as_deref());
         self.cursor = cursor;
         self.finished = false;
     }
@@ -209,6 +222,7 @@ impl Pager {
         };
         let Exchange { response, status, elapsed, bytes, .. } = self.client.execute(&request, cancel).await?;
         let data = response.into_data().map_err(|error| self.locate_in_the_users_text(error))?;
+        let page_size = self.page_size();
         let site = &self.paged.site;
         if site.connection(&data).is_none() {
             self.finished = true;
@@ -223,14 +237,14 @@ impl Pager {
             // No page information: a full page may have a successor, a shorter one is the last.
             PagingStyle::EdgeCursors => {
                 let edges = site.edges(&data).count() as u64;
-                let full = edges > 0 && self.page_size().is_none_or(|size| edges >= size);
+                let full = edges > 0 && page_size.is_none_or(|size| edges >= size);
                 (full, site.last_edge_cursor(&data).map(str::to_owned))
             }
         };
         self.pages += 1;
         self.nodes += nodes as u64;
-        match (has_next, next_cursor) {
-            (false, _) => self.finished = true,
+        let cursor = match (has_next, next_cursor) {
+            (false, _) => None,
             (true, None) => {
                 self.finished = true;
                 let missing = match self.paged.style {
@@ -239,11 +253,15 @@ impl Pager {
                 };
                 return Err(ApiError::BadResponse(missing.into()));
             }
-            (true, Some(cursor)) if self.cursor.as_deref() == Some(cursor.as_str()) => {
-                self.finished = true;
-                return Err(ApiError::BadResponse("the service gave the same cursor twice".into()));
-            }
-            (true, Some(cursor)) => self.cursor = Some(cursor.clone()),
+            (true, Some(cursor)) => Some(cursor),
+        };
+        if let Err(why) = self.guard.page(site.nodes(&data), total, cursor.as_deref(), page_size) {
+            self.finished = true;
+            return Err(ApiError::Paging(why));
+        }
+        match cursor {
+            None => self.finished = true,
+            Some(cursor) => self.cursor = Some(cursor),
         }
         let next_cursor = if has_next { self.cursor.clone() } else { None };
         Ok(Some(Page {

@@ -251,6 +251,10 @@ impl Tokens {
             async move { super::token_http::send(&http, request).await }
         };
         let response = request.request_async(&send).await.map_err(|e| token_error(e, self.timeout))?;
+        let length = response.access_token().secret().len();
+        if length > super::body::MAX_ACCESS_TOKEN {
+            return Err(ApiError::TokenTooLarge(length));
+        }
         let lifetime = response.expires_in().unwrap_or(SPEC_LIFETIME);
         let scopes = match response.scopes() {
             Some(granted) => granted.iter().filter_map(|s| s.as_str().parse().ok()).collect(),
@@ -280,7 +284,7 @@ type OAuthError = RequestTokenError<TokenHttpError, oauth2::StandardErrorRespons
 fn token_error(err: OAuthError, timeout: Duration) -> ApiError {
     match err {
         RequestTokenError::ServerResponse(response) => {
-            let description = response.error_description().cloned();
+            let description = response.error_description().map(|d| crate::terminal::printable(d).into_owned());
             match response.error() {
                 BasicErrorResponseType::InvalidClient => ApiError::InvalidClient,
                 BasicErrorResponseType::InvalidScope => ApiError::TokenRefused {
@@ -300,12 +304,16 @@ fn token_error(err: OAuthError, timeout: Duration) -> ApiError {
             TokenHttpError::Reqwest(e) => ApiError::Network(super::client::describe(&e)),
             TokenHttpError::Redirected { status, location } => ApiError::Redirected { status, location },
             TokenHttpError::Response(message) => ApiError::BadResponse(message),
+            TokenHttpError::TooLarge { limit } => ApiError::TooLarge { limit, announced: None },
+            TokenHttpError::Status { status: 401 | 403, .. } => ApiError::InvalidClient,
+            TokenHttpError::Status { status, message } => ApiError::Server { status, message },
         },
-        RequestTokenError::Parse(_, body) => {
-            let text = String::from_utf8_lossy(&body);
+        // Never the body: it may hold the access token. Only where it differs from a token answer.
+        RequestTokenError::Parse(err, _) => {
+            let path = err.path().to_string();
+            let place = if path.is_empty() || path == "." { String::new() } else { format!(" (at '{path}')") };
             ApiError::BadResponse(format!(
-                "the token endpoint answered with something that is not a token: {}",
-                text.chars().take(120).collect::<String>()
+                "the token endpoint answered with something that is not an OAuth token answer{place}"
             ))
         }
         RequestTokenError::Other(message) => ApiError::BadResponse(message),

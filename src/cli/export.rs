@@ -62,6 +62,7 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
     .await;
     let counts = activity.finish().await;
     progress.finish_and_clear();
+    pager.walk_warnings().iter().for_each(|warning| eprintln!("orgql: {warning}"));
     match result {
         Ok(rows) => {
             let done = format!("orgql: wrote {rows} rows to {}", args.out.display());

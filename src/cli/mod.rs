@@ -124,7 +124,8 @@ pub fn main() -> ExitCode {
 
 /// Says why on stderr and gives the exit status.
 fn fail(failure: Failure) -> ExitCode {
-    eprintln!("orgql: {}", failure.message);
+    // A message may quote what a service or a file said: shown, never obeyed by the terminal.
+    eprintln!("orgql: {}", crate::terminal::printable_lines(&failure.message));
     ExitCode::from(failure.code)
 }
 

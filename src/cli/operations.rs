@@ -57,7 +57,7 @@ pub fn run(command: OperationsCommand) -> Result<(), Failure> {
         OperationsCommand::List(store) => {
             for operation in open(store)?.operations().map_err(store_failed)? {
                 let when = operation.saved_at.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M");
-                println!("{}\t{when}", crate::operations::printable(&operation.path()));
+                println!("{}\t{when}", crate::terminal::printable(&operation.path()));
             }
         }
         OperationsCommand::Export { dir, store } => {

@@ -10,6 +10,7 @@ use crate::api::BaseUrl;
 use crate::profiles::{Profile, ProfileFile, SECRET_ENV};
 use crate::scopes::ScopeSet;
 use crate::secret::Secret;
+use crate::terminal::printable;
 
 /// The profile subcommands.
 #[derive(Subcommand, Debug)]
@@ -130,7 +131,14 @@ fn list(file: &ProfileFile) -> Result<(), Failure> {
             Ok(None) => "no stored secret",
             Err(_) => "keyring unavailable",
         };
-        println!("{}\t{}\t{}\t{}\t{secret}", profile.name, profile.base_url, profile.client_id, profile.scopes);
+        // The file may have been written by hand (or by someone else): shown, never obeyed.
+        println!(
+            "{}\t{}\t{}\t{}\t{secret}",
+            printable(&profile.name),
+            printable(&profile.base_url),
+            printable(&profile.client_id),
+            profile.scopes
+        );
     }
     Ok(())
 }

@@ -72,6 +72,7 @@ async fn all_pages(
             },
             Ok(None) => break,
             Err(ApiError::GraphQl { errors, data }) => {
+                warn_after_walk(&pager);
                 // Print what arrived with the errors, as a single response.
                 let data = merged.or(data);
                 return Ok(GraphQlResponse { data, errors });
@@ -79,7 +80,15 @@ async fn all_pages(
             Err(err) => return Err(err.into()),
         }
     }
+    warn_after_walk(&pager);
     Ok(GraphQlResponse { data: merged, errors: Vec::new() })
+}
+
+/// The paging guard's warnings (repeated rows, a `count` not reached) on stderr.
+fn warn_after_walk(pager: &Pager) {
+    for warning in pager.walk_warnings() {
+        eprintln!("orgql: {warning}");
+    }
 }
 
 fn append_page(base: &mut Value, page: Value, site: &ConnectionSite) {

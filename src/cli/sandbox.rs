@@ -121,33 +121,8 @@ pub fn run(args: SandboxArgs) -> ExitCode {
             config.users,
             config.seed,
         );
-        shutdown_signal().await;
+        crate::signal::shutdown_signal().await;
         server.stop().await;
         ExitCode::SUCCESS
     })
-}
-
-/// Waits for Ctrl+C or (on Unix) SIGTERM.
-pub(super) async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(term) => term,
-            Err(_) => {
-                if let Err(err) = ctrl_c.await {
-                    tracing::warn!("cannot wait for Ctrl+C: {err}");
-                }
-                return;
-            }
-        };
-        tokio::select! {
-            _ = ctrl_c => {},
-            _ = term.recv() => {},
-        }
-    }
-    #[cfg(not(unix))]
-    if let Err(err) = ctrl_c.await {
-        tracing::warn!("cannot wait for Ctrl+C: {err}");
-    }
 }

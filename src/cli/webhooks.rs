@@ -7,6 +7,7 @@ use clap::{Args, Subcommand};
 
 use super::Failure;
 use crate::store::{Delivery, Store};
+use crate::terminal::printable;
 use crate::webhooks::Scheme;
 use crate::webhooks::export::export_jsonl;
 use crate::webhooks::listener::{DEFAULT_BODY_LIMIT, Listener, ListenerConfig};
@@ -91,6 +92,7 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
         reject_invalid: args.reject_invalid,
         body_limit: args.body_limit,
         store_path: store_path(args.store)?,
+        connections: Default::default(),
     };
     let store_path = config.store_path.clone();
     let checking = config.secret.is_some();
@@ -112,10 +114,15 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
             }
         }
     });
-    super::sandbox::shutdown_signal().await;
+    crate::signal::shutdown_signal().await;
     listener.stop().await;
-    if let Err(err) = printer.await {
-        tracing::warn!("the delivery printer ended abnormally: {err}");
+    // The deliveries stored before the stop are printed; a connection still trickling a body (it
+    // keeps the listener's channel open) does not hold the command.
+    let printer_abort = printer.abort_handle();
+    match tokio::time::timeout(std::time::Duration::from_secs(1), printer).await {
+        Ok(Err(err)) if !err.is_cancelled() => tracing::warn!("the delivery printer ended abnormally: {err}"),
+        Ok(_) => {}
+        Err(_) => printer_abort.abort(),
     }
     Ok(())
 }
@@ -123,21 +130,23 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
 /// One line for a stored delivery: time, method, path, size, event type, verification.
 fn line(delivery: &Delivery) -> String {
     let d = &delivery.delivery;
+    // Everything the sender chose is shown through the sanitiser: a `type` of escape sequences
+    // must not clear the screen, set the title or print a line of its own.
     let kind = serde_json::from_slice::<serde_json::Value>(&d.body)
         .ok()
-        .and_then(|body| body.get("type").and_then(|t| t.as_str()).map(str::to_owned))
+        .and_then(|body| body.get("type").and_then(|t| t.as_str()).map(|t| printable(t).into_owned()))
         .unwrap_or_else(|| "-".to_owned());
     let verdict = match d.verified {
         Some(true) => "verified".to_owned(),
-        Some(false) => format!("NOT VERIFIED: {}", d.reason),
+        Some(false) => format!("NOT VERIFIED: {}", printable(&d.reason)),
         None => "not checked".to_owned(),
     };
     format!(
         "{} #{} {} {} {} bytes {kind} {verdict}",
         d.received_at.format("%Y-%m-%dT%H:%M:%S%.3fZ"),
         delivery.id,
-        d.method,
-        d.path,
+        printable(&d.method),
+        printable(&d.path),
         d.size
     )
 }

@@ -35,9 +35,23 @@ mod scope_list {
         s.serialize_str(&scopes.to_string())
     }
 
+    /// Lenient: a scope orgql does not know (a newer service's, a typo) is left out with a
+    /// warning, so that one word does not make every profile of the file unusable.
     pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ScopeSet, D::Error> {
         let text = <String as serde::Deserialize>::deserialize(d)?;
-        ScopeSet::parse(&text).map_err(serde::de::Error::custom)
+        Ok(text
+            .split_whitespace()
+            .filter_map(|word| match word.parse::<crate::scopes::Scope>() {
+                Ok(scope) => Some(scope),
+                Err(_) => {
+                    tracing::warn!(
+                        "profiles.toml names the scope '{}', which orgql does not know; it is left out",
+                        crate::terminal::printable(word)
+                    );
+                    None
+                }
+            })
+            .collect())
     }
 }
 
@@ -91,6 +105,16 @@ struct FileContents {
     profiles: std::collections::BTreeMap<String, Profile>,
 }
 
+/// The profiles of a profiles file's bytes, sorted by name, or what is wrong with them (one
+/// sentence, never a panic, whatever the bytes).
+pub fn parse(bytes: &[u8]) -> Result<Vec<Profile>, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        format!("it is not UTF-8 text: the byte at offset {} is not UTF-8 (save it as UTF-8)", e.valid_up_to())
+    })?;
+    let contents: FileContents = toml::from_str(text).map_err(|e| e.message().to_owned())?;
+    Ok(contents.profiles.into_iter().map(|(name, profile)| Profile { name, ..profile }).collect())
+}
+
 /// The profiles file.
 #[derive(Debug, Clone)]
 pub struct ProfileFile {
@@ -117,14 +141,12 @@ impl ProfileFile {
     /// Every profile, sorted by name; none when the file does not exist yet.
     pub fn load(&self) -> Result<Vec<Profile>, ProfileError> {
         crate::ui_thread::check("profiles file");
-        let text = match std::fs::read_to_string(&self.path) {
-            Ok(text) => text,
+        let bytes = match std::fs::read(&self.path) {
+            Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(source) => return Err(ProfileError::Io { action: "read", path: self.path.clone(), source }),
         };
-        let contents: FileContents = toml::from_str(&text)
-            .map_err(|e| ProfileError::Format { path: self.path.clone(), message: e.message().to_owned() })?;
-        Ok(contents.profiles.into_iter().map(|(name, profile)| Profile { name, ..profile }).collect())
+        parse(&bytes).map_err(|message| ProfileError::Format { path: self.path.clone(), message })
     }
 
     /// The profile named `name`.
@@ -213,5 +235,24 @@ mod tests {
         let err = file.load().unwrap_err().to_string();
         assert!(err.contains("profiles.toml") && err.contains("not a valid profiles file"), "{err}");
         assert!(check_name("ok-name_1.2").is_ok() && check_name("a b").is_err() && check_name("").is_err());
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_named_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = ProfileFile::at(dir.path().join("profiles.toml"));
+        std::fs::write(file.path(), b"[profiles.x]\nbase_url = \"\xff\"\n").unwrap();
+        let err = file.load().unwrap_err().to_string();
+        assert!(err.contains("not UTF-8 text") && !err.contains("permissions"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_scope_leaves_the_profiles_usable() {
+        let text = "[profiles.a]\nbase_url = \"https://a.example\"\nclient_id = \"c\"\nscopes = \"users.read courses.read\"\n\
+                    [profiles.b]\nbase_url = \"https://b.example\"\nclient_id = \"d\"\nscopes = \"groups.read\"\n";
+        let profiles = parse(text.as_bytes()).expect("both profiles");
+        assert_eq!(profiles.len(), 2);
+        assert_eq!(profiles[0].scopes.to_string(), "users.read");
+        assert_eq!(profiles[1].scopes.to_string(), "groups.read");
     }
 }

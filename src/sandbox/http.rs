@@ -313,6 +313,9 @@ async fn execute_full(schema: &SandboxSchema, granted: ScopeSet, body: &[u8], la
     };
     let operation_name = request.operation_name.clone();
     if let Ok(doc) = request.parsed_query() {
+        if super::limits::expanded_fields(doc) > super::limits::MAX_EXPANDED_FIELDS {
+            return graphql_error(StatusCode::BAD_REQUEST, &super::limits::too_many_fields_message());
+        }
         let missing = required_scopes(doc, operation_name.as_deref()).difference(granted);
         if !missing.is_empty() {
             return graphql_error(StatusCode::FORBIDDEN, &insufficient_scope_message(missing));

@@ -6,6 +6,7 @@ pub mod auth;
 pub mod data;
 pub mod deliveries;
 pub mod http;
+pub mod limits;
 pub mod minimal;
 pub mod schema;
 
@@ -64,6 +65,8 @@ pub struct Config {
     pub body_limit: usize,
     /// The wait before a webhook's second try; it doubles after.
     pub webhook_retry: Duration,
+    /// Connections at once and the idle timeout (`crate::serve`).
+    pub connections: crate::serve::ConnectionLimits,
 }
 
 impl Default for Config {
@@ -80,6 +83,7 @@ impl Default for Config {
             webhooks: Vec::new(),
             body_limit: 1024 * 1024,
             webhook_retry: Duration::from_millis(500),
+            connections: crate::serve::ConnectionLimits::default(),
         }
     }
 }
@@ -139,7 +143,9 @@ impl Server {
         });
         let app = http::router(state, config.body_limit);
         let stop = shutdown.clone();
+        let connections = config.connections;
         let task = tokio::spawn(async move {
+            let listener = crate::serve::LimitedListener::new(listener, connections);
             let serve = axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await });
             if let Err(err) = serve.await {
                 tracing::error!("the sandbox stopped serving: {err}");
@@ -200,11 +206,14 @@ impl RunningServer {
         &self.db
     }
 
-    /// Stops serving, letting requests under way finish.
+    /// Stops serving, letting requests under way finish for at most 3 s (a client that trickles
+    /// its request must not keep the sandbox from stopping).
     pub async fn stop(mut self) {
         self.shutdown.cancel();
-        if let Err(err) = (&mut self.task).await {
-            tracing::warn!("the sandbox's server task ended abnormally: {err}");
+        match tokio::time::timeout(std::time::Duration::from_secs(3), &mut self.task).await {
+            Ok(Ok(())) => {}
+            Ok(Err(err)) => tracing::warn!("the sandbox's server task ended abnormally: {err}"),
+            Err(_) => self.task.abort(),
         }
     }
 }

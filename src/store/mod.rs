@@ -145,9 +145,11 @@ impl Store {
         crate::ui_thread::check(STORE_ENTRY);
         let error =
             |reason: &dyn std::fmt::Display| StoreError { path: path.to_path_buf(), reason: reason.to_string() };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| error(&e))?;
+        if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+            crate::owner_only::create_dir_all(dir).map_err(|e| error(&e))?;
         }
+        // Created owner-only before SQLite opens it, so it is never readable by others, even empty.
+        crate::owner_only::open_append(path).map_err(|e| error(&e))?;
         let conn = Connection::open(path).map_err(|e| error(&e))?;
         // The history, deliveries and workspace hold personal data: the owner's only (SQLite
         // gives its -wal and -shm files the same permissions).

@@ -339,7 +339,7 @@ impl OrgqlApp {
                 Ok(spec) => {
                     let job = self.state.job();
                     let tab = self.state.tabs.active_mut();
-                    tab.fetch_all = Some(FetchAll { job, so_far: 0, total: None, outcome: None });
+                    tab.fetch_all = Some(FetchAll { job, so_far: 0, total: None, outcome: None, warnings: Vec::new() });
                     tab.grid = None;
                     tab.source = Some(spec.connection.clone());
                     self.send(Command::FetchAll { job, spec });
@@ -405,9 +405,9 @@ impl OrgqlApp {
                     tab.on_rows(rows, so_far);
                 }
             }
-            Event::FetchedAll { job, result } => {
+            Event::FetchedAll { job, result, warnings } => {
                 if let Some(tab) = self.state.tabs.of_job(job) {
-                    tab.on_fetched_all(result);
+                    tab.on_fetched_all(result, warnings);
                 }
             }
             Event::ExportProgress { job, rows, total } => {

@@ -179,6 +179,9 @@ impl ResultsPanel {
                     Some(Err(e)) => ui.colored_label(ui.visuals().error_fg_color, format!("Fetching stopped: {e}")),
                     None => ui.label(""),
                 };
+                for warning in &fetch.warnings {
+                    ui.colored_label(ui.visuals().warn_fg_color, warning);
+                }
             }
             if let Some(export) = &tab.export {
                 match &export.outcome {

@@ -115,6 +115,8 @@ pub struct FetchAll {
     pub total: Option<u64>,
     /// Whether it has ended, and how.
     pub outcome: Option<Result<u64, ApiError>>,
+    /// The paging guard's warnings when it ended (repeated rows, a `count` not reached).
+    pub warnings: Vec<String>,
 }
 
 /// An export under way or done.
@@ -279,12 +281,13 @@ impl Tab {
     }
 
     /// "Fetch all pages" ended.
-    pub fn on_fetched_all(&mut self, result: Result<u64, ApiError>) {
+    pub fn on_fetched_all(&mut self, result: Result<u64, ApiError>, warnings: Vec<String>) {
         if let Some(grid) = self.grid.as_mut() {
             grid.settle();
         }
         if let Some(fetch) = self.fetch_all.as_mut() {
             fetch.outcome = Some(result);
+            fetch.warnings = warnings;
             // Every row is shown: no page to move to.
             self.position = None;
         }

@@ -25,11 +25,21 @@ pub enum ExportError {
 
 /// One delivery as the contract's JSON object: `received_at`, `method`, `path`, `query`, `headers`
 /// (name -> value, repeated headers joined with `, `), `body` (UTF-8) or `body_base64`, `verified`
-/// and `reason`.
+/// and `reason`. A header whose value is not UTF-8 is also in `headers_base64` (name -> the exact
+/// bytes, repeated values joined with `, `), so that nothing the sender sent is lost (its value in
+/// `headers` has U+FFFD where the bytes were not UTF-8).
 pub fn delivery_json(delivery: &Delivery) -> Value {
     let d = &delivery.delivery;
     let mut headers = Map::new();
+    let mut raw: Vec<(String, Vec<u8>)> = Vec::new();
     for (name, value) in &d.headers {
+        match raw.iter_mut().find(|(n, _)| n == name) {
+            Some((_, joined)) => {
+                joined.extend_from_slice(b", ");
+                joined.extend_from_slice(value);
+            }
+            None => raw.push((name.clone(), value.clone())),
+        }
         let value = String::from_utf8_lossy(value);
         match headers.get_mut(name) {
             Some(Value::String(joined)) => {
@@ -50,6 +60,14 @@ pub fn delivery_json(delivery: &Delivery) -> Value {
         "verified": d.verified,
         "reason": d.reason,
     });
+    let not_utf8: Map<String, Value> = raw
+        .into_iter()
+        .filter(|(_, value)| std::str::from_utf8(value).is_err())
+        .map(|(name, value)| (name, Value::String(B64.encode(value))))
+        .collect();
+    if !not_utf8.is_empty() {
+        object["headers_base64"] = Value::Object(not_utf8);
+    }
     match std::str::from_utf8(&d.body) {
         Ok(text) => object["body"] = Value::String(text.to_owned()),
         Err(_) => object["body_base64"] = Value::String(B64.encode(&d.body)),
@@ -127,5 +145,30 @@ mod tests {
         let verified = DeliveryFilter { verification: super::super::VerificationFilter::Verified, event_type: None };
         assert_eq!(export_matching(&store, &mut out, &verified).unwrap(), 1);
         assert!(String::from_utf8(out).unwrap().contains("user.created"));
+    }
+
+    #[test]
+    fn header_bytes_that_are_not_utf8_are_kept_in_base64() {
+        let delivery = Delivery {
+            id: 1,
+            delivery: NewDelivery {
+                received_at: Utc::now(),
+                method: "POST".into(),
+                path: "/".into(),
+                query: String::new(),
+                headers: vec![
+                    ("x-raw".into(), vec![b'a', 0xff, 0xfe]),
+                    ("x-raw".into(), b"b".to_vec()),
+                    ("accept".into(), b"*/*".to_vec()),
+                ],
+                body: Vec::new(),
+                verified: None,
+                reason: String::new(),
+                size: 0,
+            },
+        };
+        let json = delivery_json(&delivery);
+        assert_eq!(json["headers_base64"], json!({ "x-raw": B64.encode(b"a\xff\xfe, b") }));
+        assert_eq!(json["headers"]["accept"], "*/*");
     }
 }

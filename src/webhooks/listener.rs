@@ -27,6 +27,16 @@ pub const DEFAULT_LISTEN: SocketAddr = SocketAddr::new(std::net::IpAddr::V4(std:
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 /// The reason recorded for a body over the limit.
 pub const OVER_LIMIT: &str = "body over the limit";
+/// Bodies read at once (64): with the default 1 MiB limit, at most 64 MiB held by unfinished
+/// deliveries; more senders wait for their turn with their bodies unread, and one that waits
+/// longer than [`BODY_TIMEOUT`] is answered 503 (webhook senders retry).
+pub const MAX_BODIES_AT_ONCE: usize = 64;
+/// The longest a body may take to arrive (30 s): a real sender sends 1 MiB in well under a
+/// second; one that trickles is cut off, and its delivery stored as unreadable.
+pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+/// How long [`RunningListener::stop`] waits for the deliveries under way (3 s) before it drops
+/// them: a sender that trickles a body must not keep the listener from stopping.
+pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// How to run a listener.
 #[derive(Debug, Clone)]
@@ -45,6 +55,8 @@ pub struct ListenerConfig {
     pub body_limit: usize,
     /// The database the deliveries go to.
     pub store_path: PathBuf,
+    /// Connections at once and the idle timeout (`crate::serve`).
+    pub connections: crate::serve::ConnectionLimits,
 }
 
 impl ListenerConfig {
@@ -58,6 +70,7 @@ impl ListenerConfig {
             reject_invalid: false,
             body_limit: DEFAULT_BODY_LIMIT,
             store_path,
+            connections: crate::serve::ConnectionLimits::default(),
         }
     }
 }
@@ -99,6 +112,7 @@ struct Shared {
     reject_invalid: bool,
     body_limit: usize,
     events: broadcast::Sender<Delivery>,
+    bodies: tokio::sync::Semaphore,
 }
 
 impl Listener {
@@ -137,10 +151,12 @@ impl Listener {
             reject_invalid: config.reject_invalid,
             body_limit: config.body_limit,
             events: events.clone(),
+            bodies: tokio::sync::Semaphore::new(MAX_BODIES_AT_ONCE),
         });
         let app = Router::new().fallback(receive).with_state(shared);
         let shutdown = CancellationToken::new();
         let stop = shutdown.clone();
+        let listener = crate::serve::LimitedListener::new(listener, config.connections);
         let task = tokio::spawn(async move {
             let serve = axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await });
             if let Err(err) = serve.await {
@@ -170,11 +186,20 @@ impl RunningListener {
         self.events.subscribe()
     }
 
-    /// Stops accepting connections and waits for the requests under way, each stored and answered.
+    /// Stops accepting connections and waits for the requests under way, each stored and answered,
+    /// for at most [`STOP_GRACE`]; what is still arriving then is dropped.
     pub async fn stop(mut self) {
         self.shutdown.cancel();
-        if let Err(err) = (&mut self.task).await {
-            tracing::warn!("the webhook listener's task ended abnormally: {err}");
+        match tokio::time::timeout(STOP_GRACE, &mut self.task).await {
+            Ok(Ok(())) => {}
+            Ok(Err(err)) => tracing::warn!("the webhook listener's task ended abnormally: {err}"),
+            Err(_) => {
+                tracing::warn!(
+                    "a delivery was still arriving {} s after the stop; it was dropped (its sender will send it again)",
+                    STOP_GRACE.as_secs()
+                );
+                self.task.abort();
+            }
         }
     }
 }
@@ -207,7 +232,23 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         size: 0,
     };
     let over_limit = announced.is_some_and(|n| n > shared.body_limit as u64);
-    let body = if over_limit { Err(BodyError::OverLimit) } else { read_body(body, shared.body_limit).await };
+    // A cap on the bodies read at once: a delivery waits for its turn (its body stays unread in
+    // the connection meanwhile), and is answered 503 if none comes within the body timeout. The
+    // permit is released when this delivery is answered.
+    let Ok(Ok(_permit)) = tokio::time::timeout(BODY_TIMEOUT, shared.bodies.acquire()).await else {
+        let mut response =
+            (StatusCode::SERVICE_UNAVAILABLE, "too many deliveries arriving at once; send it again").into_response();
+        response.headers_mut().insert(header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"));
+        return response;
+    };
+    let body = if over_limit {
+        Err(BodyError::OverLimit)
+    } else {
+        match tokio::time::timeout(BODY_TIMEOUT, read_body(body, shared.body_limit)).await {
+            Ok(body) => body,
+            Err(_) => Err(BodyError::Read(format!("it did not arrive within {} s", BODY_TIMEOUT.as_secs()))),
+        }
+    };
     let status = match body {
         Ok(bytes) => {
             delivery.size = bytes.len() as u64;

@@ -291,6 +291,9 @@ pub enum Event {
         job: JobId,
         /// Rows in all, or why it stopped.
         result: Result<u64, ApiError>,
+        /// What the rows should be read with (repeated rows, a `count` not reached), one
+        /// sentence each (`Pager::walk_warnings`).
+        warnings: Vec<String>,
     },
     /// Rows written so far by an export.
     ExportProgress {

@@ -294,21 +294,28 @@ impl Shared {
     }
 }
 
-/// Fetches every page, sending each page's rows as it arrives.
+/// Fetches every page, sending each page's rows as it arrives; ends with the paging guard's
+/// warnings (rows that repeat, a `count` not reached), however the walk ended.
 pub(super) async fn fetch_all(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel: CancellationToken) {
+    let mut warnings = Vec::new();
     let result = async {
         let client = shared.client(&spec.connection).await?;
         let mut pager = pager(&shared, client, &spec, &cancel).await?;
         let mut so_far = 0;
-        while let Some(page) = pager.next_page(&cancel).await? {
-            let rows = rows_of(pager.site(), &page, page.number == 1);
-            so_far += rows.rows.len() as u64;
-            shared.emit(Event::RowsArrived { job, rows, so_far }).await;
+        let walked = async {
+            while let Some(page) = pager.next_page(&cancel).await? {
+                let rows = rows_of(pager.site(), &page, page.number == 1);
+                so_far += rows.rows.len() as u64;
+                shared.emit(Event::RowsArrived { job, rows, so_far }).await;
+            }
+            Ok::<_, ApiError>(())
         }
-        Ok(so_far)
+        .await;
+        warnings = pager.walk_warnings();
+        walked.map(|()| so_far)
     }
     .await;
     shared.end_job(job);
-    shared.emit(Event::FetchedAll { job, result }).await;
+    shared.emit(Event::FetchedAll { job, result, warnings }).await;
     super::jobs::report_token(&shared, &spec.connection).await;
 }

@@ -12,6 +12,7 @@ mod explorer;
 mod explorer_ui;
 mod export;
 mod find_user;
+mod hostile;
 mod introspection;
 mod listener;
 mod minimal;

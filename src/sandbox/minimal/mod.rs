@@ -251,6 +251,9 @@ pub async fn respond(schema: &MinimalSchema, granted: ScopeSet, body: &[u8], lat
     let operation_name = request.operation_name.clone();
     let mut paths = Vec::new();
     if let Ok(doc) = request.parsed_query() {
+        if crate::sandbox::limits::expanded_fields(doc) > crate::sandbox::limits::MAX_EXPANDED_FIELDS {
+            return refusal(StatusCode::BAD_REQUEST, &crate::sandbox::limits::too_many_fields_message());
+        }
         let missing = required_scopes(doc, operation_name.as_deref()).difference(granted);
         if !missing.is_empty() {
             return refusal(StatusCode::FORBIDDEN, &permission_message(missing));

@@ -1,0 +1,178 @@
+//! The connection limits of orgql's two servers (the sandbox and the webhook listener), as an
+//! [`axum::serve::Listener`] over a TCP listener: at most [`ConnectionLimits::max_connections`]
+//! connections at once (one more waits in the kernel's backlog, not accepted, so it takes no file
+//! descriptor), and a connection on which nothing moves for
+//! [`ConnectionLimits::idle_timeout`] (a client that opens a connection and sends nothing, sends
+//! its headers or body slower than one byte per timeout, or reads nothing of its answer) is
+//! closed.
+//!
+//! `axum::serve` exposes none of hyper's own timeouts, and hyper's `header_read_timeout` needs a
+//! timer that axum does not give it; a listener of our own is the one place both servers share.
+
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::time::{Instant, Sleep};
+
+/// How many connections a server keeps and how long an idle one lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// Connections served at once (default 1,024: far above what the app, a sender or a test
+    /// opens, far below the usual open-file limits, each connection's buffers a few KiB).
+    pub max_connections: usize,
+    /// How long a connection may see no byte in either direction (default 30 s: a keep-alive
+    /// connection between requests, or a client too slow to matter, is closed; a request being
+    /// worked on is not affected, as its connection is not read meanwhile).
+    pub idle_timeout: Duration,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        ConnectionLimits { max_connections: 1024, idle_timeout: Duration::from_secs(30) }
+    }
+}
+
+/// A TCP listener that keeps [`ConnectionLimits`].
+pub struct LimitedListener {
+    inner: TcpListener,
+    permits: Arc<Semaphore>,
+    idle_timeout: Duration,
+}
+
+impl LimitedListener {
+    /// `listener` with `limits`.
+    pub fn new(listener: TcpListener, limits: ConnectionLimits) -> Self {
+        LimitedListener {
+            inner: listener,
+            permits: Arc::new(Semaphore::new(limits.max_connections.max(1))),
+            idle_timeout: limits.idle_timeout,
+        }
+    }
+}
+
+impl axum::serve::Listener for LimitedListener {
+    type Io = LimitedIo;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        // The permit first: past the cap, connections wait unaccepted.
+        let permit = match self.permits.clone().acquire_owned().await {
+            Ok(permit) => permit,
+            // Never closed; were it, serving without the cap beats not serving.
+            Err(_) => Arc::new(Semaphore::new(1)).acquire_owned().await.expect("a fresh semaphore is open"),
+        };
+        loop {
+            match self.inner.accept().await {
+                Ok((stream, addr)) => {
+                    let deadline = Box::pin(tokio::time::sleep(self.idle_timeout));
+                    let io = LimitedIo { stream, _permit: permit, idle_timeout: self.idle_timeout, deadline };
+                    return (io, addr);
+                }
+                // Out of file descriptors and the like: wait a little rather than spin.
+                Err(err) => {
+                    tracing::debug!("accepting a connection failed: {err}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.inner.local_addr()
+    }
+}
+
+/// One accepted connection: its permit, and its idle deadline, moved on by every byte.
+pub struct LimitedIo {
+    stream: TcpStream,
+    _permit: OwnedSemaphorePermit,
+    idle_timeout: Duration,
+    deadline: Pin<Box<Sleep>>,
+}
+
+impl LimitedIo {
+    fn moved(&mut self) {
+        self.deadline.as_mut().reset(Instant::now() + self.idle_timeout);
+    }
+
+    /// After a `Pending`: an error once the connection has been idle too long.
+    fn idle(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
+        match self.deadline.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(io::Error::new(io::ErrorKind::TimedOut, "the connection was idle too long")),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl AsyncRead for LimitedIo {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        let before = buf.filled().len();
+        match Pin::new(&mut this.stream).poll_read(cx, buf) {
+            Poll::Ready(result) => {
+                if buf.filled().len() > before {
+                    this.moved();
+                }
+                Poll::Ready(result)
+            }
+            Poll::Pending => this.idle(cx).map(Err),
+        }
+    }
+}
+
+impl AsyncWrite for LimitedIo {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        match Pin::new(&mut this.stream).poll_write(cx, buf) {
+            Poll::Ready(Ok(written)) => {
+                if written > 0 {
+                    this.moved();
+                }
+                Poll::Ready(Ok(written))
+            }
+            Poll::Ready(Err(err)) => Poll::Ready(Err(err)),
+            Poll::Pending => this.idle(cx).map(Err),
+        }
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        match Pin::new(&mut this.stream).poll_flush(cx) {
+            Poll::Pending => this.idle(cx).map(Err),
+            ready => ready,
+        }
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        match Pin::new(&mut this.stream).poll_write_vectored(cx, bufs) {
+            Poll::Ready(Ok(written)) => {
+                if written > 0 {
+                    this.moved();
+                }
+                Poll::Ready(Ok(written))
+            }
+            Poll::Ready(Err(err)) => Poll::Ready(Err(err)),
+            Poll::Pending => this.idle(cx).map(Err),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+}
