@@ -177,6 +177,8 @@ pub struct Tab {
     pub running_on: Option<Connection>,
     /// The connection of its rows before the app was restarted (the rows are not kept).
     pub restored_from: Option<String>,
+    /// The operation run, by name (`operationName`), when the document has several.
+    pub operation: Option<String>,
 }
 
 impl Tab {
@@ -198,6 +200,7 @@ impl Tab {
             source: None,
             running_on: None,
             restored_from: None,
+            operation: None,
         }
     }
 
@@ -251,6 +254,10 @@ impl Tab {
             } else {
                 self.grid = None;
                 self.paging = Paging::default();
+            }
+            // Rows open on the grid; a mutation's or a single object's result on the tree.
+            if self.view != View::Raw {
+                self.view = if result.rows.is_some() || result.data.is_none() { View::Grid } else { View::Tree };
             }
         }
         self.result.finish(result);
