@@ -219,8 +219,8 @@ impl Printer {
                 }
             }
             Some(Open::Selections) => {
-                let starts_selection = matches!(kind, TokenKind::Name | TokenKind::Spread)
-                    && (self.opened_just_now() || self.ends_item());
+                let starts_selection =
+                    matches!(kind, TokenKind::Name | TokenKind::Spread) && (self.opened_just_now() || self.ends_item());
                 if starts_selection {
                     self.line(blank && !self.opened_just_now());
                     return;
@@ -297,7 +297,8 @@ fragment Person on User {
     #[test]
     fn mutations_aliases_and_anonymous_operations() {
         let text = "{a}mutation M{ createUser(input:{name:\"Ann\",active:true}){ref}}";
-        let expected = "{\n  a\n}\n\nmutation M {\n  createUser(input: { name: \"Ann\", active: true }) {\n    ref\n  }\n}\n";
+        let expected =
+            "{\n  a\n}\n\nmutation M {\n  createUser(input: { name: \"Ann\", active: true }) {\n    ref\n  }\n}\n";
         assert_eq!(prettify(text).unwrap(), expected);
     }
 

@@ -71,8 +71,7 @@ pub fn run_choice(text: &str, cursor: Option<usize>) -> RunChoice {
 }
 
 /// The sentence for [`RunChoice::Unnamed`].
-pub const UNNAMED_AMONG_SEVERAL: &str =
-    "This operation has no name, and a document of several operations runs one by its name: name it (query Name { … }) and run again.";
+pub const UNNAMED_AMONG_SEVERAL: &str = "This operation has no name, and a document of several operations runs one by its name: name it (query Name { … }) and run again.";
 
 /// A name for a new operation selecting `first_field` that no operation of `text` has:
 /// `createUser` → `CreateUser`, then `CreateUser2`…

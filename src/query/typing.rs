@@ -89,10 +89,7 @@ pub fn typed(text: &str, selection: Range<usize>, c: char) -> Option<Typed> {
     let inner = &text[start..end];
     let replacement = format!("{c}{inner}{closer}");
     let cursor = start + c.len_utf8();
-    Some(Typed {
-        edit: Some(TextEdit { range: start..end, replacement }),
-        selection: cursor..cursor + inner.len(),
-    })
+    Some(Typed { edit: Some(TextEdit { range: start..end, replacement }), selection: cursor..cursor + inner.len() })
 }
 
 /// Ctrl+/: comments out the lines of the selection (`# ` at their common indentation), or

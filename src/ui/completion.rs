@@ -85,9 +85,11 @@ impl Completion {
     fn typed_towards(&self, text: &str) -> bool {
         let Some(offer) = &self.offered else { return false };
         let typed = text.get(offer.completions.replace.clone()).unwrap_or("");
-        offer.completions.items.get(offer.selected).is_some_and(|item| {
-            !typed.is_empty() && item.label.len() > typed.len() && item.label.starts_with(typed)
-        })
+        offer
+            .completions
+            .items
+            .get(offer.selected)
+            .is_some_and(|item| !typed.is_empty() && item.label.len() > typed.len() && item.label.starts_with(typed))
     }
 
     fn accept_selected(&mut self) -> KeyOutcome {
@@ -119,8 +121,12 @@ impl Completion {
         let completions = complete(schema.schema(), text, cursor);
         let typed_exactly = completions.items.len() == 1
             && text.get(completions.replace.clone()) == Some(completions.items[0].label.as_str());
-        self.offered =
-            (!completions.items.is_empty() && !typed_exactly).then_some(Offer { completions, selected: 0, moved: false, cursor });
+        self.offered = (!completions.items.is_empty() && !typed_exactly).then_some(Offer {
+            completions,
+            selected: 0,
+            moved: false,
+            cursor,
+        });
     }
 
     /// The popup at `at` (below the cursor); returns a completion clicked.

@@ -37,7 +37,8 @@ type Mark = (Range<usize>, Color32);
 pub const RUN_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Enter);
 
 /// Shift+Ctrl+P prettifies the document.
-pub const PRETTIFY_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::P);
+pub const PRETTIFY_SHORTCUT: KeyboardShortcut =
+    KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::P);
 /// Ctrl+F opens the find bar.
 pub const FIND_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::F);
 /// Ctrl+/ comments the selected lines out or in.
@@ -361,7 +362,8 @@ impl QueryEditor {
             let mut undoer = state.undoer();
             undoer.add_undo(&(*selection, text.clone()));
             let end = CCursor::new(tab.query.chars().count());
-            let now = state.cursor.char_range().filter(|r| r.primary.index <= end.index).unwrap_or(CCursorRange::one(end));
+            let now =
+                state.cursor.char_range().filter(|r| r.primary.index <= end.index).unwrap_or(CCursorRange::one(end));
             undoer.add_undo(&(now, tab.query.clone()));
             state.set_undoer(undoer);
             changed = true;

@@ -136,7 +136,8 @@ mod tests {
 
     #[test]
     fn marks_the_branches_holding_a_match() {
-        let value = serde_json::json!({"users": [{"name": "Ann", "ref": "u1"}, {"name": "Bob", "ref": "u2"}], "count": 2});
+        let value =
+            serde_json::json!({"users": [{"name": "Ann", "ref": "u1"}, {"name": "Bob", "ref": "u2"}], "count": 2});
         let mut hits = HashSet::new();
         assert!(mark_matches(&value, "", "bob", &mut hits));
         let mut found: Vec<&str> = hits.iter().map(String::as_str).collect();

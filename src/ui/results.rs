@@ -74,7 +74,9 @@ impl QuickFilter {
                 }
             }
             // Rows appended at the end of an unsorted grid (fetching every page): only they are scanned.
-            (Some((text, length, None)), Some(mut kept)) if *text == needle && sort.is_none() && *length < order.len() => {
+            (Some((text, length, None)), Some(mut kept))
+                if *text == needle && sort.is_none() && *length < order.len() =>
+            {
                 kept.extend(index.filter(&needle, &order[*length..]));
                 kept
             }
@@ -92,7 +94,7 @@ struct Search {
     /// The tree's branches holding a match, for a text and a response (by address and length).
     branches: Option<(String, usize, usize, HashSet<String>)>,
     /// The match of the raw text selected last.
-    current: usize,
+    current: Option<usize>,
 }
 
 /// What the results panel asks for.
@@ -340,7 +342,7 @@ impl ResultsPanel {
         let Some(result) = tab.result.value() else { return };
         let mut next = false;
         ui.horizontal(|ui| {
-            let label = ui.label("Search");
+            let label = ui.label("Search the response");
             let response = ui.add(
                 egui::TextEdit::singleline(&mut self.search.typed)
                     .id_salt(("result-search", tab.id))
@@ -349,7 +351,7 @@ impl ResultsPanel {
             );
             let response = response.labelled_by(label.id);
             if response.changed() {
-                self.search.current = 0;
+                self.search.current = None;
             }
             if response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
                 next = true;
@@ -366,8 +368,9 @@ impl ResultsPanel {
             }
             next |= ui.button("Next match").clicked();
             if next {
-                self.search.current = (self.search.current + 1) % matches.len();
-                let range = &matches[self.search.current];
+                let current = self.search.current.map_or(0, |i| (i + 1) % matches.len());
+                self.search.current = Some(current);
+                let range = &matches[current];
                 let (from, to) = (result.raw[..range.start].chars().count(), result.raw[..range.end].chars().count());
                 let id = raw_id(tab.id);
                 let mut state = egui::TextEdit::load_state(ui.ctx(), id).unwrap_or_default();
@@ -377,7 +380,10 @@ impl ResultsPanel {
                 )));
                 state.store(ui.ctx(), id);
             }
-            ui.label(format!("{} of {}", self.search.current + 1, matches.len()));
+            match self.search.current.filter(|i| *i < matches.len()) {
+                Some(i) => ui.label(format!("{} of {}", i + 1, matches.len())),
+                None => ui.label(format!("{} matches", matches.len())),
+            };
         });
     }
 }
