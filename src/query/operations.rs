@@ -85,7 +85,7 @@ pub(crate) fn fresh_name(taken: &[String], base: &str) -> String {
     }
     let mut name = base.clone();
     let mut n = 2;
-    while taken.iter().any(|t| *t == name) {
+    while taken.contains(&name) {
         name = format!("{base}{n}");
         n += 1;
     }

@@ -16,6 +16,9 @@ use super::tab::{Tab, View};
 use crate::api::ApiError;
 use crate::table::{Row, RowIndex, normalize};
 
+/// A filter as applied: its text, the length of the order and the sort it applied to.
+type Applied = (String, usize, Option<(usize, bool)>);
+
 /// The grid's quick filter: what is typed, and the rows it keeps.
 #[derive(Default)]
 struct QuickFilter {
@@ -27,7 +30,7 @@ struct QuickFilter {
     rows: Option<(usize, usize)>,
     index: Option<RowIndex>,
     /// The filter applied: its text, the order's length and the sort it applied to.
-    applied: Option<(String, usize, Option<(usize, bool)>)>,
+    applied: Option<Applied>,
     /// The rows kept, in the grid's order (`None`: no filter).
     kept: Option<Vec<usize>>,
 }
@@ -132,6 +135,17 @@ impl ResultsPanel {
     /// Asks for `text` to be copied at the next frame.
     pub fn copy(&mut self, text: String) {
         self.copy = Some(text);
+    }
+
+    /// Sets the grid's quick filter as if typed into its field (for benchmarks and scripts);
+    /// it applies at the next frame.
+    pub fn set_quick_filter(&mut self, text: &str) {
+        self.filter.typed = text.to_owned();
+    }
+
+    /// How many rows the quick filter keeps (`None`: no filter).
+    pub fn rows_kept(&self) -> Option<usize> {
+        self.filter.kept.as_ref().map(Vec::len)
     }
 
     /// Draws the result of `tab`; `chosen` names the connection now chosen.
