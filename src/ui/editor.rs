@@ -57,6 +57,8 @@ struct FindBar {
     found: Option<Range<usize>>,
     /// Focus the field at the next frame.
     focus: bool,
+    /// Scroll the editor to the match selected, at the next frame.
+    reveal: bool,
 }
 
 /// What the editor asks for.
@@ -342,7 +344,18 @@ impl QueryEditor {
         let selection = egui::TextEdit::load_state(ui.ctx(), edit_id)
             .and_then(|s| s.cursor.char_range())
             .unwrap_or_else(|| CCursorRange::one(CCursor::new(tab.query.chars().count())));
-        self.seen = Some((tab.id, (selection, tab.query.clone())));
+        if let Some(find) = self.find.as_mut()
+            && std::mem::take(&mut find.reveal)
+        {
+            // The match found, in view.
+            let rect = output.galley.pos_from_cursor(selection.primary).translate(output.galley_pos.to_vec2());
+            ui.scroll_to_rect(rect, Some(egui::Align::Center));
+        }
+        match self.seen.as_mut() {
+            // Not a copy of the text a frame: only when it changed.
+            Some((id, (seen_selection, text))) if *id == tab.id && *text == tab.query => *seen_selection = selection,
+            _ => self.seen = Some((tab.id, (selection, tab.query.clone()))),
+        }
     }
 
     /// Sets the undo history up for a tab (pauses group typing), and makes a change of the
@@ -473,7 +486,7 @@ impl QueryEditor {
                 step = Some(!ui.input(|i| i.modifiers.shift));
                 response.request_focus();
             }
-            if response.has_focus() && ui.input(|i| i.key_pressed(Key::Escape)) {
+            if response.lost_focus() && ui.input(|i| i.key_pressed(Key::Escape)) {
                 close = true;
             }
             let matches = typing::find_all(&tab.query, &find.text);
@@ -495,6 +508,7 @@ impl QueryEditor {
                     (None, false) => matches.len() - 1,
                 };
                 find.found = Some(matches[next].clone());
+                find.reveal = true;
             }
             match (&find.found, matches.is_empty(), find.text.is_empty()) {
                 (_, _, true) => {}
