@@ -90,8 +90,9 @@ pub struct QueryEditor {
     /// The tab, text and selection the editor showed at the end of the last frame: another
     /// text at the next one was changed from outside (an explorer's tick), an undo step alone.
     seen: Option<(u64, UndoState)>,
-    /// The id of the query's text edit (its state keeps the cursor while unfocused).
-    edit_id: Option<egui::Id>,
+    /// The tab and id of the query's text edit last drawn (its state keeps the cursor while
+    /// the editor is unfocused).
+    edit_id: Option<(u64, egui::Id)>,
     /// The find bar, when open.
     find: Option<FindBar>,
     /// The operations Run offers when the cursor is outside them all.
@@ -134,7 +135,7 @@ impl QueryEditor {
 
     /// The cursor's byte in `tab`'s query (kept while the editor is unfocused).
     fn cursor_byte(&self, ctx: &egui::Context, tab: &Tab) -> Option<usize> {
-        let id = self.edit_id?;
+        let (_, id) = self.edit_id.filter(|(of, _)| *of == tab.id)?;
         let range = egui::TextEdit::load_state(ctx, id)?.cursor.char_range()?;
         Some(byte_of(&tab.query, range.primary.index.0))
     }
@@ -267,7 +268,7 @@ impl QueryEditor {
     fn query_ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab, label: egui::Id, schema: Option<&Arc<SchemaModel>>) {
         self.problems.update(&tab.query, schema);
         let edit_id = ui.make_persistent_id(("query", tab.id));
-        self.edit_id = Some(edit_id);
+        self.edit_id = Some((tab.id, edit_id));
         let focused = ui.memory(|m| m.has_focus(edit_id));
         self.undo_steps(ui.ctx(), edit_id, tab);
         let asked = focused && ui.input_mut(|i| i.consume_shortcut(&COMPLETE_SHORTCUT));
@@ -522,7 +523,7 @@ impl QueryEditor {
                 }
             }
         });
-        if let (Some(_), Some(found), Some(id)) = (step, find.found.clone(), self.edit_id) {
+        if let (Some(_), Some(found), Some((_, id))) = (step, find.found.clone(), self.edit_id) {
             let typed = Typed { edit: None, selection: found };
             apply_typed(ui.ctx(), id, &mut tab.query, typed);
         }

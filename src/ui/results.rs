@@ -138,7 +138,8 @@ impl ResultsPanel {
     }
 
     /// Sets the grid's quick filter as if typed into its field (for benchmarks and scripts);
-    /// it applies at the next frame.
+    /// it applies at the next frame, once the panel has shown the tab (showing another tab
+    /// clears it).
     pub fn set_quick_filter(&mut self, text: &str) {
         self.filter.typed = text.to_owned();
     }
