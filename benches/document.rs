@@ -9,7 +9,10 @@
 //! - `document/selected_paths_200_lines`: the ticks of a 200-line query;
 //! - `document/validate_200_lines`: apollo-compiler's validation of a 200-line query and the
 //!   deprecation warnings (aim below 10 ms);
-//! - `document/complete_200_lines`: a completion request in the middle of a 200-line query.
+//! - `document/complete_200_lines`: a completion request in the middle of a 200-line query;
+//! - `document/prettify_2000_lines`: Prettify (Shift+Ctrl+P) of a 2,000-line query with a
+//!   comment every 20 lines, written on few lines (`prettify_2000_lines_laid_out` the same
+//!   query already laid out).
 
 use std::hint::black_box;
 
@@ -18,7 +21,7 @@ use apollo_compiler::schema::{ExtendedType, FieldDefinition};
 use apollo_compiler::validation::Valid;
 use criterion::{Criterion, criterion_group, criterion_main};
 use orgql::explorer::synthetic::schema_sdl;
-use orgql::query::{OperationKind, Severity, complete, selected_paths, toggle_field, validate};
+use orgql::query::{OperationKind, Severity, complete, prettify, selected_paths, toggle_field, validate};
 
 /// How deep generated queries nest.
 const MAX_DEPTH: usize = 6;
@@ -177,6 +180,19 @@ fn benches(c: &mut Criterion) {
     let cursor = middle_cursor(&large);
     assert!(!complete(&schema, &large, cursor).items.is_empty());
     group.bench_function("complete_200_lines", |b| b.iter(|| complete(&schema, black_box(&large), cursor)));
+    // 2,000 lines with comments, squeezed onto few lines (a comment ends its line).
+    let huge = QueryWriter::write(&schema, 2_000);
+    let commented: String = huge
+        .lines()
+        .enumerate()
+        .map(|(i, line)| if i % 20 == 10 { format!("{line} # note {i}\n") } else { format!("{} ", line.trim()) })
+        .collect();
+    let laid_out = prettify(&commented).expect("a valid document");
+    assert_eq!(laid_out.matches("# note").count(), huge.lines().count().div_ceil(20), "every comment kept");
+    assert!(laid_out.lines().count() >= 2_000, "one selection a line");
+    assert_eq!(prettify(&laid_out).as_ref(), Ok(&laid_out), "prettify is stable");
+    group.bench_function("prettify_2000_lines", |b| b.iter(|| prettify(black_box(&commented))));
+    group.bench_function("prettify_2000_lines_laid_out", |b| b.iter(|| prettify(black_box(&laid_out))));
     group.finish();
 }
 

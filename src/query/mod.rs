@@ -13,7 +13,9 @@ mod document;
 mod edit;
 mod error;
 mod fields;
+pub mod format;
 pub mod highlight;
+pub mod operations;
 mod paging;
 mod rewrite;
 mod sample;
@@ -23,12 +25,15 @@ pub mod select;
 mod test_schema;
 mod text_edit;
 mod tokens;
+pub mod typing;
 pub mod validate;
 
 pub use complete::{Completion, CompletionKind, Completions, complete};
 pub use connection::{ArgumentValue, Column, ConnectionSite, locate, value_at};
 pub use document::{OperationKind, kind_of};
 pub use error::DocumentError;
+pub use format::prettify;
+pub use operations::{OperationInfo, RunChoice, describe_operation_changes, operations, run_choice};
 pub use paging::{PAGE_SIZE_LIMIT, PagedQuery, Paging, PagingOptions, PagingStyle, detect_paging, prepare_paging};
 pub use sample::sample_query;
 pub use select::{

@@ -3,9 +3,11 @@
 mod cells;
 pub mod csv;
 mod file;
+mod filter;
 mod row;
 
 pub use self::cells::{cell, cells};
 pub use self::csv::{CsvError, CsvOptions, CsvWriter, guard_formula};
 pub use self::file::{CsvFile, FileError, Partial};
+pub use self::filter::{RowIndex, normalize};
 pub use self::row::Row;

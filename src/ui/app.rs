@@ -292,7 +292,7 @@ impl OrgqlApp {
     fn spec_on(&mut self, connection: Connection) -> Result<QuerySpec, String> {
         let tab = self.state.tabs.active();
         let variables = super::editor::parse_variables(&tab.variables)?;
-        Ok(QuerySpec { connection, query: tab.query.clone(), variables, operation: None })
+        Ok(QuerySpec { connection, query: tab.query.clone(), variables, operation: tab.operation.clone() })
     }
 
     /// Runs the active tab's query on the chosen connection (its first page when it has a

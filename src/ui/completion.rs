@@ -1,6 +1,9 @@
 //! Completion in the query editor: offered while a name is typed (or on Ctrl+Space) from the
 //! connection's schema — fields of the type at the cursor, arguments, enum values — with their
-//! types and descriptions; ↑/↓ choose, Tab or Enter accept, Escape closes.
+//! types and descriptions; ↑/↓ choose, Tab accepts, Escape closes (the editor keeps the focus).
+//! Enter accepts only a suggestion the person moved to with the arrows or typed towards (the
+//! name typed so far begins it and is shorter), as GraphiQL does; otherwise it closes the offer
+//! and makes a new line, so that Enter after `}` never inserts a name.
 
 use std::ops::Range;
 
@@ -23,6 +26,8 @@ pub struct Completion {
 struct Offer {
     completions: Completions,
     selected: usize,
+    /// The person moved the choice with the arrows.
+    moved: bool,
     /// Where the cursor was (a byte of the text) when they were made.
     cursor: usize,
 }
@@ -33,6 +38,8 @@ pub enum KeyOutcome {
     None,
     /// Replace these bytes of the text with this name.
     Accept(Range<usize>, String),
+    /// The offer closed on a key the editor should not see (Escape).
+    Closed,
 }
 
 impl Completion {
@@ -47,20 +54,42 @@ impl Completion {
     }
 
     /// Takes the keys the popup answers to before the editor sees them.
-    pub fn keys(&mut self, ui: &egui::Ui) -> KeyOutcome {
+    pub fn keys(&mut self, ui: &egui::Ui, text: &str) -> KeyOutcome {
+        let towards = self.typed_towards(text);
         let Some(offer) = self.offered.as_mut() else { return KeyOutcome::None };
         let count = offer.completions.items.len();
         let pressed = |key| ui.input_mut(|i| i.consume_key(Modifiers::NONE, key));
         if pressed(Key::Escape) {
             self.offered = None;
+            return KeyOutcome::Closed;
         } else if pressed(Key::ArrowDown) {
             offer.selected = (offer.selected + 1) % count;
+            offer.moved = true;
         } else if pressed(Key::ArrowUp) {
             offer.selected = (offer.selected + count - 1) % count;
-        } else if pressed(Key::Tab) || pressed(Key::Enter) {
+            offer.moved = true;
+        } else if pressed(Key::Tab) {
             return self.accept_selected();
+        } else if ui.input(|i| i.key_pressed(Key::Enter) && i.modifiers.is_none()) {
+            if offer.moved || towards {
+                ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Enter));
+                return self.accept_selected();
+            }
+            // Enter is the editor's: a new line.
+            self.offered = None;
         }
         KeyOutcome::None
+    }
+
+    /// Whether the name typed so far begins the chosen suggestion and is shorter than it.
+    fn typed_towards(&self, text: &str) -> bool {
+        let Some(offer) = &self.offered else { return false };
+        let typed = text.get(offer.completions.replace.clone()).unwrap_or("");
+        offer
+            .completions
+            .items
+            .get(offer.selected)
+            .is_some_and(|item| !typed.is_empty() && item.label.len() > typed.len() && item.label.starts_with(typed))
     }
 
     fn accept_selected(&mut self) -> KeyOutcome {
@@ -80,10 +109,11 @@ impl Completion {
             self.offered = None;
             return;
         };
+        // Offered only while a name is typed: a change that leaves anything else before the
+        // cursor (`}`, a space, a new line) closes the offer.
         let typing_name = changed && text[..cursor.min(text.len())].chars().next_back().is_some_and(is_name_char);
-        let following = self.offered.is_some() && changed;
-        if !(asked || typing_name || following) {
-            if self.offered.as_ref().is_some_and(|o| o.cursor != cursor) {
+        if !(asked || typing_name) {
+            if changed || self.offered.as_ref().is_some_and(|o| o.cursor != cursor) {
                 self.offered = None;
             }
             return;
@@ -91,8 +121,12 @@ impl Completion {
         let completions = complete(schema.schema(), text, cursor);
         let typed_exactly = completions.items.len() == 1
             && text.get(completions.replace.clone()) == Some(completions.items[0].label.as_str());
-        self.offered =
-            (!completions.items.is_empty() && !typed_exactly).then_some(Offer { completions, selected: 0, cursor });
+        self.offered = (!completions.items.is_empty() && !typed_exactly).then_some(Offer {
+            completions,
+            selected: 0,
+            moved: false,
+            cursor,
+        });
     }
 
     /// The popup at `at` (below the cursor); returns a completion clicked.
@@ -126,7 +160,7 @@ impl Completion {
                             ui.label(documentation);
                         }
                     }
-                    ui.weak("Tab or Enter accepts · Esc closes");
+                    ui.weak("Tab accepts · ↑↓ then Enter · Esc closes");
                 });
             },
         );

@@ -1,10 +1,23 @@
 //! The query editor: the document (monospace, highlighted), its variables (JSON, checked before
 //! sending), Run (Ctrl+Enter) and Cancel.
+//!
+//! Keys beyond typing: Enter keeps the indentation (one step more after an opening bracket);
+//! brackets and quotes close as they open, and a typed closer steps over the one there;
+//! Shift+Ctrl+P prettifies the document (comments kept, [`crate::query::prettify`]); Ctrl+F
+//! opens a find bar (Next, Previous); Ctrl+/ comments the lines out or in; Ctrl+Space asks for
+//! completions; Esc closes them and the editor keeps the focus. Undo goes back a pause of typing
+//! at a time (egui's undoer, told to group by pauses of [`UNDO_PAUSE`]) and an explorer's tick,
+//! a prettify or any change from outside the editor at a time.
+//!
+//! Run runs the operation under the cursor when the document has several (its name goes as
+//! `operationName`); with the cursor outside them it asks which, by name.
 
-use egui::text::{LayoutJob, TextFormat};
-use egui::{Color32, FontId, Key, KeyboardShortcut, Modifiers};
+use egui::text::{CCursor, CCursorRange, LayoutJob, TextFormat};
+use egui::util::undoer::{Settings as UndoSettings, Undoer};
+use egui::{Color32, Event, EventFilter, FontId, Key, KeyboardShortcut, Modifiers};
 use serde_json::Value;
 
+use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -13,12 +26,40 @@ use super::problems::Problems;
 use super::tab::Tab;
 use crate::explorer::SchemaModel;
 use crate::query::highlight::Highlighter;
+use crate::query::operations::UNNAMED_AMONG_SEVERAL;
+use crate::query::typing::{self, Typed};
+use crate::query::{RunChoice, prettify, run_choice};
 
 /// An underline: the bytes of a problem and its colour.
 type Mark = (Range<usize>, Color32);
 
 /// Ctrl+Enter (Cmd+Enter on macOS) runs the query.
 pub const RUN_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Enter);
+
+/// Shift+Ctrl+P prettifies the document.
+pub const PRETTIFY_SHORTCUT: KeyboardShortcut =
+    KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::P);
+/// Ctrl+F opens the find bar.
+pub const FIND_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::F);
+/// Ctrl+/ comments the selected lines out or in.
+pub const COMMENT_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Slash);
+/// Typing after a pause this long (seconds) is a new undo step.
+pub const UNDO_PAUSE: f32 = 0.6;
+
+/// The state of a text edit's undo history: its selection and text.
+type UndoState = (CCursorRange, String);
+
+/// The find bar: what is looked for, and the match selected.
+#[derive(Default)]
+struct FindBar {
+    text: String,
+    /// The bytes of the match selected last.
+    found: Option<Range<usize>>,
+    /// Focus the field at the next frame.
+    focus: bool,
+    /// Scroll the editor to the match selected, at the next frame.
+    reveal: bool,
+}
 
 /// What the editor asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +85,20 @@ pub struct QueryEditor {
     completion: Completion,
     /// Whether the variables pane is folded away (the query takes the whole width).
     pub variables_folded: bool,
+    /// The tabs whose undo history groups typing by pauses.
+    undo_ready: HashSet<u64>,
+    /// The tab, text and selection the editor showed at the end of the last frame: another
+    /// text at the next one was changed from outside (an explorer's tick), an undo step alone.
+    seen: Option<(u64, UndoState)>,
+    /// The tab and id of the query's text edit last drawn (its state keeps the cursor while
+    /// the editor is unfocused).
+    edit_id: Option<(u64, egui::Id)>,
+    /// The find bar, when open.
+    find: Option<FindBar>,
+    /// The operations Run offers when the cursor is outside them all.
+    choosing: Option<Vec<String>>,
+    /// One sentence about the last Run or Prettify that could not be done.
+    notice: Option<String>,
 }
 
 /// Reads the variables editor's text: empty means none; otherwise a JSON object.
@@ -68,6 +123,60 @@ impl QueryEditor {
         self.completion.labels()
     }
 
+    /// The bytes of the match the find bar selected last (for tests).
+    pub fn found(&self) -> Option<Range<usize>> {
+        self.find.as_ref().and_then(|f| f.found.clone())
+    }
+
+    /// The sentence shown under Run, if any (for tests).
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_deref()
+    }
+
+    /// The cursor's byte in `tab`'s query (kept while the editor is unfocused).
+    fn cursor_byte(&self, ctx: &egui::Context, tab: &Tab) -> Option<usize> {
+        let (_, id) = self.edit_id.filter(|(of, _)| *of == tab.id)?;
+        let range = egui::TextEdit::load_state(ctx, id)?.cursor.char_range()?;
+        Some(byte_of(&tab.query, range.primary.index.0))
+    }
+
+    /// Run: the whole document, the operation under the cursor, or a question which.
+    fn run_choice(&mut self, ctx: &egui::Context, tab: &mut Tab) -> Option<EditorIntent> {
+        self.notice = None;
+        self.choosing = None;
+        match run_choice(&tab.query, self.cursor_byte(ctx, tab)) {
+            RunChoice::Whole => {
+                tab.operation = None;
+                Some(EditorIntent::Run)
+            }
+            RunChoice::Named(name) => {
+                tab.operation = Some(name);
+                Some(EditorIntent::Run)
+            }
+            RunChoice::Choose(names) if !names.is_empty() => {
+                self.choosing = Some(names);
+                None
+            }
+            RunChoice::Choose(_) | RunChoice::Unnamed => {
+                self.notice = Some(UNNAMED_AMONG_SEVERAL.to_owned());
+                None
+            }
+        }
+    }
+
+    /// Prettifies `tab`'s query, or says why not.
+    fn prettify(&mut self, tab: &mut Tab) {
+        match prettify(&tab.query) {
+            Ok(pretty) => {
+                self.notice = None;
+                if pretty != tab.query {
+                    tab.query = pretty;
+                }
+            }
+            Err(e) => self.notice = Some(format!("Not prettified: {e}.")),
+        }
+    }
+
     /// Draws the editor of `tab`, checking and completing against `schema` when there is one;
     /// returns what the user asked for.
     pub fn ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab, schema: Option<&Arc<SchemaModel>>) -> Option<EditorIntent> {
@@ -75,8 +184,11 @@ impl QueryEditor {
         let variables_error = parse_variables(&tab.variables).err();
         ui.horizontal(|ui| {
             let run = ui.add_enabled(variables_error.is_none(), egui::Button::new("Run"));
-            if run.on_hover_text("Run the query (Ctrl+Enter)").clicked() {
-                intent = Some(EditorIntent::Run);
+            if run.on_hover_text("Run the operation under the cursor (Ctrl+Enter)").clicked() {
+                intent = self.run_choice(ui.ctx(), tab);
+            }
+            if ui.button("Prettify").on_hover_text("Lay the document out, comments kept (Shift+Ctrl+P)").clicked() {
+                self.prettify(tab);
             }
             if tab.result.is_pending() && ui.button("Cancel").clicked() {
                 intent = Some(EditorIntent::Cancel);
@@ -92,7 +204,28 @@ impl QueryEditor {
             });
         });
         if variables_error.is_none() && ui.input_mut(|i| i.consume_shortcut(&RUN_SHORTCUT)) {
-            intent = Some(EditorIntent::Run);
+            intent = self.run_choice(ui.ctx(), tab);
+        }
+        if ui.input_mut(|i| i.consume_shortcut(&PRETTIFY_SHORTCUT)) {
+            self.prettify(tab);
+        }
+        if let Some(names) = self.choosing.clone() {
+            ui.horizontal_wrapped(|ui| {
+                ui.label("The cursor is in no operation; run which?");
+                for name in names {
+                    if ui.button(format!("Run {name}")).clicked() {
+                        tab.operation = Some(name);
+                        intent = Some(EditorIntent::Run);
+                        self.choosing = None;
+                    }
+                }
+                if ui.button("Not now").clicked() {
+                    self.choosing = None;
+                }
+            });
+        }
+        if let Some(notice) = &self.notice {
+            ui.colored_label(ui.visuals().warn_fg_color, notice);
         }
         // The query fills the pane above the divider, less the problems list under it.
         let height = (ui.available_height() - 60.0).max(80.0);
@@ -102,6 +235,7 @@ impl QueryEditor {
             ui.vertical(|ui| {
                 ui.set_width(if variables_open { width * 0.66 } else { width });
                 let label = ui.label("Query");
+                self.find_ui(ui, tab);
                 egui::ScrollArea::vertical().id_salt(("query-scroll", tab.id)).max_height(height).show(ui, |ui| {
                     self.query_ui(ui, tab, label.id, schema);
                 });
@@ -134,10 +268,22 @@ impl QueryEditor {
     fn query_ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab, label: egui::Id, schema: Option<&Arc<SchemaModel>>) {
         self.problems.update(&tab.query, schema);
         let edit_id = ui.make_persistent_id(("query", tab.id));
+        self.edit_id = Some((tab.id, edit_id));
         let focused = ui.memory(|m| m.has_focus(edit_id));
+        self.undo_steps(ui.ctx(), edit_id, tab);
         let asked = focused && ui.input_mut(|i| i.consume_shortcut(&COMPLETE_SHORTCUT));
-        if focused && let KeyOutcome::Accept(range, name) = self.completion.keys(ui) {
-            accept(ui.ctx(), edit_id, &mut tab.query, range, &name);
+        if focused {
+            match self.completion.keys(ui, &tab.query) {
+                KeyOutcome::Accept(range, name) => accept(ui.ctx(), edit_id, &mut tab.query, range, &name),
+                // Esc closed the offer; the editor keeps the focus (its event filter takes Esc).
+                KeyOutcome::Closed => {}
+                KeyOutcome::None => {
+                    if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape)) {
+                        ui.memory_mut(|m| m.surrender_focus(edit_id));
+                    }
+                }
+            }
+            self.keys(ui, edit_id, tab);
         }
         let dark = ui.visuals().dark_mode;
         if self.highlighter.as_ref().is_none_or(|(d, _)| *d != dark) {
@@ -167,7 +313,7 @@ impl QueryEditor {
             .code_editor()
             .desired_rows(16)
             .desired_width(f32::INFINITY)
-            .lock_focus(true)
+            .event_filter(EventFilter { tab: true, horizontal_arrows: true, vertical_arrows: true, escape: true })
             .layouter(&mut layouter)
             .show(ui);
         let response = output.response.response.clone().labelled_by(label);
@@ -196,7 +342,210 @@ impl QueryEditor {
             state.store(ui.ctx(), output.response.response.id);
             output.response.response.request_focus();
         }
+        let selection = egui::TextEdit::load_state(ui.ctx(), edit_id)
+            .and_then(|s| s.cursor.char_range())
+            .unwrap_or_else(|| CCursorRange::one(CCursor::new(tab.query.chars().count())));
+        if let Some(find) = self.find.as_mut()
+            && std::mem::take(&mut find.reveal)
+        {
+            // The match found, in view.
+            let rect = output.galley.pos_from_cursor(selection.primary).translate(output.galley_pos.to_vec2());
+            ui.scroll_to_rect(rect, Some(egui::Align::Center));
+        }
+        match self.seen.as_mut() {
+            // Not a copy of the text a frame: only when it changed.
+            Some((id, (seen_selection, text))) if *id == tab.id && *text == tab.query => *seen_selection = selection,
+            _ => self.seen = Some((tab.id, (selection, tab.query.clone()))),
+        }
     }
+
+    /// Sets the undo history up for a tab (pauses group typing), and makes a change of the
+    /// text from outside the editor since the last frame an undo step of its own.
+    fn undo_steps(&mut self, ctx: &egui::Context, edit_id: egui::Id, tab: &Tab) {
+        let mut state = egui::TextEdit::load_state(ctx, edit_id).unwrap_or_default();
+        let mut changed = false;
+        if self.undo_ready.insert(tab.id) {
+            let settings = UndoSettings { max_undos: 200, stable_time: UNDO_PAUSE, auto_save_interval: 5.0 };
+            state.set_undoer(Undoer::with_settings(settings));
+            changed = true;
+        }
+        if let Some((id, (selection, text))) = &self.seen
+            && *id == tab.id
+            && *text != tab.query
+        {
+            let mut undoer = state.undoer();
+            undoer.add_undo(&(*selection, text.clone()));
+            let end = CCursor::new(tab.query.chars().count());
+            let now =
+                state.cursor.char_range().filter(|r| r.primary.index <= end.index).unwrap_or(CCursorRange::one(end));
+            undoer.add_undo(&(now, tab.query.clone()));
+            state.set_undoer(undoer);
+            changed = true;
+        }
+        if changed {
+            state.store(ctx, edit_id);
+        }
+    }
+
+    /// The keys the editor answers to itself while focused (before the text edit sees them).
+    fn keys(&mut self, ui: &egui::Ui, edit_id: egui::Id, tab: &mut Tab) {
+        let ctx = ui.ctx();
+        let selection = || -> Range<usize> {
+            let range = egui::TextEdit::load_state(ctx, edit_id).and_then(|s| s.cursor.char_range());
+            let end = tab.query.chars().count();
+            let (a, b) = range.map_or((end, end), |r| (r.primary.index.0, r.secondary.index.0));
+            byte_of(&tab.query, a.min(b))..byte_of(&tab.query, a.max(b))
+        };
+        // Ctrl+Z goes back to the last text that differs (egui's step back to a mere cursor
+        // move would look like nothing happened). Ctrl+Shift+Z redoes, as egui does.
+        let undo = ui.input_mut(|i| {
+            let at = i.events.iter().position(|e| {
+                matches!(e, Event::Key { key: Key::Z, pressed: true, modifiers, .. } if modifiers.command && !modifiers.shift)
+            });
+            at.map(|at| i.events.remove(at)).is_some()
+        });
+        if undo {
+            self.undo(ctx, edit_id, tab);
+            return;
+        }
+        if ui.input_mut(|i| i.consume_shortcut(&FIND_SHORTCUT)) {
+            let find = self.find.get_or_insert_with(FindBar::default);
+            find.focus = true;
+            let range = selection();
+            if range.start < range.end && !tab.query[range.clone()].contains('\n') {
+                find.text = tab.query[range].to_owned();
+            }
+            return;
+        }
+        if ui.input_mut(|i| i.consume_shortcut(&COMMENT_SHORTCUT)) {
+            let typed = typing::toggle_comment(&tab.query, selection());
+            apply_typed(ctx, edit_id, &mut tab.query, typed);
+            return;
+        }
+        if ui.input(|i| i.key_pressed(Key::Enter) && i.modifiers.is_none())
+            && ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Enter))
+        {
+            let typed = typing::new_line(&tab.query, selection());
+            apply_typed(ctx, edit_id, &mut tab.query, typed);
+            return;
+        }
+        // One bracket or quote typed alone (not a paste): closed as it opens, or stepped over.
+        let texts: Vec<String> = ui.input(|i| {
+            i.events.iter().filter_map(|e| if let Event::Text(t) = e { Some(t.clone()) } else { None }).collect()
+        });
+        if let [one] = texts.as_slice()
+            && let Some(c) = one.chars().next().filter(|_| one.chars().count() == 1)
+            && let Some(typed) = typing::typed(&tab.query, selection(), c)
+        {
+            ui.input_mut(|i| i.events.retain(|e| !matches!(e, Event::Text(t) if t == one)));
+            apply_typed(ctx, edit_id, &mut tab.query, typed);
+        }
+    }
+
+    /// Goes back to the last state of the undo history whose text differs from the query's.
+    fn undo(&mut self, ctx: &egui::Context, edit_id: egui::Id, tab: &mut Tab) {
+        let mut state = egui::TextEdit::load_state(ctx, edit_id).unwrap_or_default();
+        let mut undoer = state.undoer();
+        let end = CCursor::new(tab.query.chars().count());
+        let mut current: UndoState = (state.cursor.char_range().unwrap_or(CCursorRange::one(end)), tab.query.clone());
+        while let Some(previous) = undoer.undo(&current).cloned() {
+            if previous.1 != tab.query {
+                tab.query = previous.1.clone();
+                state.cursor.set_char_range(Some(previous.0));
+                break;
+            }
+            current = previous;
+        }
+        state.set_undoer(undoer);
+        let selection = state.cursor.char_range().unwrap_or(CCursorRange::one(end));
+        state.store(ctx, edit_id);
+        // The change is the editor's own, not one from outside.
+        if let Some((_, seen)) = self.seen.as_mut() {
+            *seen = (selection, tab.query.clone());
+        }
+    }
+
+    /// The find bar above the query: Enter or Next selects the next match, Previous the one
+    /// before, Esc closes it.
+    fn find_ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab) {
+        let Some(find) = self.find.as_mut() else { return };
+        let mut close = false;
+        let mut step: Option<bool> = None;
+        ui.horizontal(|ui| {
+            let label = ui.label("Find");
+            let response = ui.add(
+                egui::TextEdit::singleline(&mut find.text)
+                    .id_salt(("find", tab.id))
+                    .hint_text("text in the query")
+                    .desired_width(200.0),
+            );
+            let response = response.labelled_by(label.id);
+            if std::mem::take(&mut find.focus) {
+                response.request_focus();
+            }
+            if response.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
+                step = Some(!ui.input(|i| i.modifiers.shift));
+                response.request_focus();
+            }
+            if response.lost_focus() && ui.input(|i| i.key_pressed(Key::Escape)) {
+                close = true;
+            }
+            let matches = typing::find_all(&tab.query, &find.text);
+            if ui.button("Previous").clicked() {
+                step = Some(false);
+            }
+            if ui.button("Next").clicked() {
+                step = Some(true);
+            }
+            if ui.button("Close find").clicked() {
+                close = true;
+            }
+            if let Some(forward) = step.filter(|_| !matches.is_empty()) {
+                let at = find.found.as_ref().and_then(|f| matches.iter().position(|m| m == f));
+                let next = match (at, forward) {
+                    (Some(i), true) => (i + 1) % matches.len(),
+                    (Some(i), false) => (i + matches.len() - 1) % matches.len(),
+                    (None, true) => 0,
+                    (None, false) => matches.len() - 1,
+                };
+                find.found = Some(matches[next].clone());
+                find.reveal = true;
+            }
+            match (&find.found, matches.is_empty(), find.text.is_empty()) {
+                (_, _, true) => {}
+                (_, true, false) => {
+                    ui.weak("No match");
+                }
+                (found, false, false) => {
+                    let at = found.as_ref().and_then(|f| matches.iter().position(|m| m == f));
+                    let shown = at.map_or_else(|| "–".to_owned(), |i| (i + 1).to_string());
+                    ui.label(format!("{shown} of {}", matches.len()));
+                }
+            }
+        });
+        if let (Some(_), Some(found), Some((_, id))) = (step, find.found.clone(), self.edit_id) {
+            let typed = Typed { edit: None, selection: found };
+            apply_typed(ui.ctx(), id, &mut tab.query, typed);
+        }
+        if close {
+            self.find = None;
+        }
+    }
+}
+
+/// Applies an edit of the editor's keys and puts the selection where it says.
+fn apply_typed(ctx: &egui::Context, edit_id: egui::Id, text: &mut String, typed: Typed) {
+    if let Some(edit) = &typed.edit {
+        edit.apply_in_place(text);
+    }
+    let (start, end) = (typed.selection.start.min(text.len()), typed.selection.end.min(text.len()));
+    if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+        return;
+    }
+    let (from, to) = (text[..start].chars().count(), text[..end].chars().count());
+    let mut state = egui::TextEdit::load_state(ctx, edit_id).unwrap_or_default();
+    state.cursor.set_char_range(Some(CCursorRange::two(CCursor::new(from), CCursor::new(to))));
+    state.store(ctx, edit_id);
 }
 
 /// Replaces `range` of `text` with a completion and puts the cursor after it.

@@ -1,11 +1,104 @@
 //! The result of the active tab: paging and export controls, the `errors` beside the data,
-//! and the grid, tree or raw view.
+//! and the grid, tree or raw view. The response is copied whole with Copy response; the tree
+//! and the raw text are searched (the tree shows only the branches that match); the grid's
+//! rows are narrowed by a quick filter ([`crate::table::RowIndex`]: a keystroke scans a
+//! lowercased copy of the rows made once, no frame without a keystroke does). The raw text and
+//! the errors are in monospace, so that a server's diagram with a `^` under a column lines up.
+
+use std::collections::HashSet;
+use std::sync::Arc;
 
 use egui_extras::{Column, TableBuilder};
+use serde_json::Value;
 
 use super::json_tree;
 use super::tab::{Tab, View};
 use crate::api::ApiError;
+use crate::table::{Row, RowIndex, normalize};
+
+/// A filter as applied: its text, the length of the order and the sort it applied to.
+type Applied = (String, usize, Option<(usize, bool)>);
+
+/// The grid's quick filter: what is typed, and the rows it keeps.
+#[derive(Default)]
+struct QuickFilter {
+    /// The tab it belongs to.
+    tab: u64,
+    /// What is typed.
+    typed: String,
+    /// The rows indexed (compared by address and length: a new run makes new rows).
+    rows: Option<(usize, usize)>,
+    index: Option<RowIndex>,
+    /// The filter applied: its text, the order's length and the sort it applied to.
+    applied: Option<Applied>,
+    /// The rows kept, in the grid's order (`None`: no filter).
+    kept: Option<Vec<usize>>,
+}
+
+impl QuickFilter {
+    /// Brings the kept rows up to date with what is typed and the grid: a scan when the text,
+    /// the rows or their order changed since the last frame, nothing otherwise.
+    fn update(&mut self, tab: u64, rows: &Arc<Vec<Row>>, order: &[usize], sort: Option<(usize, bool)>) {
+        if self.tab != tab {
+            *self = QuickFilter { tab, ..QuickFilter::default() };
+        }
+        let needle = normalize(&self.typed);
+        if needle.is_empty() {
+            self.kept = None;
+            self.applied = None;
+            return;
+        }
+        let identity = (Arc::as_ptr(rows) as usize, rows.len());
+        match (self.rows, self.index.as_mut()) {
+            (Some((at, len)), Some(index)) if at == identity.0 && len <= identity.1 => {
+                if len < identity.1 {
+                    index.extend(&rows[len..]);
+                }
+            }
+            _ => {
+                self.index = Some(RowIndex::new(rows));
+                self.applied = None;
+            }
+        }
+        let rebuilt = self.rows != Some(identity);
+        self.rows = Some(identity);
+        let Some(index) = &self.index else { return };
+        let kept = match (&self.applied, self.kept.take()) {
+            // Typing more of the same text narrows what the last filter kept.
+            (Some((text, length, applied_sort)), Some(kept))
+                if *length == order.len() && *applied_sort == sort && !rebuilt =>
+            {
+                if *text == needle {
+                    kept
+                } else if needle.starts_with(text.as_str()) {
+                    index.filter(&needle, &kept)
+                } else {
+                    index.filter(&needle, order)
+                }
+            }
+            // Rows appended at the end of an unsorted grid (fetching every page): only they are scanned.
+            (Some((text, length, None)), Some(mut kept))
+                if *text == needle && sort.is_none() && *length < order.len() =>
+            {
+                kept.extend(index.filter(&needle, &order[*length..]));
+                kept
+            }
+            _ => index.filter(&needle, order),
+        };
+        self.kept = Some(kept);
+        self.applied = Some((needle, order.len(), sort));
+    }
+}
+
+/// The search of the tree and the raw text.
+#[derive(Default)]
+struct Search {
+    typed: String,
+    /// The tree's branches holding a match, for a text and a response (by address and length).
+    branches: Option<(String, usize, usize, HashSet<String>)>,
+    /// The match of the raw text selected last.
+    current: Option<usize>,
+}
 
 /// What the results panel asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +125,8 @@ pub enum ResultsIntent {
 #[derive(Default)]
 pub struct ResultsPanel {
     copy: Option<String>,
+    filter: QuickFilter,
+    search: Search,
 }
 
 const ROW_HEIGHT: f32 = 20.0;
@@ -40,6 +135,18 @@ impl ResultsPanel {
     /// Asks for `text` to be copied at the next frame.
     pub fn copy(&mut self, text: String) {
         self.copy = Some(text);
+    }
+
+    /// Sets the grid's quick filter as if typed into its field (for benchmarks and scripts);
+    /// it applies at the next frame, once the panel has shown the tab (showing another tab
+    /// clears it).
+    pub fn set_quick_filter(&mut self, text: &str) {
+        self.filter.typed = text.to_owned();
+    }
+
+    /// How many rows the quick filter keeps (`None`: no filter).
+    pub fn rows_kept(&self) -> Option<usize> {
+        self.filter.kept.as_ref().map(Vec::len)
     }
 
     /// Draws the result of `tab`; `chosen` names the connection now chosen.
@@ -66,6 +173,9 @@ impl ResultsPanel {
         if let Some(error) = tab.result.error() {
             error_ui(ui, error);
         }
+        if matches!(tab.view, View::Tree | View::Raw) && tab.result.value().is_some() {
+            self.search_ui(ui, tab);
+        }
         if let Some(result) = tab.result.value() {
             for warning in &result.warnings {
                 ui.colored_label(ui.visuals().warn_fg_color, warning);
@@ -78,7 +188,9 @@ impl ResultsPanel {
                 ui.label(egui::RichText::new(count).strong());
                 for error in &result.errors {
                     ui.horizontal_wrapped(|ui| {
-                        ui.colored_label(ui.visuals().error_fg_color, &error.message);
+                        // Monospace: a server's diagram puts a `^` under a column of the line above.
+                        let message = egui::RichText::new(&error.message).monospace();
+                        ui.colored_label(ui.visuals().error_fg_color, message);
                         if !error.path.is_empty() {
                             ui.weak(format!("at {}", error.path_text()));
                         }
@@ -95,7 +207,11 @@ impl ResultsPanel {
         }
         match tab.view {
             View::Grid => match tab.grid.as_mut() {
-                Some(grid) => grid_ui(ui, grid, &mut intent),
+                Some(grid) => {
+                    filter_ui(ui, &mut self.filter, tab.id, grid);
+                    let shown = self.filter.kept.as_deref();
+                    grid_ui(ui, grid, shown, &mut intent);
+                }
                 None if tab.result.value().is_some() => {
                     ui.weak("This result has no connection (edges { node }) to show as rows; see Tree or Raw.");
                 }
@@ -105,7 +221,10 @@ impl ResultsPanel {
             },
             View::Tree => match tab.result.value().and_then(|r| r.data.as_ref()) {
                 Some(data) => {
-                    egui::ScrollArea::both().id_salt(("tree", tab.id)).show(ui, |ui| json_tree::show(ui, "data", data));
+                    let hits = self.search.branches_of(data);
+                    egui::ScrollArea::both()
+                        .id_salt(("tree", tab.id))
+                        .show(ui, |ui| json_tree::show_matching(ui, "data", data, hits));
                 }
                 None => {
                     ui.weak("No data.");
@@ -116,8 +235,12 @@ impl ResultsPanel {
                     let mut text = result.raw.as_str();
                     egui::ScrollArea::both().id_salt(("raw", tab.id)).show(ui, |ui| {
                         let label = ui.label("Response");
-                        ui.add(egui::TextEdit::multiline(&mut text).code_editor().desired_width(f32::INFINITY))
-                            .labelled_by(label.id);
+                        let edit = egui::TextEdit::multiline(&mut text)
+                            .id(raw_id(tab.id))
+                            .font(egui::TextStyle::Monospace)
+                            .code_editor()
+                            .desired_width(f32::INFINITY);
+                        ui.add(edit).labelled_by(label.id);
                     });
                 }
                 None => {
@@ -133,6 +256,11 @@ impl ResultsPanel {
             ui.selectable_value(&mut tab.view, View::Grid, "Grid");
             ui.selectable_value(&mut tab.view, View::Tree, "Tree");
             ui.selectable_value(&mut tab.view, View::Raw, "Raw");
+            if let Some(result) = tab.result.value()
+                && ui.button("Copy response").on_hover_text("The whole response, as JSON").clicked()
+            {
+                *intent = Some(ResultsIntent::CopyText(result.raw.clone()));
+            }
             ui.separator();
             let fetching = tab.fetch_all.as_ref().filter(|f| f.outcome.is_none());
             if let Some(grid) = &tab.grid
@@ -214,13 +342,116 @@ fn error_ui(ui: &mut egui::Ui, error: &ApiError) {
         }
         _ => String::new(),
     };
-    ui.colored_label(ui.visuals().error_fg_color, error.to_string());
+    ui.colored_label(ui.visuals().error_fg_color, egui::RichText::new(error.to_string()).monospace());
     if !advice.is_empty() {
         ui.label(advice);
     }
 }
 
-fn grid_ui(ui: &mut egui::Ui, grid: &mut super::tab::Grid, intent: &mut Option<ResultsIntent>) {
+/// The id of the raw view's text (its selection shows a search's match).
+fn raw_id(tab: u64) -> egui::Id {
+    egui::Id::unique(("raw-response", tab))
+}
+
+impl ResultsPanel {
+    /// The search field of the tree and raw views: the tree keeps the branches that match; the
+    /// raw text selects a match at a time (Enter or Next match for the next).
+    fn search_ui(&mut self, ui: &mut egui::Ui, tab: &Tab) {
+        let Some(result) = tab.result.value() else { return };
+        let mut next = false;
+        ui.horizontal(|ui| {
+            let label = ui.label("Search the response");
+            let response = ui.add(
+                egui::TextEdit::singleline(&mut self.search.typed)
+                    .id_salt(("result-search", tab.id))
+                    .hint_text("a key or a value")
+                    .desired_width(220.0),
+            );
+            let response = response.labelled_by(label.id);
+            if response.changed() {
+                self.search.current = None;
+            }
+            if response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                next = true;
+                response.request_focus();
+            }
+            let needle = self.search.typed.trim();
+            if needle.is_empty() || tab.view != View::Raw {
+                return;
+            }
+            let matches = crate::query::typing::find_all(&result.raw, needle);
+            if matches.is_empty() {
+                ui.weak("No match");
+                return;
+            }
+            next |= ui.button("Next match").clicked();
+            if next {
+                let current = self.search.current.map_or(0, |i| (i + 1) % matches.len());
+                self.search.current = Some(current);
+                let range = &matches[current];
+                let (from, to) = (result.raw[..range.start].chars().count(), result.raw[..range.end].chars().count());
+                let id = raw_id(tab.id);
+                let mut state = egui::TextEdit::load_state(ui.ctx(), id).unwrap_or_default();
+                state.cursor.set_char_range(Some(egui::text::CCursorRange::two(
+                    egui::text::CCursor::new(from),
+                    egui::text::CCursor::new(to),
+                )));
+                state.store(ui.ctx(), id);
+            }
+            match self.search.current.filter(|i| *i < matches.len()) {
+                Some(i) => ui.label(format!("{} of {}", i + 1, matches.len())),
+                None => ui.label(format!("{} matches", matches.len())),
+            };
+        });
+    }
+}
+
+impl Search {
+    /// The branches of `data` holding a match of what is typed (`None`: no search), worked out
+    /// once for a text and a response.
+    fn branches_of(&mut self, data: &Value) -> Option<&HashSet<String>> {
+        let needle = normalize(&self.typed);
+        if needle.is_empty() {
+            return None;
+        }
+        let identity = (data as *const Value as usize, json_tree::size(data));
+        let fresh = self.branches.as_ref().is_some_and(|(t, a, n, _)| *t == needle && (*a, *n) == identity);
+        if !fresh {
+            let mut set = HashSet::new();
+            json_tree::mark_matches(data, "", &needle, &mut set);
+            self.branches = Some((needle, identity.0, identity.1, set));
+        }
+        self.branches.as_ref().map(|(_, _, _, set)| set)
+    }
+}
+
+/// The quick filter's field above the grid, and how many rows it keeps.
+fn filter_ui(ui: &mut egui::Ui, filter: &mut QuickFilter, tab: u64, grid: &super::tab::Grid) {
+    if filter.tab != tab {
+        *filter = QuickFilter { tab, ..QuickFilter::default() };
+    }
+    ui.horizontal(|ui| {
+        let label = ui.label("Filter rows");
+        ui.add(
+            egui::TextEdit::singleline(&mut filter.typed)
+                .id_salt(("grid-filter", tab))
+                .hint_text("text in any cell")
+                .desired_width(220.0),
+        )
+        .labelled_by(label.id);
+        filter.update(tab, &grid.rows, &grid.order, grid.sort);
+        if let Some(kept) = &filter.kept {
+            ui.label(format!("{} of {} rows", thousands(kept.len() as u64), thousands(grid.order.len() as u64)));
+        }
+    });
+}
+
+fn grid_ui(
+    ui: &mut egui::Ui,
+    grid: &mut super::tab::Grid,
+    shown: Option<&[usize]>,
+    intent: &mut Option<ResultsIntent>,
+) {
     let columns = grid.columns.len();
     if columns == 0 {
         ui.weak("The query selects no fields of the node.");
@@ -228,7 +459,7 @@ fn grid_ui(ui: &mut egui::Ui, grid: &mut super::tab::Grid, intent: &mut Option<R
     }
     let mut sort_request = None;
     let rows = grid.rows.clone();
-    let order = &grid.order;
+    let order = shown.unwrap_or(&grid.order);
     let sort = grid.sort;
     let columns_names = &grid.columns;
     egui::ScrollArea::horizontal().id_salt("grid-h").show(ui, |ui| {

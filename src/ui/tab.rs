@@ -170,6 +170,8 @@ pub struct Tab {
     pub restored_from: Option<String>,
     /// The saved operation it was opened from or saved as (Ctrl+S saves there).
     pub saved: Option<i64>,
+    /// The operation run, by name (`operationName`), when the document has several.
+    pub operation: Option<String>,
 }
 
 impl Tab {
@@ -193,6 +195,7 @@ impl Tab {
             running_on: None,
             restored_from: None,
             saved: None,
+            operation: None,
         }
     }
 
@@ -253,6 +256,10 @@ impl Tab {
                     self.fetch_all = None;
                 }
                 None => self.grid = None,
+            }
+            // Rows open on the grid; a mutation's or a single object's result on the tree.
+            if self.view != View::Raw {
+                self.view = if result.rows.is_some() || result.data.is_none() { View::Grid } else { View::Tree };
             }
         }
         self.result.finish(result);

@@ -8,6 +8,7 @@ mod bad_input;
 mod cli;
 mod client;
 mod conformance;
+mod editor_ui;
 mod explorer;
 mod explorer_ui;
 mod export;

@@ -5,6 +5,7 @@ use std::cmp::Reverse;
 use apollo_parser::cst;
 
 use super::super::document::span;
+use super::super::operations::{fresh_name, name_anonymous};
 use super::layout::{definition_insertion, has_break, indent_unit, item_indent, newline, starts_line};
 use super::tree::{Tree, keyword};
 use super::{EditError, Target, TextEdit};
@@ -18,7 +19,7 @@ pub(super) fn tick(
 ) -> Result<Option<TextEdit>, EditError> {
     let style = Style::of(text);
     let Some(operation) = tree.operation(target) else {
-        return Ok(Some(new_operation(text, tree, target, path, &style)));
+        return beside_others(text, tree, target, path, &style).map(Some);
     };
     let Some(set) = operation.selection_set() else {
         return Err(EditError::Internal { detail: "the operation has no selection set".to_string() });
@@ -143,6 +144,34 @@ fn under_field(text: &str, field: &cst::Field, names: &[String], style: &Style) 
         format!(" {{ {} }}", Style::inline(names))
     };
     TextEdit { range: end..end, replacement }
+}
+
+/// The edit adding an operation of `target` that selects `path`. Beside other operations it
+/// has a name (the target's, else one made from the path's first field) and the others that
+/// have none are named too: a document of several operations is valid only with every one
+/// named.
+fn beside_others(
+    text: &str,
+    tree: &Tree,
+    target: Target<'_>,
+    path: &[String],
+    style: &Style,
+) -> Result<TextEdit, EditError> {
+    if tree.operations().next().is_none() {
+        return Ok(new_operation(text, tree, target, path, style));
+    }
+    let mut taken: Vec<String> =
+        tree.operations().filter_map(|operation| operation.name().map(|name| name.text().to_string())).collect();
+    let mut pieces: Vec<TextEdit> =
+        name_anonymous(text, &tree.document, &mut taken).into_iter().map(|(edit, _, _)| edit).collect();
+    let name = match target.name {
+        Some(name) if !taken.iter().any(|t| t == name) => name.to_string(),
+        _ => fresh_name(&taken, path.first().map_or("", String::as_str)),
+    };
+    pieces.push(new_operation(text, tree, Target { name: Some(&name), ..target }, path, style));
+    TextEdit::merge(text, pieces)
+        .map_err(|detail| EditError::Internal { detail })?
+        .ok_or_else(|| EditError::Internal { detail: "adding an operation changed nothing".to_string() })
 }
 
 /// The edit adding an operation of `target` that selects `path`, after the document's last

@@ -165,11 +165,19 @@ fn unticking_removes_plain_fields_before_aliased_ones() {
 }
 
 #[test]
-fn a_mutation_goes_into_its_own_operation() {
+fn a_mutation_goes_into_its_own_named_operation_and_the_document_stays_valid() {
+    // Beside an unnamed query, both get a name: a document of several operations is valid only so.
     let text = "query {\n  users { count }\n}\n";
     let ticked = toggled_in(text, Mutation, "createUser.ref", true);
-    assert_eq!(ticked, "query {\n  users { count }\n}\n\nmutation {\n  createUser {\n    ref\n  }\n}\n");
-    assert_eq!(toggled_in(&ticked, Mutation, "createUser.ref", false), text);
+    let expected = "query Query {\n  users { count }\n}\n\nmutation CreateUser {\n  createUser {\n    ref\n  }\n}\n";
+    assert_eq!(ticked, expected);
+    assert_eq!(toggled_in(&ticked, Mutation, "createUser.ref", false), "query Query {\n  users { count }\n}\n");
+    let shorthand = toggled_in("{ users { count } }", Mutation, "createUser.ref", true);
+    assert!(shorthand.starts_with("query Query { users { count } }"), "{shorthand}");
+    assert!(shorthand.contains("mutation CreateUser {"), "{shorthand}");
+    // A name taken already is not given twice.
+    let taken = toggled_in("query CreateUser { a }", Mutation, "createUser.ref", true);
+    assert!(taken.contains("mutation CreateUser2 {"), "{taken}");
     let named = toggle_field("", Target { kind: Mutation, name: Some("Create") }, &["createUser", "ref"], true);
     assert_eq!(
         named.map(|edit| edit.map(|e| e.replacement)),

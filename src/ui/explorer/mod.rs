@@ -63,6 +63,8 @@ pub struct ExplorerPanel {
     reveal: bool,
     arguments: arguments::ArgumentInputs,
     problem: Option<String>,
+    /// What the last tick did to the document's operations, when it added or named one.
+    note: Option<String>,
 }
 
 /// The tree shown.
@@ -171,6 +173,9 @@ impl ExplorerPanel {
         if let Some(problem) = &self.problem {
             ui.colored_label(ui.visuals().warn_fg_color, problem);
         }
+        if let Some(note) = &self.note {
+            ui.label(note);
+        }
         let docs_height = if self.focus.is_some() { (ui.available_height() * 0.35).max(120.0) } else { 0.0 };
         let tree_height = ui.available_height() - docs_height;
         egui::ScrollArea::both().id_salt("explorer-tree").max_height(tree_height).auto_shrink([false, false]).show(
@@ -212,6 +217,7 @@ impl ExplorerPanel {
         match action.into_edit(model, text, self.kind.operation()) {
             Ok(edit) => {
                 self.problem = None;
+                self.note = edit.as_ref().and_then(|e| crate::query::describe_operation_changes(text, &e.apply(text)));
                 edit
             }
             Err(problem) => {
