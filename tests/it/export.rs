@@ -770,11 +770,11 @@ async fn a_disk_that_fills_keeps_exactly_the_rows_reported_in_the_partial() {
     let run = output(with_file_limit(&command, 40)).await;
     assert_fails(&run, 6, "users.csv.partial", &[SECRET]);
     let stated = rows_stated(&stderr(&run));
-    assert!(stated > 0 && stated < 500 && stated % 50 == 0, "whole pages: {stated}");
+    assert!(stated > 0 && stated < 500 && stated.is_multiple_of(50), "whole pages: {stated}");
     assert_partial(&partial, stated);
     assert!(std::fs::metadata(&partial).expect("the partial").len() <= 40 * 512);
     assert!(!out.exists());
-    assert_eq!(files_under(&home.path("out")), [partial.clone()], "no temporary file is left");
+    assert_eq!(files_under(&home.path("out")), std::slice::from_ref(&partial), "no temporary file is left");
     std::fs::remove_file(&partial).expect("removed");
 
     // Full at the last flush: one page of twenty users fits in the writer's buffer, not in one block.
