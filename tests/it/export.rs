@@ -731,10 +731,13 @@ async fn a_fifo_is_written_in_place_and_stays_a_fifo() {
     let fifo = home.path("out").join("users.csv");
     let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
     assert!(made.success());
-    let reader = {
+    // The reader waits on the FIFO in a thread of its own; a FIFO replaced by a regular file
+    // would leave it waiting forever, so the test waits for it a bounded time.
+    let (read_tx, read_rx) = std::sync::mpsc::channel();
+    {
         let fifo = fifo.clone();
-        std::thread::spawn(move || std::fs::read(fifo).expect("the FIFO reads"))
-    };
+        std::thread::spawn(move || read_tx.send(std::fs::read(fifo).expect("the FIFO reads")));
+    }
     let select = format!("{{ paginatedUsers {{ edges {{ node {{ {SELECTION} }} }} }} }}");
     let run = tokio::time::timeout(
         std::time::Duration::from_secs(60),
@@ -746,7 +749,9 @@ async fn a_fifo_is_written_in_place_and_stays_a_fifo() {
     .await
     .expect("the export ends");
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
-    let bytes = reader.join().expect("the reader ends");
+    let bytes = read_rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the export went into the FIFO (not a regular file put in its place)");
     let rows = read_csv(&bytes);
     assert_eq!(rows[0], HEADER);
     assert_eq!(rows.len(), 121);
