@@ -6,7 +6,7 @@ use std::path::Path;
 use tokio_util::sync::CancellationToken;
 
 use crate::api::{ApiError, Pager};
-use crate::table::{CsvFile, CsvOptions, FileError, Partial};
+use crate::table::{CommitError, CsvFile, CsvOptions, FileError, Partial};
 
 /// How far an export is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,8 +56,10 @@ impl ExportError {
     }
 }
 
-/// Walks every page of `pager` into `out`; returns the rows written. The file appears under its
-/// name only when complete; otherwise its rows are kept as `out.partial`.
+/// Walks every page of `pager` into `out`; returns the rows written. A regular file appears under
+/// its name only when complete; otherwise its rows are kept as `out.partial`, flushed page by page
+/// so that it holds exactly the rows the error states (see [`crate::table::check_out`] for pipes
+/// and devices, written in place).
 pub async fn export_all(
     pager: &mut Pager,
     out: &Path,
@@ -75,14 +77,16 @@ pub async fn export_all(
                 return Err(ExportError::Interrupted { cause, partial: file.keep_partial(), out: out.to_path_buf() });
             }
         };
-        if let Err(e) = file.writer().write_page(&page.data, pager.site()) {
-            return Err(ExportError::Write {
-                reason: e.to_string(),
-                partial: file.keep_partial(),
-                out: out.to_path_buf(),
-            });
+        let written = file.writer().write_page(&page.data, pager.site()).map_err(|e| e.to_string());
+        let flushed = written.and_then(|_| file.end_page().map_err(|e| e.error.reason));
+        if let Err(reason) = flushed {
+            return Err(ExportError::Write { reason, partial: file.keep_partial(), out: out.to_path_buf() });
         }
         progress(Progress { rows: file.rows(), total: page.total });
     }
-    Ok(file.commit()?)
+    file.commit().map_err(|CommitError { error, partial }| ExportError::Write {
+        reason: error.reason,
+        partial,
+        out: out.to_path_buf(),
+    })
 }

@@ -14,11 +14,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::connection::ConnectionArgs;
 use super::input::QueryInput;
-use super::{Failure, cancel_on_ctrl_c};
+use super::{Failure, Interrupt};
+use crate::api::ApiError;
 use crate::api::{Activity, Client, Pager};
-use crate::export::export_all;
+use crate::export::{ExportError, export_all};
 use crate::query::PagingOptions;
-use crate::table::CsvOptions;
+use crate::table::{CsvOptions, OutKind, check_out};
 
 /// Options of `orgql export`.
 #[derive(Args, Debug)]
@@ -43,12 +44,24 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
     let query = args.input.query()?;
     let variables = args.input.variables()?;
     let client = args.connection.client()?;
-    let cancel = cancel_on_ctrl_c();
+    // A folder, a missing folder or a socket is refused before anything is fetched.
+    let kind = check_out(&args.out).map_err(|e| Failure::new(2, e.to_string()))?;
+    let interrupt = Interrupt::listen();
+    let cancel = interrupt.cancel.clone();
     let progress = progress_bar();
     let activity = ActivityWatch::start(&client, progress.clone());
     let options = PagingOptions { ensure_count: true, paging: None };
     let operation = args.input.operation.as_deref();
-    let mut pager = Pager::discover(client, &query, variables, operation, options, &cancel).await?;
+    let discovered = Pager::discover(client, &query, variables, operation, options, &cancel).await;
+    let mut pager = match discovered {
+        Ok(pager) => pager,
+        Err(ApiError::Cancelled) => {
+            activity.finish().await;
+            progress.finish_and_clear();
+            return Err(stopped(&interrupt, "before any row was written".into()));
+        }
+        Err(e) => return Err(e.into()),
+    };
     for warning in pager.warnings() {
         progress.suspend(|| eprintln!("orgql: {warning}"));
     }
@@ -66,13 +79,26 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
     match result {
         Ok(rows) => {
             let done = format!("orgql: wrote {rows} rows to {}", args.out.display());
-            match counts.summary() {
-                Some(summary) => eprintln!("{done} ({summary})"),
-                None => eprintln!("{done}"),
+            let replaced = (kind == OutKind::Replace).then(|| "replaced the previous file".to_owned());
+            match [replaced, counts.summary()].into_iter().flatten().collect::<Vec<_>>() {
+                notes if notes.is_empty() => eprintln!("{done}"),
+                notes => eprintln!("{done} ({})", notes.join("; ")),
             }
             Ok(())
         }
+        Err(ExportError::Interrupted { cause: ApiError::Cancelled, partial, out }) => {
+            Err(stopped(&interrupt, partial.describe(&out)))
+        }
         Err(err) => Err(Failure::new(err.exit_code(), err.to_string())),
+    }
+}
+
+/// The failure of an export stopped by a signal: "stopped by SIGTERM; the 150 rows written so far
+/// are in F.partial (not F)", exit 128 + the signal's number.
+fn stopped(interrupt: &Interrupt, kept: String) -> Failure {
+    match interrupt.received() {
+        Some((name, code)) => Failure::new(code, format!("stopped by {name}; {kept}")),
+        None => Failure::new(130, format!("cancelled; {kept}")),
     }
 }
 

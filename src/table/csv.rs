@@ -112,6 +112,16 @@ impl<W: Write> CsvWriter<W> {
         self.rows
     }
 
+    /// Writes what is buffered through to the underlying writer, and flushes it.
+    ///
+    /// # Errors
+    ///
+    /// [`CsvError`] when the underlying writer fails.
+    pub fn flush(&mut self) -> Result<(), CsvError> {
+        self.writer.flush()?;
+        Ok(())
+    }
+
     /// Flushes what is buffered and hands back the underlying writer.
     ///
     /// # Errors

@@ -8,6 +8,6 @@ mod row;
 
 pub use self::cells::{cell, cells};
 pub use self::csv::{CsvError, CsvOptions, CsvWriter, guard_formula};
-pub use self::file::{CsvFile, FileError, Partial};
+pub use self::file::{CommitError, CsvFile, FileError, OutKind, Partial, check_out};
 pub use self::filter::{RowIndex, normalize};
 pub use self::row::Row;

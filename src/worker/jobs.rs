@@ -86,6 +86,8 @@ pub(super) async fn export_all(
     cancel: CancellationToken,
 ) {
     let result = async {
+        // A folder, or a file in a missing folder, is refused before anything is fetched.
+        crate::table::check_out(&path).map_err(|e| e.to_string())?;
         let client = shared.client(&spec.connection).await.map_err(|e| e.to_string())?;
         let mut pager = pager(&shared, client, &spec, &cancel).await.map_err(|e| e.to_string())?;
         let (progress_tx, mut progress_rx) = tokio::sync::watch::channel((0u64, None::<u64>));

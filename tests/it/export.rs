@@ -654,3 +654,206 @@ async fn exports_against_a_throttling_sandbox_whose_tokens_die_complete_run_afte
     }
     assert!(throttled && renewed, "three runs of several seconds with 2 s tokens renewed none");
 }
+
+/// `command` run under `sh` with a file-size limit of `blocks` × 512 bytes (`ulimit -f`), and
+/// SIGXFSZ ignored so that a write past it fails with EFBIG as on a full disk.
+fn with_file_limit(command: &Command, blocks: u32) -> Command {
+    let mut limited = Command::new("sh");
+    limited
+        .arg("-c")
+        .arg(format!("trap '' XFSZ; ulimit -f {blocks} && exec \"$@\""))
+        .arg("sh")
+        .arg(command.get_program())
+        .args(command.get_args())
+        .env_clear()
+        .stdin(Stdio::null());
+    for (key, value) in command.get_envs() {
+        if let Some(value) = value {
+            limited.env(key, value);
+        }
+    }
+    if let Some(dir) = command.get_current_dir() {
+        limited.current_dir(dir);
+    }
+    limited
+}
+
+/// The N of "the N rows written so far are in …" on stderr.
+fn rows_stated(err: &str) -> usize {
+    let after = err.split("the ").find(|part| part.contains(" rows written so far")).expect("a row count");
+    after.split(' ').next().and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("a number in {err:?}"))
+}
+
+/// Checks a kept `.partial`: the header, then exactly `stated` whole rows, in order.
+fn assert_partial(partial: &Path, stated: usize) {
+    let rows = read_csv(&std::fs::read(partial).expect("the partial file exists"));
+    assert_eq!(rows[0], HEADER);
+    assert_eq!(rows.len() - 1, stated, "the .partial holds the rows the message states");
+    for (i, row) in rows[1..].iter().enumerate() {
+        assert_eq!(row.len(), HEADER.len(), "row {i} is whole: {row:?}");
+        assert_eq!(row[0], format!("u{:05}", i + 1));
+    }
+}
+
+#[tokio::test]
+async fn an_out_that_is_a_folder_or_in_a_missing_folder_is_refused_before_anything_is_fetched() {
+    // Nothing listens at the base URL: a refusal with 2 (not 6, unreachable) shows nothing was asked.
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        listener.local_addr().expect("an address").port()
+    };
+    let closed = format!("http://127.0.0.1:{port}");
+    let conn = ["--base-url", closed.as_str(), "--client-id", "sandbox-admin", "--scope", "users.read"];
+    let home = Home::new();
+    let folder = home.path("out");
+    let missing = home.path("out").join("nowhere").join("users.csv");
+    for (out, needle) in [(&folder, "folder"), (&missing, "does not exist")] {
+        let started = std::time::Instant::now();
+        let run = output(home.orgql_with_secret(
+            SECRET,
+            &args(
+                &["export", "-e", "{ paginatedUsers { edges { node { ref } } } }", "--out", out.to_str().unwrap()],
+                &conn,
+            ),
+        ))
+        .await;
+        assert_fails(&run, 2, needle, &[SECRET]);
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "no retries against the closed port");
+    }
+    assert_eq!(files_under(&home.path("out")), Vec::<PathBuf>::new(), "nothing written");
+}
+
+#[tokio::test]
+async fn a_fifo_is_written_in_place_and_stays_a_fifo() {
+    use std::os::unix::fs::FileTypeExt;
+    let server = sandbox(120).await;
+    let home = Home::new();
+    let fifo = home.path("out").join("users.csv");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    // The reader waits on the FIFO in a thread of its own; a FIFO replaced by a regular file
+    // would leave it waiting forever, so the test waits for it a bounded time.
+    let (read_tx, read_rx) = std::sync::mpsc::channel();
+    {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || read_tx.send(std::fs::read(fifo).expect("the FIFO reads")));
+    }
+    let select = format!("{{ paginatedUsers {{ edges {{ node {{ {SELECTION} }} }} }} }}");
+    let run = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        output(home.orgql_with_secret(
+            SECRET,
+            &args(&["export", "-e", &select, "--out", fifo.to_str().unwrap()], &connection(&server, "users.read")),
+        )),
+    )
+    .await
+    .expect("the export ends");
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let bytes = read_rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the export went into the FIFO (not a regular file put in its place)");
+    let rows = read_csv(&bytes);
+    assert_eq!(rows[0], HEADER);
+    assert_eq!(rows.len(), 121);
+    assert!(std::fs::metadata(&fifo).expect("the FIFO").file_type().is_fifo(), "still a FIFO");
+    assert_eq!(files_under(&home.path("out")), [fifo], "no temporary file, no .partial");
+}
+
+#[tokio::test]
+async fn a_disk_that_fills_keeps_exactly_the_rows_reported_in_the_partial() {
+    let server = sandbox(500).await;
+    let home = Home::new();
+    let out = home.path("out").join("users.csv");
+    let partial = home.path("out").join("users.csv.partial");
+    let select = format!("{{ paginatedUsers {{ edges {{ node {{ {SELECTION} }} }} }} }}");
+    let command = home.orgql_with_secret(
+        SECRET,
+        &args(&["export", "-e", &select, "--out", out.to_str().unwrap()], &connection(&server, "users.read")),
+    );
+
+    // Full midway: 40 blocks (20 KB) hold a few pages of these rows, not 500.
+    let run = output(with_file_limit(&command, 40)).await;
+    assert_fails(&run, 6, "users.csv.partial", &[SECRET]);
+    let stated = rows_stated(&stderr(&run));
+    assert!(stated > 0 && stated < 500 && stated.is_multiple_of(50), "whole pages: {stated}");
+    assert_partial(&partial, stated);
+    assert!(std::fs::metadata(&partial).expect("the partial").len() <= 40 * 512);
+    assert!(!out.exists());
+    assert_eq!(files_under(&home.path("out")), std::slice::from_ref(&partial), "no temporary file is left");
+    std::fs::remove_file(&partial).expect("removed");
+
+    // Full at the last flush: one page of twenty users fits in the writer's buffer, not in one block.
+    let small = sandbox(20).await;
+    let command = home.orgql_with_secret(
+        SECRET,
+        &args(&["export", "-e", &select, "--out", out.to_str().unwrap()], &connection(&small, "users.read")),
+    );
+    let run = output(with_file_limit(&command, 1)).await;
+    assert_fails(&run, 6, "users.csv.partial", &[SECRET]);
+    assert_partial(&partial, rows_stated(&stderr(&run)));
+    assert!(!out.exists());
+}
+
+/// Starts a slow export of 500 users, waits until some pages are on disk, sends `signal`, and
+/// checks the exit status, the one sentence and the `.partial`.
+async fn interrupt_an_export(signal: &str, code: i32) {
+    use std::os::unix::fs::PermissionsExt;
+    let server =
+        sandbox_with(Config { users: 500, latency: std::time::Duration::from_millis(150), ..Config::default() }).await;
+    let home = Home::new();
+    let out = home.path("out").join("users.csv");
+    let select = format!("{{ paginatedUsers {{ edges {{ node {{ {SELECTION} }} }} }} }}");
+    let mut command = home.orgql_with_secret(
+        SECRET,
+        &args(&["export", "-e", &select, "--out", out.to_str().unwrap()], &connection(&server, "users.read")),
+    );
+    let child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("orgql runs");
+    let dir = home.path("out");
+    let signal = signal.to_owned();
+    let run = tokio::task::spawn_blocking(move || {
+        // Some pages written: the temporary file holds more than the header.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let written =
+                files_under(&dir).iter().any(|f| std::fs::metadata(f).map(|m| m.len() > 2_000).unwrap_or(false));
+            if written {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "no page was written within 30 s");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let sent = Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status();
+        assert!(sent.expect("kill runs").success());
+        let mut child = child;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while child.try_wait().expect("a status").is_none() {
+            if std::time::Instant::now() > deadline {
+                child.kill().expect("killed");
+                panic!("orgql did not stop within 20 s of the signal");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        child.wait_with_output().expect("its output")
+    })
+    .await
+    .expect("the run ends");
+    assert_fails(&run, code, "stopped by SIG", &[SECRET]);
+    let stated = rows_stated(&stderr(&run));
+    assert!(stated > 0 && stated < 500, "{}", stderr(&run));
+    let partial = home.path("out").join("users.csv.partial");
+    assert_partial(&partial, stated);
+    let mode = std::fs::metadata(&partial).expect("the partial").permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "personal data: owner only");
+    assert!(!out.exists());
+    assert_eq!(files_under(&home.path("out")), [partial], "no temporary file is left");
+}
+
+#[tokio::test]
+async fn sigterm_during_an_export_keeps_the_rows_as_a_partial_and_exits_143() {
+    interrupt_an_export("TERM", 143).await;
+}
+
+#[tokio::test]
+async fn sigint_during_an_export_keeps_the_rows_as_a_partial_and_exits_130() {
+    interrupt_an_export("INT", 130).await;
+}
