@@ -6,11 +6,12 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
+use super::copy_code::CopyCode;
 use super::editor::{EditorIntent, QueryEditor};
 use super::explorer::{ExplorerIntent, ExplorerPanel};
 use super::export_window::{ExportRequest, ExportWindow};
 use super::find_user::{Access, FindUserWindow};
-use super::history::HistoryPanel;
+use super::history::{HistoryIntent, HistoryPanel};
 use super::profiles::{ProfileChoice, ProfilesWindow};
 use super::results::{ResultsIntent, ResultsPanel};
 use super::status_bar::StatusBar;
@@ -96,6 +97,8 @@ pub struct OrgqlApp {
     editor_height_to_restore: Option<f32>,
     /// The window title set last.
     title: String,
+    /// "Copy as code" and the window of the program copied last.
+    copy_code: CopyCode,
 }
 
 /// How often the workspace is saved at most when it changes.
@@ -150,6 +153,7 @@ impl OrgqlApp {
             editor_height: None,
             editor_height_to_restore: None,
             title: String::new(),
+            copy_code: CopyCode::default(),
         };
         if has_store {
             app.send(Command::LoadHistory);
@@ -443,7 +447,8 @@ impl OrgqlApp {
                 self.status.tokens.insert(connection, (state, Instant::now()));
             }
             Event::Activity { connection, activity } => self.status.activity(connection, activity),
-            Event::History(entries) => self.history.entries = entries,
+            Event::History(entries) => self.history.loaded(entries),
+            Event::HistoryFound { search, entries } => self.history.found(&search, entries),
             Event::WorkspaceLoaded(loaded) => self.restore(loaded),
             Event::SchemaLoaded { connection, result, .. } => self.explorer.loaded(&connection, result),
             Event::WebhookSecret { secret, kept } => self.webhooks.secret_found(secret, kept),
@@ -582,9 +587,51 @@ impl OrgqlApp {
         &self.title
     }
 
+    fn handle_history(&mut self, intent: HistoryIntent) {
+        match intent {
+            HistoryIntent::Open(entry) => self.open_history(entry),
+            HistoryIntent::Search(text) => self.send(Command::SearchHistory(text)),
+            HistoryIntent::Delete(id) => self.send(Command::DeleteHistory(id)),
+            HistoryIntent::ClearAll => self.send(Command::ClearHistory),
+        }
+    }
+
+    /// Opens a run of the history in a new tab, and chooses its connection (a profile deleted
+    /// since leaves the connection as it is, with a notice).
     fn open_history(&mut self, entry: HistoryEntry) {
-        let title = format!("History {}", entry.id);
+        let title = if entry.operation.is_empty() { format!("History {}", entry.id) } else { entry.operation.clone() };
         self.tabs.open(Some(title), entry.query).variables = entry.variables;
+        if entry.profile == "Sandbox" {
+            self.connection = ProfileChoice::Sandbox;
+        } else if self.profiles.has_profile(&entry.profile) {
+            self.connection = ProfileChoice::Named(entry.profile);
+        } else {
+            self.problems.push(format!(
+                "The run's connection '{}' no longer exists; the tab opened on {}",
+                entry.profile,
+                self.profiles.name_of(&self.connection)
+            ));
+        }
+    }
+
+    /// The active tab's operation as a program in `language`, for the chosen connection.
+    pub fn code_of_active_tab(&mut self, language: crate::codegen::Language) -> Result<String, String> {
+        let connection = self.connection()?;
+        let tab = self.tabs.active();
+        let schema = self.explorer.model().map(|model| &**model.schema());
+        super::copy_code::program(
+            language,
+            &connection,
+            self.status.sandbox.as_deref(),
+            &tab.query,
+            &tab.variables,
+            schema,
+        )
+    }
+
+    /// The program shown by "Copy as code" (for tests).
+    pub fn copied_code(&self) -> Option<&Result<String, String>> {
+        self.copy_code.shown()
     }
 
     /// A new tab, its sample built from the chosen connection's schema when it is known (else
@@ -631,8 +678,8 @@ impl OrgqlApp {
                     self.handle_explorer(intent);
                 }
                 Side::History => {
-                    if let Some(entry) = self.history.ui(ui) {
-                        self.open_history(entry);
+                    if let Some(intent) = self.history.ui(ui) {
+                        self.handle_history(intent);
                     }
                 }
             }
@@ -736,6 +783,10 @@ impl eframe::App for OrgqlApp {
                 if ui.button("Find user").on_hover_text("Find a user by ref, email or name").clicked() {
                     self.find_user.show();
                 }
+                if let Some(language) = self.copy_code.menu_ui(ui) {
+                    let program = self.code_of_active_tab(language);
+                    self.copy_code.show(ui.ctx(), language, program);
+                }
                 ui.separator();
                 ui.selectable_value(&mut self.view, MainView::Queries, "Queries");
                 let count = self.webhooks.list.rows().len();
@@ -775,5 +826,6 @@ impl eframe::App for OrgqlApp {
         if let Some(request) = self.find_user.ui(&ctx, &access) {
             self.support(request);
         }
+        self.copy_code.window_ui(&ctx);
     }
 }

@@ -3,6 +3,7 @@
 mod app;
 mod bench;
 mod completion;
+mod copy_code;
 mod editor;
 mod explorer;
 mod export_window;

@@ -9,10 +9,11 @@ use super::paging::{self, Plan};
 use super::{Connection, Event, JobId, QueryResult, QuerySpec, Repaint, Rows, Shared};
 use crate::api::{ApiError, Client, GraphQlRequest, Page, Pager, TokenState};
 use crate::query::{ConnectionSite, Paging, PagingOptions};
+use crate::store::{NewRun, RunStatus, operation_name_of};
 use crate::table::{CsvFile, CsvOptions, Row, cells};
 
 /// How many history entries the UI lists.
-const HISTORY_SHOWN: usize = 200;
+pub(super) const HISTORY_SHOWN: usize = 200;
 
 fn rows_of(site: &ConnectionSite, page: &Page, with_columns: bool) -> Rows {
     Rows {
@@ -57,6 +58,7 @@ pub(super) async fn run(
     cursor: Option<String>,
     cancel: CancellationToken,
 ) {
+    let started = std::time::Instant::now();
     let result = run_inner(&shared, &spec, cursor, &cancel).await;
     shared.end_job(job);
     let outcome = match &result {
@@ -67,9 +69,30 @@ pub(super) async fn run(
         },
         Err(e) => e.to_string(),
     };
+    let (status, rows, duration) = match &result {
+        Ok(r) if r.errors.is_empty() => (RunStatus::Ok, r.rows.as_ref().map(|rows| rows.rows.len() as u64), r.elapsed),
+        Ok(r) => (RunStatus::Errors, r.rows.as_ref().map(|rows| rows.rows.len() as u64), r.elapsed),
+        Err(_) => (RunStatus::Failed, None, started.elapsed()),
+    };
     let variables = spec.variables.as_ref().map(|v| v.to_string()).unwrap_or_default();
+    let operation = spec.operation.clone().or_else(|| operation_name_of(&spec.query)).unwrap_or_default();
     let (profile, query) = (spec.connection.name().to_owned(), spec.query.clone());
-    if let Some(Err(e)) = shared.with_store(move |s| s.add_history(&profile, &query, &variables, &outcome)).await {
+    let recorded = shared
+        .with_store(move |s| {
+            let run = NewRun {
+                profile: &profile,
+                query: &query,
+                variables: &variables,
+                outcome: &outcome,
+                operation: &operation,
+                status,
+                rows,
+                duration: Some(duration),
+            };
+            s.add_run(&run)
+        })
+        .await;
+    if let Some(Err(e)) = recorded {
         shared.emit(Event::Problem(e)).await;
     }
     shared.emit(Event::Ran { job, result }).await;
