@@ -100,7 +100,7 @@ fn schema_of(runtime: &tokio::runtime::Runtime, base_url: &str) -> Arc<orgql::ex
 }
 
 fn target(base_url: &str) -> Target {
-    Target { base_url: base_url.to_owned(), client_id: "sandbox-admin".into(), scopes: "users.read".into() }
+    Target { base_url: base_url.to_owned(), client_id: "sandbox-admin".into(), scopes: "users.read users.write".into() }
 }
 
 /// A query with a variable page size (three pages of the 50 users below) and non-ASCII names.
@@ -118,10 +118,12 @@ fn copy_as_code_in_the_app_gives_programs_that_print_the_rows_the_app_fetches() 
     let curl = s.app().copied_code().expect("a program shown").clone().expect("a program");
     assert!(curl.starts_with("#!/usr/bin/env bash") && curl.contains("hasNextPage"), "{curl}");
     s.wait_for_label("cURL code");
+    s.click("Close window");
     let python = s.harness.state_mut().code_of_active_tab(Language::Python).expect("a program");
     let javascript = s.harness.state_mut().code_of_active_tab(Language::JavaScript).expect("a program");
 
     s.run_query();
+    s.wait_for_label("Fetch all pages");
     s.click("Fetch all pages");
     s.wait_for_text("rows fetched");
     s.wait_until_idle();
@@ -171,25 +173,25 @@ fn programs_walk_edge_cursors_on_the_minimal_server_as_the_command_line_does() {
 }
 
 #[test]
-fn a_query_without_a_connection_prints_its_data_with_variables_sent_intact() {
+fn a_mutation_prints_its_data_with_variables_sent_intact() {
     let runtime = Session::runtime();
     let server = runtime.block_on(sandbox(5));
     let base_url = server.base_url().to_owned();
-    let first_ref = crate::support::refs_of(&runtime, &base_url).remove(0);
-    // A variable with quotes, `$`, a newline and non-ASCII text: sent as written, or the user
-    // is not found.
-    let query = "query One($ref: String!, $note: String) { user(ref: $ref) { ref } }";
-    let variables = json!({ "ref": first_ref, "note": "it's \"$HOME\"\n日本 😀" });
-    let operation = Operation::new(query, Some(&variables), None, None).unwrap();
-    assert!(operation.pages.is_none());
+    // A name with quotes, `$`, backticks, a backslash and non-ASCII text: sent as written.
+    let name = "it's \"$HOME\" `id` \\ 日本 😀";
+    let query = "mutation Make($input: CreateUserInput!) { createUser(input: $input) { ref name } }";
     for language in Language::ALL {
         if let Some(missing) = missing_tools(language) {
             eprintln!("SKIPPED: the {language:?} program is not run: {missing} not installed");
             continue;
         }
+        let user = format!("code-{language:?}").to_lowercase();
+        let variables = json!({ "input": { "ref": user, "name": name, "email": format!("{user}@example.net") } });
+        let operation = Operation::new(query, Some(&variables), None, None).unwrap();
+        assert!(operation.pages.is_none());
         let printed = run_program(language, &generate(language, &target(&base_url), &operation));
         let data: Value = serde_json::from_str(&printed).unwrap_or_else(|e| panic!("{e}: {printed}"));
-        assert_eq!(data, json!({ "user": { "ref": first_ref } }), "{language:?}");
+        assert_eq!(data, json!({ "createUser": { "ref": user, "name": name } }), "{language:?}");
     }
     drop(server);
     runtime.shutdown_timeout(Duration::from_secs(5));
