@@ -123,19 +123,20 @@ fn entry_ui(ui: &mut egui::Ui, entry: &HistoryEntry) -> Option<HistoryIntent> {
     egui::Frame::group(ui.style()).show(ui, |ui| {
         ui.set_width(ui.available_width());
         ui.horizontal(|ui| {
-            let delete = ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let delete = ui.small_button("Delete").on_hover_text("Delete this run from the history");
-                let open = ui
-                    .add(egui::Button::new(egui::RichText::new(title_of(entry)).strong()).frame(false).truncate())
-                    .on_hover_text(format!("Open in a new tab on {}\n\n{}", entry.profile, entry.query));
-                if open.clicked() {
-                    intent = Some(HistoryIntent::Open(entry.clone()));
+            // Delete at the right; the operation (truncated) fills the rest from the left.
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui.small_button("Delete").on_hover_text("Delete this run from the history").clicked() {
+                    intent = Some(HistoryIntent::Delete(entry.id));
                 }
-                delete.clicked()
+                ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                    let open = ui
+                        .add(egui::Button::new(egui::RichText::new(title_of(entry)).strong()).frame(false).truncate())
+                        .on_hover_text(format!("Open in a new tab on {}\n\n{}", entry.profile, entry.query));
+                    if open.clicked() {
+                        intent = Some(HistoryIntent::Open(entry.clone()));
+                    }
+                });
             });
-            if delete.inner {
-                intent = Some(HistoryIntent::Delete(entry.id));
-            }
         });
         ui.horizontal_wrapped(|ui| {
             ui.spacing_mut().item_spacing.x = 6.0;
