@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod cli;
+pub mod codegen;
 pub mod explorer;
 pub mod export;
 pub mod operations;

@@ -58,6 +58,17 @@ impl ConnectionArgs {
         Client::new(credentials, options, tokens).map(Arc::new).map_err(Failure::from)
     }
 
+    /// Where a program written by `--print-code` sends its requests: the connection's address,
+    /// client and scopes (its secret is checked for, never written).
+    pub fn code_target(&self) -> Result<crate::codegen::Target, Failure> {
+        let credentials = self.credentials(&secret_store())?;
+        Ok(crate::codegen::Target {
+            base_url: credentials.base_url.as_str().trim_end_matches('/').to_owned(),
+            client_id: credentials.client_id,
+            scopes: credentials.scopes.to_string(),
+        })
+    }
+
     fn credentials(&self, store: &SecretStore) -> Result<Credentials, Failure> {
         if let Some(name) = &self.profile {
             let profile = ProfileFile::default_location().and_then(|file| file.get(name)).map_err(Failure::usage)?;

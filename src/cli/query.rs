@@ -22,6 +22,11 @@ pub struct QueryArgs {
     /// Follow every page of the query's one connection and print them as one response.
     #[arg(long)]
     all_pages: bool,
+    /// Print the operation as a program instead of running it: curl (a bash script with curl
+    /// and jq), python (requests) or js (Node.js 18 fetch); a connection is walked page by page
+    /// as its schema says. The program reads the secret from ORGQL_CLIENT_SECRET.
+    #[arg(long, value_name = "LANGUAGE", conflicts_with = "all_pages")]
+    print_code: Option<String>,
     #[command(flatten)]
     connection: ConnectionArgs,
 }
@@ -30,6 +35,9 @@ pub struct QueryArgs {
 pub async fn run(args: QueryArgs) -> Result<(), Failure> {
     let query = args.input.query()?;
     let variables = args.input.variables()?;
+    if let Some(language) = &args.print_code {
+        return print_code(&args, language, &query, variables.as_ref()).await;
+    }
     let client = args.connection.client()?;
     let cancel = cancel_on_ctrl_c();
     let operation = args.input.operation.as_deref();
@@ -48,6 +56,35 @@ pub async fn run(args: QueryArgs) -> Result<(), Failure> {
         Some(_) => Err(ApiError::GraphQl { errors: response.errors, data: None }.into()),
         None => Ok(()),
     }
+}
+
+/// `--print-code`: the program, on stdout; the paging read from the service's schema when the
+/// operation has a connection (as its text shows when the schema cannot be read, said on stderr).
+async fn print_code(args: &QueryArgs, language: &str, query: &str, variables: Option<&Value>) -> Result<(), Failure> {
+    use crate::codegen::{Language, Operation, generate};
+    let language = Language::parse(language)
+        .ok_or_else(|| Failure::usage(format!("--print-code {language}: say curl, python or js")))?;
+    let target = args.connection.code_target()?;
+    let operation_name = args.input.operation.as_deref();
+    let has_connection = crate::query::prepare_paging(query, operation_name, PagingOptions::default()).is_ok();
+    let model = if has_connection {
+        let client = args.connection.client()?;
+        match crate::explorer::load::fetch(&client, &cancel_on_ctrl_c()).await {
+            Ok((model, _)) => Some(model),
+            Err(error) => {
+                eprintln!("orgql: the service's schema could not be read ({error}); paging as the query's text shows");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let schema = model.as_ref().map(|model| &**model.schema());
+    let operation = Operation::new(query, variables, operation_name, schema).map_err(Failure::usage)?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(generate(language, &target, &operation).as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Failure::new(1, format!("the program could not be printed ({e})")))
 }
 
 /// Every page merged into the first: its edges followed by the others', the last `pageInfo`.

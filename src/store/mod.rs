@@ -2,11 +2,13 @@
 //! (and, later, saved queries and schema caches). One file in the platform's data directory.
 
 mod delivery_list;
+mod history;
 mod operations;
 mod schemas;
 mod workspace;
 
 pub use delivery_list::{DeliverySummary, event_type};
+pub use history::{NewRun, RunStatus, operation_name_of};
 pub use operations::SavedOperation;
 
 use std::path::{Path, PathBuf};
@@ -42,6 +44,15 @@ pub struct HistoryEntry {
     pub variables: String,
     /// What came of it, in a few words: `200 OK, 50 rows` or the error.
     pub outcome: String,
+    /// The operation's name (from the document for runs recorded before names were kept;
+    /// empty for an unnamed one).
+    pub operation: String,
+    /// Whether it succeeded ([`RunStatus::Unknown`] for runs recorded before it was kept).
+    pub status: RunStatus,
+    /// The rows it showed, for a connection.
+    pub rows: Option<u64>,
+    /// How long it took.
+    pub duration: Option<std::time::Duration>,
 }
 
 /// A received webhook delivery, to be recorded.
@@ -123,6 +134,12 @@ const MIGRATIONS: &[&str] = &[
         set_aside_at TEXT NOT NULL,
         reason TEXT NOT NULL
     );",
+    // What the history lists of a run (older rows keep defaults; their operation name is read
+    // from their document).
+    "ALTER TABLE history ADD COLUMN operation TEXT NOT NULL DEFAULT '';
+    ALTER TABLE history ADD COLUMN status TEXT NOT NULL DEFAULT '';
+    ALTER TABLE history ADD COLUMN row_count INTEGER;
+    ALTER TABLE history ADD COLUMN duration_ms INTEGER;",
     "CREATE TABLE operations (
         id INTEGER PRIMARY KEY,
         collection TEXT NOT NULL,
@@ -190,15 +207,18 @@ impl Store {
         StoreError { path: self.path.clone(), reason: e.to_string() }
     }
 
-    /// Records a run query; returns its id.
+    /// Records a run query with only its outcome; returns its id.
     pub fn add_history(&self, profile: &str, query: &str, variables: &str, outcome: &str) -> Result<i64, StoreError> {
-        self.conn()
-            .execute(
-                "INSERT INTO history (ran_at, profile, query, variables, outcome) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![Utc::now().to_rfc3339(), profile, query, variables, outcome],
-            )
-            .map_err(|e| self.error(e))?;
-        Ok(self.conn().last_insert_rowid())
+        self.add_run(&NewRun {
+            profile,
+            query,
+            variables,
+            outcome,
+            operation: "",
+            status: RunStatus::Unknown,
+            rows: None,
+            duration: None,
+        })
     }
 
     /// The newest `limit` entries, newest first.
@@ -326,17 +346,30 @@ fn delivery_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Delivery> {
     })
 }
 
-const HISTORY_COLUMNS: &str = "id, ran_at, profile, query, variables, outcome";
+const HISTORY_COLUMNS: &str =
+    "id, ran_at, profile, query, variables, outcome, operation, status, row_count, duration_ms";
 
 fn history_entry(row: &rusqlite::Row<'_>) -> rusqlite::Result<HistoryEntry> {
     let ran_at: String = row.get(1)?;
+    let query: String = row.get(3)?;
+    let mut operation: String = row.get(6)?;
+    if operation.is_empty() {
+        operation = operation_name_of(&query).unwrap_or_default();
+    }
+    let status: String = row.get(7)?;
+    let rows: Option<i64> = row.get(8)?;
+    let duration: Option<i64> = row.get(9)?;
     Ok(HistoryEntry {
         id: row.get(0)?,
         ran_at: DateTime::parse_from_rfc3339(&ran_at).map(|t| t.with_timezone(&Utc)).unwrap_or_default(),
         profile: row.get(2)?,
-        query: row.get(3)?,
+        query,
         variables: row.get(4)?,
         outcome: row.get(5)?,
+        operation,
+        status: RunStatus::from_text(&status),
+        rows: rows.and_then(|n| u64::try_from(n).ok()),
+        duration: duration.and_then(|ms| u64::try_from(ms).ok()).map(std::time::Duration::from_millis),
     })
 }
 

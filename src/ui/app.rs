@@ -7,12 +7,13 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::app_state::{AppState, MainView, Side};
+use super::copy_code::CopyCode;
 use super::editor::{EditorIntent, QueryEditor};
 use super::explorer::{ExplorerIntent, ExplorerPanel};
 use super::export_window::{ExportRequest, ExportWindow};
 use super::find_user::{Access, FindUserWindow};
-use super::history::HistoryPanel;
-use super::profiles::ProfilesWindow;
+use super::history::{HistoryIntent, HistoryPanel};
+use super::profiles::{ProfileChoice, ProfilesWindow};
 use super::results::{ResultsIntent, ResultsPanel};
 use super::saved::{SavedIntent, SavedPanel};
 use super::status_bar::StatusBar;
@@ -72,6 +73,8 @@ pub struct OrgqlApp {
     saved: Option<(String, f64)>,
     /// The window title set last.
     title: String,
+    /// "Copy as code" and the window of the program copied last.
+    copy_code: CopyCode,
 }
 
 /// Saves the active tab as an operation.
@@ -122,6 +125,7 @@ impl OrgqlApp {
             tab_bar: TabBar::default(),
             saved: None,
             title: String::new(),
+            copy_code: CopyCode::default(),
         };
         if has_store {
             app.send(Command::LoadHistory);
@@ -425,7 +429,8 @@ impl OrgqlApp {
                 self.status.tokens.insert(connection, (state, Instant::now()));
             }
             Event::Activity { connection, activity } => self.status.activity(connection, activity),
-            Event::History(entries) => self.history.entries = entries,
+            Event::History(entries) => self.history.loaded(entries),
+            Event::HistoryFound { search, entries } => self.history.found(&search, entries),
             Event::Operations(list) => self.saved_panel.loaded(list),
             Event::OperationsChanged(outcome) => self.operations_changed(outcome),
             Event::WorkspaceLoaded(loaded) => self.restore(loaded),
@@ -537,9 +542,51 @@ impl OrgqlApp {
         &self.title
     }
 
+    fn handle_history(&mut self, intent: HistoryIntent) {
+        match intent {
+            HistoryIntent::Open(entry) => self.open_history(entry),
+            HistoryIntent::Search(text) => self.send(Command::SearchHistory(text)),
+            HistoryIntent::Delete(id) => self.send(Command::DeleteHistory(id)),
+            HistoryIntent::ClearAll => self.send(Command::ClearHistory),
+        }
+    }
+
+    /// Opens a run of the history in a new tab, and chooses its connection (a profile deleted
+    /// since leaves the connection as it is, with a notice).
     fn open_history(&mut self, entry: HistoryEntry) {
-        let title = format!("History {}", entry.id);
+        let title = if entry.operation.is_empty() { format!("History {}", entry.id) } else { entry.operation.clone() };
         self.state.tabs.open(Some(title), entry.query).variables = entry.variables;
+        if entry.profile == "Sandbox" {
+            self.state.connection = ProfileChoice::Sandbox;
+        } else if self.profiles.has_profile(&entry.profile) {
+            self.state.connection = ProfileChoice::Named(entry.profile);
+        } else {
+            self.state.problems.push(format!(
+                "The run's connection '{}' no longer exists; the tab opened on {}",
+                entry.profile,
+                self.state.connection_name()
+            ));
+        }
+    }
+
+    /// The active tab's operation as a program in `language`, for the chosen connection.
+    pub fn code_of_active_tab(&mut self, language: crate::codegen::Language) -> Result<String, String> {
+        let connection = self.connection()?;
+        let tab = self.state.tabs.active();
+        let schema = self.state.schemas.model(&self.state.connection_name()).map(|model| &**model.schema());
+        super::copy_code::program(
+            language,
+            &connection,
+            self.status.sandbox.as_deref(),
+            &tab.query,
+            &tab.variables,
+            schema,
+        )
+    }
+
+    /// The program shown by "Copy as code" (for tests).
+    pub fn copied_code(&self) -> Option<&Result<String, String>> {
+        self.copy_code.shown()
     }
 
     fn handle_saved(&mut self, intent: SavedIntent) {
@@ -639,8 +686,8 @@ impl OrgqlApp {
                     }
                 }
                 Side::History => {
-                    if let Some(entry) = self.history.ui(ui) {
-                        self.open_history(entry);
+                    if let Some(intent) = self.history.ui(ui) {
+                        self.handle_history(intent);
                     }
                 }
                 Side::Saved => {
@@ -758,6 +805,10 @@ impl eframe::App for OrgqlApp {
                 if ui.button("Find user").on_hover_text("Find a user by ref, email or name").clicked() {
                     self.find_user.show();
                 }
+                if let Some(language) = self.copy_code.menu_ui(ui) {
+                    let program = self.code_of_active_tab(language);
+                    self.copy_code.show(ui.ctx(), language, program);
+                }
                 ui.separator();
                 ui.selectable_value(&mut self.state.view, MainView::Queries, "Queries");
                 let count = self.webhooks.list.rows().len();
@@ -813,5 +864,6 @@ impl eframe::App for OrgqlApp {
             };
             self.send(Command::ChangeOperations(change));
         }
+        self.copy_code.window_ui(&ctx);
     }
 }

@@ -4,6 +4,7 @@ mod app;
 mod app_state;
 mod bench;
 mod completion;
+mod copy_code;
 mod editor;
 mod explorer;
 mod export_window;

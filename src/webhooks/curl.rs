@@ -28,7 +28,7 @@ pub fn to_curl(delivery: &NewDelivery, base: &str) -> String {
 
 /// Quotes bytes for a POSIX shell: single quotes when they are printable text, otherwise
 /// ANSI-C `$'…'` quoting with `\xHH` escapes (bash, zsh and ksh read it).
-fn quote(bytes: &[u8]) -> String {
+pub(crate) fn quote(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
         Ok(text) if !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') => {
             format!("'{}'", text.replace('\'', r"'\''"))

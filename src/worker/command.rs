@@ -117,6 +117,12 @@ pub enum Command {
     },
     /// Load the newest history entries.
     LoadHistory,
+    /// Find the newest history entries containing this text ([`Event::HistoryFound`]).
+    SearchHistory(String),
+    /// Delete one history entry (then [`Event::History`]).
+    DeleteHistory(i64),
+    /// Delete every history entry (then [`Event::History`]).
+    ClearHistory,
     /// Read the workspace kept last ([`Event::WorkspaceLoaded`]).
     LoadWorkspace,
     /// Keep this workspace (JSON) for the next start.
@@ -335,6 +341,13 @@ pub enum Event {
     },
     /// The newest history entries.
     History(Vec<HistoryEntry>),
+    /// The newest history entries containing a text.
+    HistoryFound {
+        /// The text searched for.
+        search: String,
+        /// What was found, the newest first.
+        entries: Vec<HistoryEntry>,
+    },
     /// The workspace kept last (JSON; none on a first start), or why it could not be read.
     WorkspaceLoaded(Result<Option<String>, String>),
     /// A schema loaded, or why it could not be (one sentence).

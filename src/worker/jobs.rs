@@ -11,7 +11,7 @@ use crate::api::{ApiError, Client, TokenState};
 use crate::table::{CsvFile, CsvOptions, Row};
 
 /// How many history entries the UI lists.
-const HISTORY_SHOWN: usize = 200;
+pub(super) const HISTORY_SHOWN: usize = 200;
 
 pub(super) async fn report_token(shared: &Shared, connection: &Connection) {
     if let Ok(client) = shared.client(connection).await {

@@ -3,6 +3,7 @@
 //! wakes the UI after every event.
 
 mod command;
+mod history;
 mod jobs;
 mod operations;
 mod profiles;
@@ -305,6 +306,15 @@ async fn dispatch(
             }
             Command::LoadHistory => {
                 tokio::spawn(jobs::load_history(shared.clone()));
+            }
+            Command::SearchHistory(search) => {
+                tokio::spawn(history::search(shared.clone(), search));
+            }
+            Command::DeleteHistory(id) => {
+                tokio::spawn(history::delete(shared.clone(), Some(id)));
+            }
+            Command::ClearHistory => {
+                tokio::spawn(history::delete(shared.clone(), None));
             }
             Command::LoadWorkspace => {
                 tokio::spawn(workspace::load(shared.clone()));

@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::{Event, JobId, PagePosition, QueryResult, QuerySpec, Rows, Shared};
 use crate::api::{ApiError, Client, GraphQlRequest, Page, Pager};
 use crate::query::{ConnectionSite, Paging, PagingOptions, detect_paging, prepare_paging};
+use crate::store::{NewRun, RunStatus, operation_name_of};
 use crate::table::{Row, cells};
 
 /// How many walks are kept (the oldest is forgotten first; a tab whose walk is gone says so
@@ -114,6 +115,7 @@ fn pretty(value: &impl serde::Serialize) -> String {
 /// Runs a query: the first page of its connection (starting walk `job`), or the document as it
 /// is; recorded in the history.
 pub(super) async fn run(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel: CancellationToken) {
+    let started = std::time::Instant::now();
     let result = first_page(&shared, job, &spec, &cancel).await;
     shared.end_job(job);
     let outcome = match &result {
@@ -124,12 +126,34 @@ pub(super) async fn run(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel
         },
         Err(e) => e.to_string(),
     };
+    let (status, rows, duration) = match &result {
+        Ok(r) if r.errors.is_empty() => (RunStatus::Ok, r.rows.as_ref().map(|rows| rows.rows.len() as u64), r.elapsed),
+        Ok(r) => (RunStatus::Errors, r.rows.as_ref().map(|rows| rows.rows.len() as u64), r.elapsed),
+        Err(_) => (RunStatus::Failed, None, started.elapsed()),
+    };
+    let operation = spec.operation.clone().or_else(|| operation_name_of(&spec.query)).unwrap_or_default();
     let variables = spec.variables.as_ref().map(|v| v.to_string()).unwrap_or_default();
     let (profile, query) = (spec.connection.name().to_owned(), spec.query.clone());
-    if let Some(Err(e)) = shared.with_store(move |s| s.add_history(&profile, &query, &variables, &outcome)).await {
+    // The rows go first: the history's write must not hold them back.
+    shared.emit(Event::Ran { job, result }).await;
+    let recorded = shared
+        .with_store(move |s| {
+            let run = NewRun {
+                profile: &profile,
+                query: &query,
+                variables: &variables,
+                outcome: &outcome,
+                operation: &operation,
+                status,
+                rows,
+                duration: Some(duration),
+            };
+            s.add_run(&run)
+        })
+        .await;
+    if let Some(Err(e)) = recorded {
         shared.emit(Event::Problem(e)).await;
     }
-    shared.emit(Event::Ran { job, result }).await;
     super::jobs::report_token(&shared, &spec.connection).await;
     super::jobs::load_history(shared).await;
 }
