@@ -13,6 +13,7 @@ pub mod secret;
 pub mod store;
 pub mod support;
 pub mod table;
+pub mod timing;
 pub mod ui;
 pub mod ui_thread;
 pub mod webhooks;

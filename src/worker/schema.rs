@@ -86,7 +86,10 @@ impl Shared {
             return None;
         };
         match tokio::task::spawn_blocking(move || SchemaModel::from_sdl(&sdl)).await {
-            Ok(Ok(model)) => Some(LoadedSchema { model: Arc::new(model), fetched_at, cached: true, skipped: None }),
+            Ok(Ok(model)) => {
+                crate::timing::mark("schema_model_cached");
+                Some(LoadedSchema { model: Arc::new(model), fetched_at, cached: true, skipped: None })
+            }
             Ok(Err(e)) => {
                 tracing::warn!("the cached schema of {key} is unusable ({e}); fetching it again");
                 None
