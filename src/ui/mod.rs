@@ -62,7 +62,7 @@ pub fn run_native(config: AppConfig) -> Result<(), String> {
         options,
         Box::new(move |cc| {
             crate::timing::mark("window_created");
-            fonts::install_system_fonts(&cc.egui_ctx);
+            fonts::install_after_first_frame(&cc.egui_ctx);
             let ctx = cc.egui_ctx.clone();
             let repaint = Arc::new(move || ctx.request_repaint());
             let app = OrgqlApp::new(config, repaint);
