@@ -116,6 +116,8 @@ fn pretty(value: &impl serde::Serialize) -> String {
 pub(super) async fn run(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel: CancellationToken) {
     let result = first_page(&shared, job, &spec, &cancel).await;
     shared.end_job(job);
+    // The rows first, the history after: its write (a committed SQLite transaction, tens of
+    // milliseconds on a busy disk) must not delay the frame that shows them.
     let outcome = match &result {
         Ok(r) => match &r.rows {
             Some(rows) => format!("{} · {} rows", r.status, rows.rows.len()),
@@ -126,10 +128,10 @@ pub(super) async fn run(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel
     };
     let variables = spec.variables.as_ref().map(|v| v.to_string()).unwrap_or_default();
     let (profile, query) = (spec.connection.name().to_owned(), spec.query.clone());
+    shared.emit(Event::Ran { job, result }).await;
     if let Some(Err(e)) = shared.with_store(move |s| s.add_history(&profile, &query, &variables, &outcome)).await {
         shared.emit(Event::Problem(e)).await;
     }
-    shared.emit(Event::Ran { job, result }).await;
     super::jobs::report_token(&shared, &spec.connection).await;
     super::jobs::load_history(shared).await;
 }
