@@ -19,6 +19,7 @@ pub mod store;
 pub mod support;
 pub mod table;
 pub mod terminal;
+pub mod timing;
 pub mod ui;
 pub mod ui_thread;
 pub mod webhooks;

@@ -272,6 +272,7 @@ impl Client {
     }
 
     async fn try_once(&self, request: &GraphQlRequest, token: &Token) -> Try {
+        crate::timing::mark("request_sent");
         let sent =
             self.http.post(&self.graphql_url).bearer_auth(token.access_token.expose()).json(request).send().await;
         let response = match sent {
@@ -293,6 +294,7 @@ impl Client {
             Err(BodyError::Http(e)) => return Try::Failed(ApiError::Network(describe(&e))),
         };
         let parsed = serde_json::from_slice::<GraphQlResponse>(&body);
+        crate::timing::mark("answer_parsed");
         match status {
             StatusCode::UNAUTHORIZED => Try::Unauthorized,
             StatusCode::TOO_MANY_REQUESTS => Try::Throttled(retry_after),

@@ -270,6 +270,7 @@ impl Tokens {
             store.save(&self.store_key(), &token);
         }
         tracing::debug!(scopes = %token.scopes, lifetime = token.lifetime_secs, "new access token");
+        crate::timing::mark("token");
         Ok(token)
     }
 

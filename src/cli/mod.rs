@@ -103,6 +103,7 @@ pub fn main() -> ExitCode {
         eprintln!("orgql: {}", failure.message);
         drop(logs::init(None));
     }
+    crate::timing::mark_start();
     if cli.reset && cli.command.is_some() {
         return fail(Failure::usage("--reset runs alone; leave out the command"));
     }

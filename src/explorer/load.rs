@@ -11,12 +11,16 @@ use crate::api::{ApiError, Client};
 /// What was left out is in [`SchemaModel::skipped`].
 pub async fn fetch(client: &Client, cancel: &CancellationToken) -> Result<(SchemaModel, String), ApiError> {
     let introspection = client.introspect(cancel).await?;
+    crate::timing::mark("introspection_answer");
     let build = tokio::task::spawn_blocking(move || {
         let sdl = introspection.sdl.clone();
         (SchemaModel::from_introspection(introspection), sdl)
     });
     tokio::select! {
         () = cancel.cancelled() => Err(ApiError::Cancelled),
-        built = build => built.map_err(|e| ApiError::BadResponse(format!("building the schema model failed ({e})"))),
+        built = build => {
+            crate::timing::mark("schema_model");
+            built.map_err(|e| ApiError::BadResponse(format!("building the schema model failed ({e})")))
+        }
     }
 }

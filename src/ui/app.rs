@@ -265,6 +265,11 @@ impl OrgqlApp {
         self.state.tabs.active()
     }
 
+    /// Runs the active tab's query, as its Run button does (for benchmarks and tests).
+    pub fn run_active_query(&mut self) {
+        self.run();
+    }
+
     /// The active tab, to change (for benchmarks and tests).
     pub fn active_tab_mut(&mut self) -> &mut Tab {
         self.state.tabs.active_mut()
@@ -315,6 +320,7 @@ impl OrgqlApp {
             self.send(Command::Cancel(job));
         }
         let job = self.state.job();
+        crate::timing::run_clicked();
         self.status.running.insert(job, spec.connection.name().to_owned());
         self.state.tabs.active_mut().started(job, spec.connection.clone());
         self.send(Command::Run { job, spec });
@@ -402,6 +408,7 @@ impl OrgqlApp {
                     .map(|r| (r.status, r.elapsed, r.bytes, r.rows.as_ref().and_then(|rows| rows.total)));
                 if let Some(tab) = self.state.tabs.of_job(job) {
                     tab.on_ran(result);
+                    crate::timing::mark("rows_applied");
                 }
             }
             Event::RowsArrived { job, rows, so_far } => {
@@ -769,6 +776,7 @@ impl eframe::App for OrgqlApp {
     }
 
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        crate::timing::frame_start();
         let started = Instant::now();
         while started.elapsed() < EVENT_BUDGET {
             match self.events.try_recv() {
@@ -865,5 +873,13 @@ impl eframe::App for OrgqlApp {
             self.send(Command::ChangeOperations(change));
         }
         self.copy_code.window_ui(&ctx);
+        let active = self.state.tabs.active();
+        let shown = crate::timing::Frame {
+            tree: self.state.view == MainView::Queries
+                && self.state.side == Side::Explorer
+                && self.state.schema().value().is_some(),
+            rows: active.grid.is_some() && !active.busy(),
+        };
+        crate::timing::frame_end(&ctx, shown);
     }
 }

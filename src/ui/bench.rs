@@ -4,7 +4,10 @@
 //!   into the first tab before the first frame;
 //! - `ORGQL_BENCH_EXIT_AFTER_FRAMES=N` draws `N` frames (repainting at once), closes the window,
 //!   and prints `orgql-bench: first_frame_unix_ns=… rows=… rows_generated_ms=…` to stderr, where
-//!   the first frame counts as drawn when the second begins (after the first was painted).
+//!   the first frame counts as drawn when the second begins (after the first was painted);
+//! - `ORGQL_BENCH_RUN=1` runs the first tab's query (the sample query: 50 users) once the
+//!   chosen connection's schema is in, as a click on Run would (`ORGQL_LOG=orgql::timing=debug`
+//!   traces it: [`crate::timing`]).
 
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -69,7 +72,8 @@ pub(crate) fn wrap(mut app: OrgqlApp) -> Box<dyn eframe::App> {
     let var = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok());
     let rows = var("ORGQL_BENCH_ROWS");
     let exit_after = var("ORGQL_BENCH_EXIT_AFTER_FRAMES");
-    if rows.is_none() && exit_after.is_none() {
+    let run = var("ORGQL_BENCH_RUN").is_some_and(|v| v != 0);
+    if rows.is_none() && exit_after.is_none() && !run {
         return Box::new(app);
     }
     let started = Instant::now();
@@ -77,7 +81,14 @@ pub(crate) fn wrap(mut app: OrgqlApp) -> Box<dyn eframe::App> {
         app.active_tab_mut().grid = Some(Grid::from_rows(synthetic_rows(rows as usize), 1));
     }
     let generated = started.elapsed();
-    Box::new(Hooked { app, frames: 0, exit_after, rows: rows.unwrap_or(0), generated_ms: generated.as_millis() })
+    Box::new(Hooked {
+        app,
+        frames: 0,
+        exit_after,
+        rows: rows.unwrap_or(0),
+        generated_ms: generated.as_millis(),
+        run_pending: run,
+    })
 }
 
 struct Hooked {
@@ -86,6 +97,8 @@ struct Hooked {
     exit_after: Option<u64>,
     rows: u64,
     generated_ms: u128,
+    /// `ORGQL_BENCH_RUN`: the query is still to be run.
+    run_pending: bool,
 }
 
 impl eframe::App for Hooked {
@@ -98,6 +111,10 @@ impl eframe::App for Hooked {
             );
         }
         self.app.logic(ctx, frame);
+        if self.run_pending && self.app.schema_model().is_some() {
+            self.run_pending = false;
+            self.app.run_active_query();
+        }
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {

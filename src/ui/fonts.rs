@@ -59,6 +59,22 @@ pub struct Coverage {
     pub font: Option<String>,
 }
 
+/// Starts looking for system fonts ([`install_system_fonts`]) once the first frame is painted,
+/// at the start of the second: the search (fontconfig, 20 % of the CPU of a start) does not
+/// compete with the first frame, nor with the sandbox and the schema on a two-core machine.
+pub fn install_after_first_frame(ctx: &egui::Context) {
+    let started = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    ctx.on_begin_pass(
+        "orgql-fonts",
+        Arc::new(move |ui: &mut egui::Ui| {
+            let ctx = ui.ctx();
+            if ctx.cumulative_frame_nr() >= 1 && !started.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                install_system_fonts(ctx);
+            }
+        }),
+    );
+}
+
 /// Starts looking for system fonts on a background thread and returns at once; when they are
 /// found, egui uses them as fallbacks after its own fonts and the window repaints.
 pub fn install_system_fonts(ctx: &egui::Context) {

@@ -65,10 +65,13 @@ pub fn run_native(config: AppConfig) -> Result<(), String> {
         TITLE,
         options,
         Box::new(move |cc| {
-            fonts::install_system_fonts(&cc.egui_ctx);
+            crate::timing::mark("window_created");
+            fonts::install_after_first_frame(&cc.egui_ctx);
             let ctx = cc.egui_ctx.clone();
             let repaint = Arc::new(move || ctx.request_repaint());
-            Ok(bench::wrap(OrgqlApp::new(config, repaint)))
+            let app = OrgqlApp::new(config, repaint);
+            crate::timing::mark("app_created");
+            Ok(bench::wrap(app))
         }),
     )
     .map_err(|e| format!("the window could not be opened ({e}); check that a display is available"))

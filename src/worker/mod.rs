@@ -76,6 +76,7 @@ impl Worker {
                 },
                 None => (None, None),
             };
+            crate::timing::mark("store_open");
             let shared = Arc::new(Shared {
                 store_path: store.as_ref().map(|s| s.path().to_path_buf()),
                 listener: tokio::sync::Mutex::new(None),
@@ -187,6 +188,7 @@ impl Shared {
         if sandbox.is_none() {
             let config = crate::sandbox::Config { users: self.sandbox_users, ..Default::default() };
             let server = Server::start(config).await.map_err(|e| ApiError::Config(e.to_string()))?;
+            crate::timing::mark("sandbox_up");
             let target = self.webhook_target.lock().unwrap_or_else(PoisonError::into_inner).clone();
             server.set_webhooks(target.into_iter().collect());
             self.emit(Event::SandboxStarted { base_url: server.base_url().to_owned() }).await;

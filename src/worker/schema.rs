@@ -2,6 +2,10 @@
 //! completion in the app, a query's paging in the worker): kept in memory once read, else from
 //! the store's cache (with its fetch time), else introspected and cached. One load per
 //! connection at a time: a run and the explorer asking together share one introspection.
+//!
+//! The app is given a cached schema at once, then the worker introspects again in the background
+//! ([`refresh_cached`]): the explorer shows the fresh one when it is in, with a one-line notice
+//! when it differs from the cached one; when the service cannot be reached the cached one stays.
 
 use std::sync::{Arc, PoisonError};
 
@@ -86,7 +90,10 @@ impl Shared {
             return None;
         };
         match tokio::task::spawn_blocking(move || SchemaModel::from_sdl(&sdl)).await {
-            Ok(Ok(model)) => Some(LoadedSchema { model: Arc::new(model), fetched_at, cached: true, skipped: None }),
+            Ok(Ok(model)) => {
+                crate::timing::mark("schema_model_cached");
+                Some(LoadedSchema { model: Arc::new(model), fetched_at, cached: true, skipped: None })
+            }
             Ok(Err(e)) => {
                 tracing::warn!("the cached schema of {key} is unusable ({e}); fetching it again");
                 None
@@ -131,5 +138,45 @@ pub(super) async fn load_schema(
     let result =
         shared.schema(&connection, refresh, &cancel).await.map_err(|e| format!("the schema could not be loaded: {e}"));
     shared.end_job(job);
+    let from_cache = matches!(&result, Ok(loaded) if loaded.cached);
     shared.emit(Event::SchemaLoaded { job, connection: connection.name().to_owned(), result }).await;
+    if from_cache {
+        refresh_cached(shared, job, connection, cancel).await;
+    }
+}
+
+/// Introspects `connection` again after its cached schema was shown: the fresh schema replaces
+/// it (in memory, the store and the app), with a one-line notice when it changed; a failure
+/// keeps the cached one and is only logged.
+async fn refresh_cached(shared: Arc<Shared>, job: JobId, connection: Connection, cancel: CancellationToken) {
+    let key = schema_key(&connection);
+    let read = |shared: &Arc<Shared>| {
+        let lookup = key.clone();
+        let shared = shared.clone();
+        async move {
+            match shared.with_store(move |s| s.cached_schema(&lookup)).await {
+                Some(Ok(Some((sdl, _)))) => Some(sdl),
+                _ => None,
+            }
+        }
+    };
+    let before = read(&shared).await;
+    let fresh = match shared.schema(&connection, true, &cancel).await {
+        Ok(fresh) => fresh,
+        Err(e) => {
+            tracing::debug!("the cached schema of {key} stays: it could not be fetched again ({e})");
+            return;
+        }
+    };
+    let after = read(&shared).await;
+    let name = connection.name().to_owned();
+    if before.is_some() && after.is_some() && before != after {
+        tracing::info!("the schema of {key} changed since it was cached");
+        shared
+            .emit(Event::Problem(format!(
+                "The schema of {name} changed on the service since it was cached; the explorer shows the new one"
+            )))
+            .await;
+    }
+    shared.emit(Event::SchemaLoaded { job, connection: name, result: Ok(fresh) }).await;
 }

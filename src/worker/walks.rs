@@ -118,6 +118,8 @@ pub(super) async fn run(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel
     let started = std::time::Instant::now();
     let result = first_page(&shared, job, &spec, &cancel).await;
     shared.end_job(job);
+    // The rows first, the history after: its write (a committed SQLite transaction, tens of
+    // milliseconds on a busy disk) must not delay the frame that shows them.
     let outcome = match &result {
         Ok(r) => match &r.rows {
             Some(rows) => format!("{} · {} rows", r.status, rows.rows.len()),

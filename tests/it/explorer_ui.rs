@@ -185,3 +185,35 @@ fn refresh_schema_keeps_the_tree_until_the_new_schema_is_in() {
     s.wait_for("the refreshed schema", |h| !h.state().schema().is_pending());
     assert!(s.text_containing("fetched ").is_some(), "{}", s.screen());
 }
+
+/// Puts `sdl` in the store as the sandbox's cached schema, fetched a day ago.
+fn cache_sandbox_schema(s: &Session, sdl: &str) {
+    let path = s.dir.path().join("history.sqlite3");
+    // The test's thread is the app's UI thread: the store is written from another.
+    crate::support::off_ui_thread(|| {
+        let store = orgql::store::Store::open(&path).expect("the database opens");
+        store.save_schema("Sandbox", sdl, chrono::Utc::now() - chrono::Duration::days(1)).expect("saved");
+    });
+}
+
+#[test]
+fn a_cached_schema_that_changed_on_the_service_is_replaced_in_the_background_and_said() {
+    let s = Session::start();
+    cache_sandbox_schema(&s, "type Query { onlyInTheOldSchema: Int }");
+    let mut s = s.restart();
+    // The cached schema is shown at once; the service's is fetched after it, and replaces it.
+    s.wait_for("the fetched schema", |h| h.state().schema().value().is_some_and(|loaded| !loaded.cached));
+    let problems = s.app().state().problems.join(" · ");
+    assert!(problems.contains("The schema of Sandbox changed on the service since it was cached"), "{problems}");
+    assert!(s.harness.query_by_role_and_label(Role::CheckBox, "paginatedUsers").is_some(), "{}", s.screen());
+    assert!(s.harness.query_by_role_and_label(Role::CheckBox, "onlyInTheOldSchema").is_none(), "{}", s.screen());
+}
+
+#[test]
+fn a_cached_schema_still_current_is_refreshed_without_a_notice() {
+    let mut s = Session::start().restart();
+    s.wait_for("the fetched schema", |h| h.state().schema().value().is_some_and(|loaded| !loaded.cached));
+    let problems = s.app().state().problems.join(" · ");
+    assert!(!problems.contains("changed"), "{problems}");
+    assert!(s.text_containing("fetched ").is_some(), "{}", s.screen());
+}
