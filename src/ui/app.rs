@@ -16,6 +16,7 @@ use super::history::{HistoryIntent, HistoryPanel};
 use super::profiles::{ProfileChoice, ProfilesWindow};
 use super::results::{ResultsIntent, ResultsPanel};
 use super::saved::{SavedIntent, SavedPanel};
+use super::state::Requested;
 use super::status_bar::StatusBar;
 use super::tab::{Export, FetchAll, Tab};
 use super::tab_bar::{TabBar, TabIntent};
@@ -349,7 +350,13 @@ impl OrgqlApp {
                 Ok(spec) => {
                     let job = self.state.job();
                     let tab = self.state.tabs.active_mut();
-                    tab.fetch_all = Some(FetchAll { job, so_far: 0, total: None, outcome: None, warnings: Vec::new() });
+                    tab.fetch_all = Some(FetchAll {
+                        job,
+                        so_far: 0,
+                        total: None,
+                        outcome: Requested::Pending { previous: None },
+                        warnings: Vec::new(),
+                    });
                     tab.grid = None;
                     tab.source = Some(spec.connection.clone());
                     self.send(Command::FetchAll { job, spec });
@@ -393,7 +400,8 @@ impl OrgqlApp {
             };
             Command::ExportRows { job, columns: grid.columns.clone(), rows, path: request.path, options }
         };
-        self.state.tabs.active_mut().export = Some(Export { job, rows: 0, total: None, outcome: None });
+        self.state.tabs.active_mut().export =
+            Some(Export { job, rows: 0, total: None, outcome: Requested::Pending { previous: None } });
         self.send(command);
     }
 
@@ -586,6 +594,7 @@ impl OrgqlApp {
             &connection,
             self.status.sandbox.as_deref(),
             &tab.query,
+            tab.operation.as_deref(),
             &tab.variables,
             schema,
         )

@@ -157,7 +157,8 @@ impl AppState {
             Some(model) => crate::query::sample_query(model.schema()),
             None => SAMPLE_QUERY.to_owned(),
         };
-        self.tabs.open(None, sample);
+        // The editor takes the focus, so that typing right after Ctrl+T goes into the new tab.
+        self.tabs.open(None, sample).jump_to = Some((1, 1));
     }
 
     /// The workspace as it is now.

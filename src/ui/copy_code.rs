@@ -85,6 +85,7 @@ pub fn program(
     connection: &Connection,
     sandbox_url: Option<&str>,
     query: &str,
+    operation_name: Option<&str>,
     variables: &str,
     schema: Option<&apollo_compiler::Schema>,
 ) -> Result<String, String> {
@@ -104,6 +105,6 @@ pub fn program(
         },
     };
     let variables = super::editor::parse_variables(variables)?;
-    let operation = Operation::new(query, variables.as_ref(), None, schema)?;
+    let operation = Operation::new(query, variables.as_ref(), operation_name, schema)?;
     Ok(generate(language, &target, &operation))
 }

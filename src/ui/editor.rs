@@ -99,6 +99,48 @@ pub struct QueryEditor {
     choosing: Option<Vec<String>>,
     /// One sentence about the last Run or Prettify that could not be done.
     notice: Option<String>,
+    /// What the empty variables pane says, for the document it was made from.
+    variables_hint: Option<(String, String)>,
+}
+
+impl QueryEditor {
+    /// What the empty variables pane says for `query` (made again only when it changes).
+    fn variables_hint_for(&mut self, query: &str) -> String {
+        match &self.variables_hint {
+            Some((text, hint)) if text == query => hint.clone(),
+            _ => {
+                let hint = variables_hint(query);
+                self.variables_hint = Some((query.to_owned(), hint.clone()));
+                hint
+            }
+        }
+    }
+}
+
+/// What the variables pane says while it is empty, unmistakably not a value: that nothing is
+/// sent, and the variables the document declares with their types and defaults (what the
+/// service uses when none are sent).
+fn variables_hint(query: &str) -> String {
+    use apollo_parser::cst::{self, CstNode};
+    let tree = apollo_parser::Parser::new(query).parse();
+    let declared: Vec<String> = tree
+        .document()
+        .definitions()
+        .filter_map(|definition| match definition {
+            cst::Definition::OperationDefinition(operation) => operation.variable_definitions(),
+            _ => None,
+        })
+        .flat_map(|definitions| definitions.variable_definitions())
+        .map(|definition| definition.syntax().to_string().split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    if declared.is_empty() {
+        "No variables are sent. To send some, type a JSON object, e.g. {\"ref\": \"u00001\"}".to_owned()
+    } else {
+        format!(
+            "No variables are sent: the service uses the defaults of {}. To set them, type a JSON object",
+            declared.join(", ")
+        )
+    }
 }
 
 /// Reads the variables editor's text: empty means none; otherwise a JSON object.
@@ -254,7 +296,7 @@ impl QueryEditor {
                         .code_editor()
                         .desired_rows(6)
                         .desired_width(f32::INFINITY)
-                        .hint_text("{\"active\": true}"),
+                        .hint_text(self.variables_hint_for(&tab.query)),
                 );
                 response.labelled_by(label.id);
                 if let Some(error) = &variables_error {
@@ -636,5 +678,15 @@ mod tests {
         assert_eq!(char_index(text, 1, 1), 0);
         assert_eq!(char_index(text, 2, 3), 5);
         assert_eq!(char_index(text, 3, 99), 8);
+    }
+
+    #[test]
+    fn the_empty_variables_pane_says_nothing_is_sent_and_names_the_declared_defaults() {
+        let none = variables_hint("{ paginatedUsers { count } }");
+        assert!(none.starts_with("No variables are sent."), "{none}");
+        let declared =
+            variables_hint("query Users($first: Int = 50, $after: String) { a }\nquery B($ref: String!) { b }");
+        assert!(declared.contains("$first: Int = 50, $after: String, $ref: String!"), "{declared}");
+        assert!(!declared.starts_with('{'), "never looks like a value: {declared}");
     }
 }

@@ -84,7 +84,7 @@ impl ExportWindow {
                 if let Some(error) = &self.error {
                     ui.colored_label(ui.visuals().error_fg_color, error);
                 }
-                let busy = running.is_some_and(|e| e.outcome.is_none());
+                let busy = running.is_some_and(|e| e.outcome.is_pending());
                 let can = !busy && (self.all_pages || has_rows);
                 if ui.add_enabled(can, egui::Button::new("Export")).clicked() {
                     let path = PathBuf::from(self.path.trim());

@@ -12,6 +12,7 @@ use egui_extras::{Column, TableBuilder};
 use serde_json::Value;
 
 use super::json_tree;
+use super::state::Requested;
 use super::tab::{Tab, View};
 use crate::api::ApiError;
 use crate::table::{Row, RowIndex, normalize};
@@ -262,7 +263,7 @@ impl ResultsPanel {
                 *intent = Some(ResultsIntent::CopyText(result.raw.clone()));
             }
             ui.separator();
-            let fetching = tab.fetch_all.as_ref().filter(|f| f.outcome.is_none());
+            let fetching = tab.fetch_all.as_ref().filter(|f| f.outcome.is_pending());
             if let Some(grid) = &tab.grid
                 && tab.fetch_all.is_none()
             {
@@ -303,9 +304,11 @@ impl ResultsPanel {
                 }
             } else if let Some(fetch) = &tab.fetch_all {
                 match &fetch.outcome {
-                    Some(Ok(rows)) => ui.label(format!("All {} rows fetched", thousands(*rows))),
-                    Some(Err(e)) => ui.colored_label(ui.visuals().error_fg_color, format!("Fetching stopped: {e}")),
-                    None => ui.label(""),
+                    Requested::Done(rows) => ui.label(format!("All {} rows fetched", thousands(*rows))),
+                    Requested::Failed { error, .. } => {
+                        ui.colored_label(ui.visuals().error_fg_color, format!("Fetching stopped: {error}"))
+                    }
+                    Requested::Idle | Requested::Pending { .. } => ui.label(""),
                 };
                 for warning in &fetch.warnings {
                     ui.colored_label(ui.visuals().warn_fg_color, warning);
@@ -313,18 +316,18 @@ impl ResultsPanel {
             }
             if let Some(export) = &tab.export {
                 match &export.outcome {
-                    None => {
+                    Requested::Idle | Requested::Pending { .. } => {
                         ui.spinner();
                         ui.label(format!("Exporting… {} rows", thousands(export.rows)));
                         if ui.button("Cancel export").clicked() {
                             *intent = Some(ResultsIntent::Cancel);
                         }
                     }
-                    Some(Ok((path, rows))) => {
+                    Requested::Done((path, rows)) => {
                         ui.label(format!("Exported {} rows to {}", thousands(*rows), path.display()));
                     }
-                    Some(Err(e)) => {
-                        ui.colored_label(ui.visuals().error_fg_color, format!("Export failed: {e}"));
+                    Requested::Failed { error, .. } => {
+                        ui.colored_label(ui.visuals().error_fg_color, format!("Export failed: {error}"));
                     }
                 }
             }

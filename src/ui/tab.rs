@@ -114,7 +114,7 @@ pub struct FetchAll {
     /// Rows expected.
     pub total: Option<u64>,
     /// Whether it has ended, and how.
-    pub outcome: Option<Result<u64, ApiError>>,
+    pub outcome: Requested<u64, ApiError>,
     /// The paging guard's warnings when it ended (repeated rows, a `count` not reached).
     pub warnings: Vec<String>,
 }
@@ -129,7 +129,7 @@ pub struct Export {
     /// Rows expected.
     pub total: Option<u64>,
     /// The file and its rows, or why it failed.
-    pub outcome: Option<Result<(PathBuf, u64), String>>,
+    pub outcome: Requested<(PathBuf, u64), String>,
 }
 
 /// A query tab.
@@ -209,8 +209,8 @@ impl Tab {
     pub fn jobs(&self) -> Vec<JobId> {
         [
             self.job,
-            self.fetch_all.as_ref().filter(|f| f.outcome.is_none()).map(|f| f.job),
-            self.export.as_ref().filter(|e| e.outcome.is_none()).map(|e| e.job),
+            self.fetch_all.as_ref().filter(|f| f.outcome.is_pending()).map(|f| f.job),
+            self.export.as_ref().filter(|e| e.outcome.is_pending()).map(|e| e.job),
         ]
         .into_iter()
         .flatten()
@@ -224,11 +224,11 @@ impl Tab {
         if self.result.is_pending() {
             self.result.finish(Err(ApiError::Cancelled));
         }
-        if let Some(fetch) = self.fetch_all.as_mut().filter(|f| f.outcome.is_none()) {
-            fetch.outcome = Some(Err(ApiError::Cancelled));
+        if let Some(fetch) = self.fetch_all.as_mut().filter(|f| f.outcome.is_pending()) {
+            fetch.outcome.finish(Err(ApiError::Cancelled));
         }
-        if let Some(export) = self.export.as_mut().filter(|e| e.outcome.is_none()) {
-            export.outcome = Some(Err(ApiError::Cancelled.to_string()));
+        if let Some(export) = self.export.as_mut().filter(|e| e.outcome.is_pending()) {
+            export.outcome.finish(Err(ApiError::Cancelled.to_string()));
         }
     }
 
@@ -293,7 +293,7 @@ impl Tab {
             grid.settle();
         }
         if let Some(fetch) = self.fetch_all.as_mut() {
-            fetch.outcome = Some(result);
+            fetch.outcome.finish(result);
             fetch.warnings = warnings;
             // Every row is shown: no page to move to.
             self.position = None;
@@ -314,15 +314,15 @@ impl Tab {
             if let Ok((_, rows)) = &result {
                 export.rows = *rows;
             }
-            export.outcome = Some(result);
+            export.outcome.finish(result);
         }
     }
 
     /// Whether a request, fetch or export of this tab is under way.
     pub fn busy(&self) -> bool {
         self.result.is_pending()
-            || self.fetch_all.as_ref().is_some_and(|f| f.outcome.is_none())
-            || self.export.as_ref().is_some_and(|e| e.outcome.is_none())
+            || self.fetch_all.as_ref().is_some_and(|f| f.outcome.is_pending())
+            || self.export.as_ref().is_some_and(|e| e.outcome.is_pending())
     }
 }
 

@@ -145,7 +145,7 @@ fn pages_fetch_all_and_export(server: Server) {
     s.click("Every page of the query");
     s.click("UTF-8 BOM (for spreadsheet programs)");
     s.click("Export");
-    s.wait_for("the export", |h| h.state().active_tab().export.as_ref().is_some_and(|e| e.outcome.is_some()));
+    s.wait_for("the export", |h| h.state().active_tab().export.as_ref().is_some_and(|e| !e.outcome.is_pending()));
     assert_eq!(s.wait_for_text("Exported "), format!("Exported {users} rows to {}", all.display()), "{server:?}");
 
     let cli = s.path("cli.csv");

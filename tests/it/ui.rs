@@ -245,7 +245,7 @@ fn fetch_all_then_export_writes_the_csv_the_command_line_writes() {
     s.click("UTF-8 BOM (for spreadsheet programs)");
     s.click("Export");
     s.wait_for(&format!("the export to {}", all.display()), |h| {
-        h.state().active_tab().export.as_ref().is_some_and(|e| e.outcome.is_some())
+        h.state().active_tab().export.as_ref().is_some_and(|e| !e.outcome.is_pending())
     });
     assert_eq!(s.wait_for_text("Exported "), format!("Exported 120 rows to {}", all.display()));
 

@@ -243,3 +243,17 @@ fn a_drag_moves_a_tab() {
     assert_eq!(s.app().active_tab().title, "Query 3", "the active tab stays active");
     s.harness.run();
 }
+
+#[test]
+fn a_new_tab_takes_the_keys_typed_right_after_ctrl_t() {
+    let mut s = Session::start();
+    s.harness.key_press_modifiers(Modifiers::COMMAND, Key::T);
+    s.harness.step();
+    s.harness.step();
+    s.harness.event(egui::Event::Text("# mine\n".into()));
+    s.harness.step();
+    s.harness.step();
+    assert_eq!(s.app().active_tab().title, "Query 2");
+    assert!(s.app().active_tab().query.starts_with("# mine\n"), "{}", s.app().active_tab().query);
+    s.harness.run();
+}
