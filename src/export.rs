@@ -60,31 +60,92 @@ impl ExportError {
 /// its name only when complete; otherwise its rows are kept as `out.partial`, flushed page by page
 /// so that it holds exactly the rows the error states (see [`crate::table::check_out`] for pipes
 /// and devices, written in place).
+///
+/// A file named `….xlsx` is written as a workbook ([`crate::table::XlsxFile`]; `options` are the
+/// CSV's and do not apply), its "About" sheet naming `connection`.
 pub async fn export_all(
     pager: &mut Pager,
     out: &Path,
     options: CsvOptions,
+    connection: &str,
+    cancel: &CancellationToken,
+    progress: impl FnMut(Progress),
+) -> Result<u64, ExportError> {
+    crate::ui_thread::check("export file");
+    if crate::table::is_xlsx(out) {
+        let about = crate::table::About { query: pager.query_text().to_owned(), connection: connection.to_owned() };
+        let file = crate::table::XlsxFile::create(out, &pager.site().columns, about)?;
+        return walk_into(pager, out, file, cancel, progress).await;
+    }
+    let file = CsvFile::create(out, &pager.site().columns, options)?;
+    walk_into(pager, out, file, cancel, progress).await
+}
+
+/// A file an export writes page by page: a CSV file or a workbook.
+trait PageSink {
+    /// Writes one page's nodes, durably for a CSV file.
+    fn page(&mut self, data: &serde_json::Value, site: &crate::query::ConnectionSite) -> Result<(), String>;
+    /// Rows written.
+    fn written(&self) -> u64;
+    /// Keeps what was written as `F.partial`.
+    fn partial(self) -> Partial;
+    /// Finishes the file under its name.
+    fn finish(self) -> Result<u64, CommitError>;
+}
+
+impl PageSink for CsvFile {
+    fn page(&mut self, data: &serde_json::Value, site: &crate::query::ConnectionSite) -> Result<(), String> {
+        self.writer().write_page(data, site).map_err(|e| e.to_string())?;
+        self.end_page().map(|_| ()).map_err(|e| e.error.reason)
+    }
+    fn written(&self) -> u64 {
+        self.rows()
+    }
+    fn partial(self) -> Partial {
+        self.keep_partial()
+    }
+    fn finish(self) -> Result<u64, CommitError> {
+        self.commit()
+    }
+}
+
+impl PageSink for crate::table::XlsxFile {
+    fn page(&mut self, data: &serde_json::Value, site: &crate::query::ConnectionSite) -> Result<(), String> {
+        self.write_page(data, site).map(|_| ()).map_err(|e| e.reason)
+    }
+    fn written(&self) -> u64 {
+        self.rows()
+    }
+    fn partial(self) -> Partial {
+        self.keep_partial()
+    }
+    fn finish(self) -> Result<u64, CommitError> {
+        self.commit()
+    }
+}
+
+/// Every page of `pager` into `file`, which becomes `out` when complete (or its `.partial`).
+async fn walk_into(
+    pager: &mut Pager,
+    out: &Path,
+    mut file: impl PageSink,
     cancel: &CancellationToken,
     mut progress: impl FnMut(Progress),
 ) -> Result<u64, ExportError> {
-    crate::ui_thread::check("export file");
-    let mut file = CsvFile::create(out, &pager.site().columns, options)?;
     loop {
         let page = match pager.next_page(cancel).await {
             Ok(Some(page)) => page,
             Ok(None) => break,
             Err(cause) => {
-                return Err(ExportError::Interrupted { cause, partial: file.keep_partial(), out: out.to_path_buf() });
+                return Err(ExportError::Interrupted { cause, partial: file.partial(), out: out.to_path_buf() });
             }
         };
-        let written = file.writer().write_page(&page.data, pager.site()).map_err(|e| e.to_string());
-        let flushed = written.and_then(|_| file.end_page().map_err(|e| e.error.reason));
-        if let Err(reason) = flushed {
-            return Err(ExportError::Write { reason, partial: file.keep_partial(), out: out.to_path_buf() });
+        if let Err(reason) = file.page(&page.data, pager.site()) {
+            return Err(ExportError::Write { reason, partial: file.partial(), out: out.to_path_buf() });
         }
-        progress(Progress { rows: file.rows(), total: page.total });
+        progress(Progress { rows: file.written(), total: page.total });
     }
-    file.commit().map_err(|CommitError { error, partial }| ExportError::Write {
+    file.finish().map_err(|CommitError { error, partial }| ExportError::Write {
         reason: error.reason,
         partial,
         out: out.to_path_buf(),

@@ -66,7 +66,12 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
         progress.suspend(|| eprintln!("orgql: {warning}"));
     }
     let options = CsvOptions { bom: args.bom, raw: args.raw };
-    let result = export_all(&mut pager, &args.out, options, &cancel, |p| {
+    let connection = match (&args.connection.profile, &args.connection.base_url) {
+        (Some(profile), _) => profile.clone(),
+        (None, Some(base_url)) => base_url.clone(),
+        (None, None) => "the default profile".to_owned(),
+    };
+    let result = export_all(&mut pager, &args.out, options, &connection, &cancel, |p| {
         if let Some(total) = p.total {
             progress.set_length(total);
         }

@@ -32,6 +32,32 @@ pub fn cell(node: &Value, column: &Column) -> String {
     text
 }
 
+/// A cell as a spreadsheet types it: a lone boolean or number as itself, anything else
+/// (strings, lists, nulls, objects) as the text [`cell`] gives.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypedCell {
+    /// A boolean.
+    Bool(bool),
+    /// A number that is exactly an `f64` (larger integers stay text, so no digit is lost).
+    Number(f64),
+    /// Text, never read as a formula or a number by a spreadsheet.
+    Text(String),
+}
+
+/// The cell of one column, typed as the response gives it.
+pub fn typed_cell(node: &Value, column: &Column) -> TypedCell {
+    let mut values = Vec::new();
+    collect(node, &column.keys, &mut values);
+    match values.as_slice() {
+        [Some(Value::Bool(flag))] => TypedCell::Bool(*flag),
+        [Some(Value::Number(number))] => match number.as_f64() {
+            Some(float) if number.is_f64() || float.abs() < 9_007_199_254_740_992.0 => TypedCell::Number(float),
+            _ => TypedCell::Text(number.to_string()),
+        },
+        _ => TypedCell::Text(cell(node, column)),
+    }
+}
+
 /// Pushes the values at `keys` under `value`, mapping over lists; `None` for a missing value.
 fn collect<'a>(value: &'a Value, keys: &[String], out: &mut Vec<Option<&'a Value>>) {
     if let Value::Array(items) = value {
@@ -125,5 +151,21 @@ mod tests {
     fn an_object_at_a_leaf_is_compact_json() {
         let node = json!({"meta": {"a": 1, "b": [true, "x"]}});
         assert_eq!(row(&node, &["meta"]), [r#"{"a":1,"b":[true,"x"]}"#]);
+    }
+
+    #[test]
+    fn typed_cells_keep_booleans_and_numbers_and_everything_else_as_text() {
+        let column =
+            |keys: &[&str]| Column { name: keys.join("."), keys: keys.iter().map(|k| (*k).to_owned()).collect() };
+        let node = serde_json::json!({
+            "ref": "00123", "active": true, "score": 4.5, "huge": 9_007_199_254_740_993_u64,
+            "tags": [{"n": 1}, {"n": 2}], "none": null
+        });
+        assert_eq!(typed_cell(&node, &column(&["ref"])), TypedCell::Text("00123".into()), "leading zeros kept");
+        assert_eq!(typed_cell(&node, &column(&["active"])), TypedCell::Bool(true));
+        assert_eq!(typed_cell(&node, &column(&["score"])), TypedCell::Number(4.5));
+        assert_eq!(typed_cell(&node, &column(&["huge"])), TypedCell::Text("9007199254740993".into()));
+        assert_eq!(typed_cell(&node, &column(&["tags", "n"])), TypedCell::Text("1; 2".into()), "lists joined");
+        assert_eq!(typed_cell(&node, &column(&["none"])), TypedCell::Text(String::new()));
     }
 }

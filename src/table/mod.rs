@@ -5,9 +5,11 @@ pub mod csv;
 mod file;
 mod filter;
 mod row;
+mod xlsx;
 
-pub use self::cells::{cell, cells};
+pub use self::cells::{TypedCell, cell, cells, typed_cell};
 pub use self::csv::{CsvError, CsvOptions, CsvWriter, guard_formula};
 pub use self::file::{CommitError, CsvFile, FileError, OutKind, Partial, check_out};
 pub use self::filter::{RowIndex, normalize};
 pub use self::row::Row;
+pub use self::xlsx::{About, XlsxFile, is_xlsx};

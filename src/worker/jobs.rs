@@ -62,6 +62,15 @@ pub(super) async fn export_rows(
     let written = tokio::task::spawn_blocking(move || {
         let columns: Vec<crate::query::Column> =
             columns.into_iter().map(|name| crate::query::Column { keys: vec![name.clone()], name }).collect();
+        if crate::table::is_xlsx(&target) {
+            let about = crate::table::About { query: "(the rows shown in the app)".into(), connection: String::new() };
+            let mut file = crate::table::XlsxFile::create(&target, &columns, about).map_err(|e| e.to_string())?;
+            if let Err(e) = file.write_texts(rows.iter()) {
+                let partial = file.keep_partial();
+                return Err(format!("{e}; {}", partial.describe(&target)));
+            }
+            return file.commit().map_err(|e| e.to_string());
+        }
         let mut file = CsvFile::create(&target, &columns, options).map_err(|e| e.to_string())?;
         for row in rows.iter() {
             if let Err(e) = file.writer().write_cells(row.cells()) {
@@ -100,7 +109,8 @@ pub(super) async fn export_all(
                 }
             })
         };
-        let exported = crate::export::export_all(&mut pager, &path, options, &cancel, |p| {
+        let name = spec.connection.name().to_owned();
+        let exported = crate::export::export_all(&mut pager, &path, options, &name, &cancel, |p| {
             progress_tx.send_replace((p.rows, p.total));
         })
         .await;

@@ -208,12 +208,13 @@ fn python_rows(path: &Path) -> Option<usize> {
     }
 }
 
-#[tokio::test]
-async fn an_export_of_every_page_matches_a_direct_query_cell_by_cell() {
+/// `orgql export` of 500 sandbox users' `SELECTION` into `out/NAME`: the sandbox (to check the
+/// rows against), the home and the file.
+async fn export_500_users(name: &str) -> (RunningServer, Home, PathBuf) {
     let server = sandbox(500).await;
     let home = Home::new();
     let query = format!("{{ paginatedUsers {{ edges {{ node {{ {SELECTION} }} }} }} }}");
-    let out = home.path("out").join("users.csv");
+    let out = home.path("out").join(name);
     let out_text = out.to_str().expect("a UTF-8 path").to_owned();
     let run = output(home.orgql_with_secret(
         SECRET,
@@ -222,6 +223,12 @@ async fn an_export_of_every_page_matches_a_direct_query_cell_by_cell() {
     .await;
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     assert!(stderr(&run).contains("500 rows"), "{}", stderr(&run));
+    (server, home, out)
+}
+
+#[tokio::test]
+async fn an_export_of_every_page_matches_a_direct_query_cell_by_cell() {
+    let (server, home, out) = export_500_users("users.csv").await;
 
     let admin = token(&server, "users.read").await;
     let (nodes, count) = walk(&server, &admin, "paginatedUsers", "", SELECTION).await;
@@ -856,4 +863,49 @@ async fn sigterm_during_an_export_keeps_the_rows_as_a_partial_and_exits_143() {
 #[tokio::test]
 async fn sigint_during_an_export_keeps_the_rows_as_a_partial_and_exits_130() {
     interrupt_an_export("INT", 130).await;
+}
+
+/// Every row of a workbook's sheet, each cell as text, and the cells' kinds in the second row.
+fn read_sheet(path: &Path, sheet: &str) -> (Vec<Vec<String>>, Vec<calamine::Data>) {
+    use calamine::{Data, Reader};
+    let mut workbook: calamine::Xlsx<_> = calamine::open_workbook(path).expect("the workbook opens");
+    let range = workbook.worksheet_range(sheet).expect("the sheet");
+    let text = |cell: &Data| match cell {
+        Data::Empty => String::new(),
+        Data::String(text) => text.clone(),
+        Data::Bool(flag) => flag.to_string(),
+        Data::Float(number) => number.to_string(),
+        Data::Int(number) => number.to_string(),
+        other => panic!("an unexpected cell: {other:?}"),
+    };
+    let rows: Vec<Vec<String>> = range.rows().map(|row| row.iter().map(text).collect()).collect();
+    let kinds = range.rows().nth(1).map(<[Data]>::to_vec).unwrap_or_default();
+    let formulas = workbook.worksheet_formula(sheet).expect("the formulas");
+    assert!(formulas.used_cells().all(|(_, _, formula)| formula.is_empty()), "no formula anywhere");
+    (rows, kinds)
+}
+
+#[tokio::test]
+async fn an_xlsx_export_holds_every_row_typed_never_a_formula_with_an_about_sheet() {
+    let (server, home, out) = export_500_users("users.xlsx").await;
+    let admin = token(&server, "users.read").await;
+    let (nodes, _) = walk(&server, &admin, "paginatedUsers", "", SELECTION).await;
+    let (rows, kinds) = read_sheet(&out, "Rows");
+    // As the CSV without the formula guard: a workbook's text cells are never formulas.
+    compare(&rows, &expected_rows(&nodes, true));
+    assert!(rows[1..].iter().any(|row| row[1] == "=SUM(A1:A9)"), "a formula-like name is text");
+    assert!(matches!(kinds[0], calamine::Data::String(ref r) if r.starts_with('u')), "{kinds:?}");
+    assert!(matches!(kinds[3], calamine::Data::Bool(_)), "isActive is a boolean: {kinds:?}");
+    let (about, _) = read_sheet(&out, "About");
+    let about: Vec<(String, String)> = about.into_iter().map(|row| (row[0].clone(), row[1].clone())).collect();
+    assert!(about.contains(&("Rows".to_owned(), "500".to_owned())), "{about:?}");
+    assert!(about.iter().any(|(name, value)| name == "Query" && value.contains("paginatedUsers")), "{about:?}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&out).expect("the file").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "personal data: the owner's only");
+    }
+    let left: Vec<PathBuf> = files_under(&home.path("out"));
+    assert_eq!(left, [out], "no temporary file left: {left:?}");
 }
