@@ -127,8 +127,9 @@ impl SavedPanel {
             ui.weak("Operations you save (Ctrl+S) appear here, in collections.");
         }
         let needle = self.filter.to_lowercase();
-        let shown: Vec<SavedOperation> = self
-            .list
+        // The list is borrowed apart from the panel while it is drawn (no copy of it per frame).
+        let list = std::mem::take(&mut self.list);
+        let shown: Vec<&SavedOperation> = list
             .iter()
             .filter(|op| {
                 needle.is_empty()
@@ -136,13 +137,12 @@ impl SavedPanel {
                     || op.collection.to_lowercase().contains(&needle)
                     || op.query.to_lowercase().contains(&needle)
             })
-            .cloned()
             .collect();
         let mut collections: Vec<&str> = shown.iter().map(|op| op.collection.as_str()).collect();
         collections.dedup();
         egui::ScrollArea::vertical().id_salt("saved-list").max_height(ui.available_height() - 70.0).show(ui, |ui| {
             for collection in collections {
-                let members = shown.iter().filter(|op| op.collection == collection);
+                let members = shown.iter().copied().filter(|op| op.collection == collection);
                 if collection.is_empty() {
                     for operation in members {
                         self.row_ui(ui, operation, schema, connection, &mut intent);
@@ -159,6 +159,7 @@ impl SavedPanel {
                 }
             }
         });
+        self.list = list;
         ui.separator();
         ui.horizontal(|ui| {
             let label = ui.label("Folder");
@@ -330,10 +331,5 @@ fn expand_home(path: &str) -> PathBuf {
 
 /// The name of the document's first named operation, to propose as the saved name.
 pub fn first_operation_name(text: &str) -> Option<String> {
-    use apollo_parser::cst;
-    let tree = apollo_parser::Parser::new(text).parse();
-    tree.document().definitions().find_map(|definition| match definition {
-        cst::Definition::OperationDefinition(operation) => operation.name().map(|name| name.text().to_string()),
-        _ => None,
-    })
+    crate::query::operations(text).into_iter().find_map(|operation| operation.name)
 }
