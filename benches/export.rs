@@ -4,7 +4,10 @@
 //! `cargo bench --bench export` reports:
 //! - `export/10k_users_200_pages`: the API client walks every page of a 10,000-user sandbox on
 //!   loopback and the table module writes each node as a CSV row (to a sink);
-//! - `csv/100k_rows`: flattening and CSV writing alone of 100,000 user nodes held in memory.
+//! - `csv/100k_rows`: flattening and CSV writing alone of 100,000 user nodes held in memory;
+//! - `xlsx/100k_rows`: the same nodes, 200 pages of 500, into a workbook
+//!   (`table::XlsxFile`: typed cells, rust_xlsxwriter's constant-memory mode, written to a file in
+//!   a temporary folder and committed, the zip compression included).
 //!
 //! Peak memory of the whole command, and the Python baseline, are measured by
 //! `benches/export-compare.sh`.
@@ -17,7 +20,7 @@ use orgql::api::{BaseUrl, Client, ClientOptions, Credentials, Pager};
 use orgql::query::{PagingOptions, locate};
 use orgql::sandbox::{Config, Server};
 use orgql::secret::Secret;
-use orgql::table::{CsvOptions, CsvWriter};
+use orgql::table::{About, CsvOptions, CsvWriter, XlsxFile};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -77,6 +80,32 @@ fn benches(c: &mut Criterion) {
                 csv.write_node(node).expect("row");
             }
             csv.rows()
+        })
+    });
+    group.finish();
+
+    let pages: Vec<Value> = nodes
+        .chunks(500)
+        .map(|page| {
+            let edges: Vec<Value> = page.iter().map(|node| json!({ "node": node })).collect();
+            json!({ "paginatedUsers": { "edges": edges } })
+        })
+        .collect();
+    let folder = tempfile::tempdir().expect("temporary folder");
+    let out = folder.path().join("users.xlsx");
+    let mut group = c.benchmark_group("xlsx");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(30))
+        .throughput(Throughput::Elements(nodes.len() as u64));
+    group.bench_function("100k_rows", |b| {
+        b.iter(|| {
+            let about = About { query: QUERY.into(), connection: "bench".into() };
+            let mut file = XlsxFile::create(&out, &site.columns, about).expect("workbook");
+            for page in &pages {
+                file.write_page(page, &site).expect("rows");
+            }
+            file.commit().expect("committed")
         })
     });
     group.finish();

@@ -133,9 +133,9 @@ if python3 -c 'import requests' 2> /dev/null; then
     if bash benches/export-compare.sh > "$logs/export-compare.log" 2>&1; then
         # Lines: users exporter seconds max_rss_MB (N lines)
         while read -r users exporter secs mb _; do
-            case "$exporter" in orgql | python) ;; *) continue ;; esac
+            case "$exporter" in orgql | orgql-xlsx | python) ;; *) continue ;; esac
             aim='-'
-            [ "$exporter" = orgql ] && [ "$users" = 100000 ] && aim='peak memory flat as users grow'
+            [ "$exporter" != python ] && [ "$users" = 100000 ] && aim='peak memory flat as users grow'
             [ "$exporter" = python ] && aim='orgql faster'
             note "whole export of $users users: $exporter (wall time, peak RSS)" "$secs s, $mb MB" "$aim"
         done < "$logs/export-compare.log"

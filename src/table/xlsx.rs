@@ -33,6 +33,14 @@ pub struct About {
 /// The widest a column is made, in characters.
 const WIDEST: usize = 60;
 
+/// The number format of boolean cells. Excel shows a boolean cell as TRUE or FALSE whatever its
+/// format; LibreOffice (7.4) applies its boolean format to the first rows of a large sheet only
+/// and shows the rest as 1 and 0 (seen on a 500-row export): this format says TRUE and FALSE
+/// everywhere, in either program.
+fn boolean_format() -> Format {
+    Format::new().set_num_format("\"TRUE\";\"TRUE\";\"FALSE\"")
+}
+
 /// A workbook being written.
 pub struct XlsxFile {
     workbook: Workbook,
@@ -109,6 +117,7 @@ impl XlsxFile {
         }
         let first_row = self.rows;
         let columns = std::mem::take(&mut self.columns);
+        let boolean = boolean_format();
         let written = (|| -> Result<(), XlsxError> {
             let sheet = self.workbook.worksheet_from_index(0)?;
             for (offset, node) in nodes.iter().enumerate() {
@@ -117,7 +126,9 @@ impl XlsxFile {
                 for (index, column) in columns.iter().enumerate() {
                     let index = index as u16;
                     match typed_cell(node, column) {
-                        TypedCell::Bool(flag) => sheet.write_boolean(row, index, flag).map(|_| ())?,
+                        TypedCell::Bool(flag) => {
+                            sheet.write_boolean_with_format(row, index, flag, &boolean).map(|_| ())?
+                        }
                         TypedCell::Number(number) => sheet.write_number(row, index, number).map(|_| ())?,
                         TypedCell::Text(text) if text.is_empty() => {}
                         // write_string: text is never read as a formula or a number.

@@ -24,6 +24,7 @@ mod packaging;
 mod saved;
 mod servers;
 mod smoke;
+mod spreadsheet;
 mod tokens;
 mod ui;
 mod ui_thread;
