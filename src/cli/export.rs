@@ -1,13 +1,14 @@
-//! `orgql export`: every page of the query's one connection into a CSV file, one row per node,
-//! streamed to disk. The file appears under its name only when complete; a failed or
-//! interrupted export keeps what it wrote as `F.partial` and says how many rows that holds.
-//! Throttling, retries and token renewals show as they happen (in the progress line, or a line
+//! `orgql export`: every page of the query's one connection into a CSV file or an Excel workbook,
+//! one row per node, streamed to disk. The file appears under its name only when complete; a
+//! failed or interrupted export keeps what it wrote as `F.partial` and says how many rows that
+//! holds, and a CSV one continues from there with `--resume` ([`crate::export::resume`]).
+//! Throttling, retries and token renewals show as they happen (in the progress bar, or a line
 //! each on stderr when it is not a terminal) and are counted in the closing line.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
@@ -17,35 +18,106 @@ use super::input::QueryInput;
 use super::{Failure, Interrupt};
 use crate::api::ApiError;
 use crate::api::{Activity, Client, Pager};
+use crate::export::resume::{self, ExportJob};
 use crate::export::{ExportError, export_all};
 use crate::query::PagingOptions;
-use crate::table::{CsvOptions, OutKind, check_out};
+use crate::table::{CsvOptions, Format, OutKind, check_out};
 
 /// Options of `orgql export`.
 #[derive(Args, Debug)]
 pub struct ExportArgs {
     #[command(flatten)]
     input: QueryInput,
-    /// The CSV file to write.
+    /// The file to write: CSV, or an Excel workbook when it is named `….xlsx`.
     #[arg(long)]
     out: PathBuf,
-    /// Start the file with a UTF-8 byte order mark (for spreadsheet programs).
+    /// The kind of file (by default what the file's name says: `.xlsx` a workbook, else CSV).
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
+    /// Start the file with a UTF-8 byte order mark (for spreadsheet programs; CSV only).
     #[arg(long)]
     bom: bool,
-    /// Write cells as they are, without the leading ' that stops formulas (=, +, -, @).
+    /// Write cells as they are, without the leading ' that stops formulas (=, +, -, @; CSV only).
     #[arg(long)]
     raw: bool,
+    /// Continue the interrupted export of the same query into the same file, from where its
+    /// `.partial` stops (CSV only): the file is the one an uninterrupted run writes.
+    #[arg(long)]
+    resume: bool,
     #[command(flatten)]
     connection: ConnectionArgs,
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    /// Comma-separated values.
+    Csv,
+    /// An Excel workbook.
+    Xlsx,
+}
+
+impl From<FormatArg> for Format {
+    fn from(format: FormatArg) -> Format {
+        match format {
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Xlsx => Format::Xlsx,
+        }
+    }
+}
+
+/// The format asked for: `--format` when given (refused when the file's name says another),
+/// else the file's name.
+fn format_of(args: &ExportArgs) -> Result<Format, Failure> {
+    let named = Format::named_by(&args.out);
+    match (args.format.map(Format::from), named) {
+        (Some(asked), Some(named)) if asked != named => Err(Failure::new(
+            2,
+            format!(
+                "--format {} does not fit the file name {}; name it ….{} or leave out --format",
+                asked.extension(),
+                args.out.display(),
+                asked.extension()
+            ),
+        )),
+        (Some(asked), _) => Ok(asked),
+        (None, _) => Ok(Format::of(&args.out)),
+    }
 }
 
 /// Runs `orgql export`.
 pub async fn run(args: ExportArgs) -> Result<(), Failure> {
     let query = args.input.query()?;
     let variables = args.input.variables()?;
+    let format = format_of(&args)?;
     let client = args.connection.client()?;
     // A folder, a missing folder or a socket is refused before anything is fetched.
     let kind = check_out(&args.out).map_err(|e| Failure::new(2, e.to_string()))?;
+    let connection = match (&args.connection.profile, &args.connection.base_url) {
+        (Some(profile), _) => profile.clone(),
+        (None, Some(base_url)) => base_url.clone(),
+        (None, None) => "the default profile".to_owned(),
+    };
+    let job = ExportJob {
+        query: query.clone(),
+        operation: args.input.operation.clone(),
+        variables: variables.clone(),
+        connection: connection.clone(),
+        format,
+        bom: args.bom,
+        raw: args.raw,
+    };
+    // What to resume is checked before anything is fetched, too.
+    let from = match (args.resume, format) {
+        (false, _) => None,
+        (true, Format::Xlsx) => {
+            return Err(Failure::new(
+                2,
+                "an XLSX workbook is written whole and cannot be resumed; export it again without --resume",
+            ));
+        }
+        (true, Format::Csv) => Some(resume::load(&args.out, &job).map_err(|e| Failure::new(2, e))?),
+    };
     let interrupt = Interrupt::listen();
     let cancel = interrupt.cancel.clone();
     let progress = progress_bar();
@@ -66,14 +138,16 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
         progress.suspend(|| eprintln!("orgql: {warning}"));
     }
     let options = CsvOptions { bom: args.bom, raw: args.raw };
-    let connection = match (&args.connection.profile, &args.connection.base_url) {
-        (Some(profile), _) => profile.clone(),
-        (None, Some(base_url)) => base_url.clone(),
-        (None, None) => "the default profile".to_owned(),
-    };
-    let result = export_all(&mut pager, &args.out, options, &connection, &cancel, |p| {
-        if let Some(total) = p.total {
-            progress.set_length(total);
+    if let Some(from) = &from {
+        // The rate and ETA count only what this run fetches.
+        progress.set_position(from.rows);
+        progress.reset_eta();
+    }
+    let result = export_all(&mut pager, &args.out, format, options, &connection, from.as_ref(), &cancel, |p| {
+        match p.total {
+            Some(total) => progress.set_length(total),
+            None if progress.length() == Some(0) => without_total(&progress),
+            None => {}
         }
         progress.set_position(p.rows);
     })
@@ -83,18 +157,40 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
     pager.walk_warnings().iter().for_each(|warning| eprintln!("orgql: {warning}"));
     match result {
         Ok(rows) => {
+            resume::forget(&args.out, from.is_some());
             let done = format!("orgql: wrote {rows} rows to {}", args.out.display());
+            let resumed = from.as_ref().map(|from| format!("resumed after row {}", from.rows));
             let replaced = (kind == OutKind::Replace).then(|| "replaced the previous file".to_owned());
-            match [replaced, counts.summary()].into_iter().flatten().collect::<Vec<_>>() {
+            match [resumed, replaced, counts.summary()].into_iter().flatten().collect::<Vec<_>>() {
                 notes if notes.is_empty() => eprintln!("{done}"),
                 notes => eprintln!("{done} ({})", notes.join("; ")),
             }
             Ok(())
         }
-        Err(ExportError::Interrupted { cause: ApiError::Cancelled, partial, out }) => {
-            Err(stopped(&interrupt, partial.describe(&out)))
+        Err(err) => {
+            let hint = resume_hint(&args.out, &job, &err);
+            match err {
+                ExportError::Interrupted { cause: ApiError::Cancelled, partial, out, .. } => {
+                    Err(stopped(&interrupt, format!("{}{hint}", partial.describe(&out))))
+                }
+                err => Err(Failure::new(err.exit_code(), format!("{err}{hint}"))),
+            }
         }
-        Err(err) => Err(Failure::new(err.exit_code(), err.to_string())),
+    }
+}
+
+/// Records where an interrupted export stopped and says how to go on ("; `--resume` continues
+/// it"), or nothing when it cannot be resumed.
+fn resume_hint(out: &std::path::Path, job: &ExportJob, err: &ExportError) -> String {
+    let (ExportError::Interrupted { partial, reached: Some(reached), .. }
+    | ExportError::Write { partial, reached: Some(reached), .. }) = err
+    else {
+        return String::new();
+    };
+    match resume::record(out, job, reached, partial) {
+        Ok(true) => "; the same command with --resume continues it from there".to_owned(),
+        Ok(false) => String::new(),
+        Err(e) => format!(" ({e}: it cannot be resumed)"),
     }
 }
 
@@ -107,15 +203,27 @@ fn stopped(interrupt: &Interrupt, kept: String) -> Failure {
     }
 }
 
+/// indicatif's bar on a terminal: rows written of the connection's `count` (or of what is known
+/// so far when the service gives none), the rate, the time spent and the time left, and what the
+/// client is doing (throttled, retrying); hidden otherwise (the closing line says it all).
 fn progress_bar() -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(0);
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} rows {elapsed_precise} ETA {eta}  {msg}") {
+    let template = "{bar:40} {human_pos}/{human_len} rows  {per_sec:0}  {elapsed} spent, about {eta} left  {msg}";
+    if let Ok(style) = ProgressStyle::with_template(template) {
         bar.set_style(style);
     }
     bar
+}
+
+/// The bar of a connection without `count`: rows and rate, no length nor time left.
+fn without_total(bar: &ProgressBar) {
+    bar.unset_length();
+    if let Ok(style) = ProgressStyle::with_template("{spinner} {human_pos} rows  {per_sec:0}  {elapsed} spent  {msg}") {
+        bar.set_style(style);
+    }
 }
 
 /// What the client did while a command ran, for its closing line.

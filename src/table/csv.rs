@@ -69,6 +69,17 @@ impl<W: Write> CsvWriter<W> {
         Ok(this)
     }
 
+    /// Goes on with a CSV whose first `rows` rows (and header, and BOM) `writer` already holds:
+    /// what a resumed export appends to.
+    ///
+    /// # Errors
+    ///
+    /// None today; the same signature as [`CsvWriter::new`].
+    pub fn continuing(writer: W, columns: &[Column], options: CsvOptions, rows: u64) -> Result<Self, CsvError> {
+        let writer = ::csv::WriterBuilder::new().terminator(::csv::Terminator::CRLF).from_writer(writer);
+        Ok(Self { writer, columns: columns.to_vec(), raw: options.raw, rows })
+    }
+
     /// Writes the row of one node.
     ///
     /// # Errors

@@ -163,6 +163,45 @@ impl CsvFile {
         Ok(this)
     }
 
+    /// Goes on with the interrupted export of `out` whose rows so far are in `partial` (its
+    /// header and `rows` rows, cut after a whole page): the partial is copied to a new
+    /// temporary file beside `out`, which then grows and is renamed as [`CsvFile::create`]'s.
+    /// The partial itself is left as it is until the export completes (or is replaced by a
+    /// longer one), so a second interruption loses nothing either. Pipes and devices cannot be
+    /// resumed (nothing of them can be read back).
+    pub fn resume(
+        out: &Path,
+        partial: &Path,
+        columns: &[Column],
+        options: CsvOptions,
+        rows: u64,
+    ) -> Result<Self, FileError> {
+        crate::ui_thread::check("export file");
+        let kind = check_out(out)?;
+        let error = |reason: &dyn std::fmt::Display| FileError { path: out.to_path_buf(), reason: reason.to_string() };
+        if kind == OutKind::InPlace {
+            return Err(error(&"an export to a pipe or a device cannot be resumed; export again without --resume"));
+        }
+        let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "export.csv".into());
+        let temp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .tempfile_in(folder_of(out))
+            .map_err(|e| error(&e))?;
+        let mut file = temp.reopen().map_err(|e| error(&e))?;
+        let mut earlier = File::open(partial).map_err(|e| error(&format!("{}: {e}", partial.display())))?;
+        let copied = std::io::copy(&mut earlier, &mut file).map_err(|e| error(&e))?;
+        let writer = CsvWriter::continuing(BufWriter::new(file), columns, options, rows).map_err(|e| error(&e))?;
+        Ok(CsvFile {
+            sink: Sink::Temp(temp),
+            out: out.to_path_buf(),
+            kind,
+            writer,
+            durable_rows: rows,
+            durable_len: copied,
+        })
+    }
+
     /// How the file is written.
     pub fn kind(&self) -> OutKind {
         self.kind

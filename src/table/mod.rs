@@ -4,6 +4,7 @@ mod cells;
 pub mod csv;
 mod file;
 mod filter;
+mod format;
 mod row;
 mod xlsx;
 
@@ -11,5 +12,6 @@ pub use self::cells::{TypedCell, cell, cells, typed_cell};
 pub use self::csv::{CsvError, CsvOptions, CsvWriter, guard_formula};
 pub use self::file::{CommitError, CsvFile, FileError, OutKind, Partial, check_out};
 pub use self::filter::{RowIndex, normalize};
+pub use self::format::Format;
 pub use self::row::Row;
 pub use self::xlsx::{About, XlsxFile, is_xlsx};

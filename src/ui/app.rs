@@ -372,6 +372,12 @@ impl OrgqlApp {
                 }
             }
             ResultsIntent::Export => self.export_window.open(),
+            ResultsIntent::ResumeExport => {
+                let request = self.state.tabs.active().export.as_ref().map(|export| export.request.clone());
+                if let Some(request) = request {
+                    self.handle_export(ExportRequest { resume: true, ..request });
+                }
+            }
             ResultsIntent::JumpTo(line, column) => self.state.tabs.active_mut().jump_to = Some((line, column)),
             ResultsIntent::CopyText(text) => self.results.copy(text),
         }
@@ -382,7 +388,9 @@ impl OrgqlApp {
         let job = self.state.job();
         let command = if request.all_pages {
             match self.spec_of_rows() {
-                Ok(spec) => Command::ExportAll { job, spec, path: request.path, options },
+                Ok(spec) => {
+                    Command::ExportAll { job, spec, path: request.path.clone(), options, resume: request.resume }
+                }
                 Err(message) => {
                     self.state.problems.push(message);
                     return;
@@ -398,10 +406,17 @@ impl OrgqlApp {
                 Some(_) => std::sync::Arc::new(grid.order.iter().map(|i| grid.rows[*i].clone()).collect()),
                 None => grid.rows.clone(),
             };
-            Command::ExportRows { job, columns: grid.columns.clone(), rows, path: request.path, options }
+            Command::ExportRows { job, columns: grid.columns.clone(), rows, path: request.path.clone(), options }
         };
-        self.state.tabs.active_mut().export =
-            Some(Export { job, rows: 0, total: None, outcome: Requested::Pending { previous: None } });
+        let started = Export {
+            job,
+            request,
+            resumable: false,
+            rows: 0,
+            total: None,
+            outcome: Requested::Pending { previous: None },
+        };
+        self.state.tabs.active_mut().export = Some(started);
         self.send(command);
     }
 
@@ -434,9 +449,9 @@ impl OrgqlApp {
                     tab.on_export_progress(rows, total);
                 }
             }
-            Event::Exported { job, result } => {
+            Event::Exported { job, result, resumable } => {
                 if let Some(tab) = self.state.tabs.of_job(job) {
-                    tab.on_exported(result);
+                    tab.on_exported(result, resumable);
                 }
             }
             Event::ConnectionTested { job, result } => self.profiles.tested(job, result),

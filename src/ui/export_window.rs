@@ -18,6 +18,8 @@ pub struct ExportRequest {
     pub raw: bool,
     /// Every page of the query (else the rows shown).
     pub all_pages: bool,
+    /// Continue the interrupted export of the same query into `path`.
+    pub resume: bool,
 }
 
 /// The export window.
@@ -93,7 +95,13 @@ impl ExportWindow {
                     } else if path.is_dir() {
                         self.error = Some(format!("{} is a folder; give a file name", path.display()));
                     } else {
-                        request = Some(ExportRequest { path, bom: self.bom, raw: self.raw, all_pages: self.all_pages });
+                        request = Some(ExportRequest {
+                            path,
+                            bom: self.bom,
+                            raw: self.raw,
+                            all_pages: self.all_pages,
+                            resume: false,
+                        });
                     }
                 }
             });

@@ -116,6 +116,8 @@ pub enum ResultsIntent {
     RunAgain,
     /// Open the export window.
     Export,
+    /// Continue the tab's interrupted export.
+    ResumeExport,
     /// Put the editor's cursor at a line and column.
     JumpTo(u32, u32),
     /// Copy text to the clipboard.
@@ -328,6 +330,9 @@ impl ResultsPanel {
                     }
                     Requested::Failed { error, .. } => {
                         ui.colored_label(ui.visuals().error_fg_color, format!("Export failed: {error}"));
+                        if export.resumable && ui.button("Resume").clicked() {
+                            *intent = Some(ResultsIntent::ResumeExport);
+                        }
                     }
                 }
             }

@@ -124,6 +124,10 @@ pub struct FetchAll {
 pub struct Export {
     /// The job.
     pub job: JobId,
+    /// What was asked (a Resume asks it again, resuming).
+    pub request: super::export_window::ExportRequest,
+    /// It stopped and can be resumed.
+    pub resumable: bool,
     /// Rows written so far.
     pub rows: u64,
     /// Rows expected.
@@ -309,11 +313,12 @@ impl Tab {
     }
 
     /// An export ended.
-    pub fn on_exported(&mut self, result: Result<(PathBuf, u64), String>) {
+    pub fn on_exported(&mut self, result: Result<(PathBuf, u64), String>, resumable: bool) {
         if let Some(export) = self.export.as_mut() {
             if let Ok((_, rows)) = &result {
                 export.rows = *rows;
             }
+            export.resumable = resumable;
             export.outcome.finish(result);
         }
     }

@@ -143,8 +143,12 @@ impl Tabs {
     }
 
     /// The tab that started `job`, if it is still open.
+    /// (An export's job too after its Cancel: its last word, what was kept and whether it can be
+    /// resumed, still reaches its tab.)
     pub fn of_job(&mut self, job: JobId) -> Option<&mut Tab> {
-        self.list.iter_mut().find(|tab| tab.jobs().contains(&job))
+        self.list
+            .iter_mut()
+            .find(|tab| tab.jobs().contains(&job) || tab.export.as_ref().is_some_and(|export| export.job == job))
     }
 
     /// Every tab, to change (for benchmarks and tests).

@@ -97,7 +97,8 @@ pub enum Command {
         /// BOM, raw.
         options: CsvOptions,
     },
-    /// Export every page of the query's connection to a CSV file.
+    /// Export every page of the query's connection to a CSV file or a workbook (by the file's
+    /// name), or go on with its interrupted export.
     ExportAll {
         /// The job.
         job: JobId,
@@ -107,6 +108,9 @@ pub enum Command {
         path: PathBuf,
         /// BOM, raw.
         options: CsvOptions,
+        /// Continue the interrupted export of the same query into `path` (see
+        /// [`crate::export::resume`]).
+        resume: bool,
     },
     /// Request a fresh token and report what it grants.
     TestConnection {
@@ -316,6 +320,8 @@ pub enum Event {
         job: JobId,
         /// The file and its rows, or why it failed (one sentence).
         result: Result<(PathBuf, u64), String>,
+        /// The export stopped and can be resumed ([`Command::ExportAll`] with `resume`).
+        resumable: bool,
     },
     /// A connection test ended.
     ConnectionTested {

@@ -8,6 +8,8 @@ use tokio_util::sync::CancellationToken;
 use super::walks::pager;
 use super::{Connection, Event, JobId, QuerySpec, Repaint, Shared};
 use crate::api::{ApiError, Client, TokenState};
+use crate::export::ExportError;
+use crate::export::resume::{self, ExportJob};
 use crate::table::{CsvFile, CsvOptions, Row};
 
 /// How many history entries the UI lists.
@@ -62,7 +64,7 @@ pub(super) async fn export_rows(
     let written = tokio::task::spawn_blocking(move || {
         let columns: Vec<crate::query::Column> =
             columns.into_iter().map(|name| crate::query::Column { keys: vec![name.clone()], name }).collect();
-        if crate::table::is_xlsx(&target) {
+        if crate::table::Format::of(&target) == crate::table::Format::Xlsx {
             let about = crate::table::About { query: "(the rows shown in the app)".into(), connection: String::new() };
             let mut file = crate::table::XlsxFile::create(&target, &columns, about).map_err(|e| e.to_string())?;
             if let Err(e) = file.write_texts(rows.iter()) {
@@ -82,23 +84,45 @@ pub(super) async fn export_rows(
     })
     .await
     .unwrap_or_else(|e| Err(format!("the export task failed ({e})")));
-    shared.emit(Event::Exported { job, result: written.map(|rows| (path, rows)) }).await;
+    shared.emit(Event::Exported { job, result: written.map(|rows| (path, rows)), resumable: false }).await;
 }
 
-/// Exports every page to a CSV file: the same code as `orgql export`.
+/// Exports every page to a CSV file or a workbook, or goes on with an interrupted export: the
+/// same code as `orgql export` (an interruption is recorded for a later resume the same way).
 pub(super) async fn export_all(
     shared: Arc<Shared>,
     job: JobId,
     spec: QuerySpec,
     path: PathBuf,
     options: CsvOptions,
+    resume: bool,
     cancel: CancellationToken,
 ) {
     let result = async {
-        // A folder, or a file in a missing folder, is refused before anything is fetched.
-        crate::table::check_out(&path).map_err(|e| e.to_string())?;
-        let client = shared.client(&spec.connection).await.map_err(|e| e.to_string())?;
-        let mut pager = pager(&shared, client, &spec, &cancel).await.map_err(|e| e.to_string())?;
+        let format = crate::table::Format::of(&path);
+        let export = ExportJob {
+            query: spec.query.clone(),
+            operation: spec.operation.clone(),
+            variables: spec.variables.clone(),
+            connection: spec.connection.name().to_owned(),
+            format,
+            bom: options.bom,
+            raw: options.raw,
+        };
+        // A folder, a file in a missing folder, or nothing to resume, is refused before anything
+        // is fetched.
+        let checked = {
+            let (path, export) = (path.clone(), export.clone());
+            tokio::task::spawn_blocking(move || {
+                crate::table::check_out(&path).map_err(|e| e.to_string())?;
+                resume.then(|| resume::load(&path, &export)).transpose()
+            })
+            .await
+            .unwrap_or_else(|e| Err(format!("the export task failed ({e})")))
+        };
+        let from = checked.map_err(|e| (e, false))?;
+        let client = shared.client(&spec.connection).await.map_err(|e| (e.to_string(), false))?;
+        let mut pager = pager(&shared, client, &spec, &cancel).await.map_err(|e| (e.to_string(), false))?;
         let (progress_tx, mut progress_rx) = tokio::sync::watch::channel((0u64, None::<u64>));
         let reporter = {
             let shared = shared.clone();
@@ -110,19 +134,45 @@ pub(super) async fn export_all(
             })
         };
         let name = spec.connection.name().to_owned();
-        let exported = crate::export::export_all(&mut pager, &path, options, &name, &cancel, |p| {
-            progress_tx.send_replace((p.rows, p.total));
-        })
-        .await;
+        let exported =
+            crate::export::export_all(&mut pager, &path, format, options, &name, from.as_ref(), &cancel, |p| {
+                progress_tx.send_replace((p.rows, p.total));
+            })
+            .await;
         drop(progress_tx);
         if let Err(e) = reporter.await {
             tracing::debug!("the progress reporter ended abnormally: {e}");
         }
-        exported.map(|rows| (path.clone(), rows)).map_err(|e| e.to_string())
+        match exported {
+            Ok(rows) => {
+                resume::forget(&path, from.is_some());
+                Ok((path.clone(), rows))
+            }
+            Err(error) => Err(record_resume_point(&path, &export, &error)),
+        }
     }
     .await;
     shared.end_job(job);
-    shared.emit(Event::Exported { job, result }).await;
+    let (result, resumable) = match result {
+        Ok(done) => (Ok(done), false),
+        Err((error, resumable)) => (Err(error), resumable),
+    };
+    shared.emit(Event::Exported { job, result, resumable }).await;
+}
+
+/// The sentence of a failed export, once where it stopped is recorded for the app's Resume,
+/// and whether it can be resumed.
+fn record_resume_point(path: &std::path::Path, export: &ExportJob, error: &ExportError) -> (String, bool) {
+    let (ExportError::Interrupted { partial, reached: Some(reached), .. }
+    | ExportError::Write { partial, reached: Some(reached), .. }) = error
+    else {
+        return (error.to_string(), false);
+    };
+    match resume::record(path, export, reached, partial) {
+        Ok(true) => (format!("{error}; Resume continues it from there"), true),
+        Ok(false) => (error.to_string(), false),
+        Err(e) => (format!("{error} ({e}: it cannot be resumed)"), false),
+    }
 }
 
 /// Requests a fresh token (not the cached one) and reports what it grants.

@@ -293,9 +293,9 @@ async fn dispatch(
             Command::ExportRows { job, columns, rows, path, options } => {
                 tokio::spawn(jobs::export_rows(shared.clone(), job, columns, rows, path, options));
             }
-            Command::ExportAll { job, spec, path, options } => {
+            Command::ExportAll { job, spec, path, options, resume } => {
                 let cancel = shared.start_job(job);
-                tokio::spawn(jobs::export_all(shared.clone(), job, spec, path, options, cancel));
+                tokio::spawn(jobs::export_all(shared.clone(), job, spec, path, options, resume, cancel));
             }
             Command::TestConnection { job, connection } => {
                 tokio::spawn(jobs::test_connection(shared.clone(), job, connection));

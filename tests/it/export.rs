@@ -511,7 +511,10 @@ async fn an_export_that_fails_midway_keeps_a_partial_file_and_says_how_many_rows
     let refs: Vec<String> = rows[1..].iter().map(|row| row[0].clone()).collect();
     let want: Vec<String> = (1..=150).map(|n| format!("u{n:05}")).collect();
     assert_eq!(refs, want);
-    assert_eq!(files_under(&home.path("out")), [partial], "no temporary file is left");
+    let mut left = files_under(&home.path("out"));
+    left.sort();
+    let point = home.path("out").join("users.csv.partial.resume");
+    assert_eq!(left, [partial, point], "no temporary file is left, and where the rows stop is kept");
 }
 
 #[tokio::test]
@@ -786,8 +789,12 @@ async fn a_disk_that_fills_keeps_exactly_the_rows_reported_in_the_partial() {
     assert_partial(&partial, stated);
     assert!(std::fs::metadata(&partial).expect("the partial").len() <= 40 * 512);
     assert!(!out.exists());
-    assert_eq!(files_under(&home.path("out")), std::slice::from_ref(&partial), "no temporary file is left");
+    let mut left = files_under(&home.path("out"));
+    left.sort();
+    let point = home.path("out").join("users.csv.partial.resume");
+    assert_eq!(left, [partial.clone(), point.clone()], "no temporary file is left, and where the rows stop is kept");
     std::fs::remove_file(&partial).expect("removed");
+    std::fs::remove_file(&point).expect("removed");
 
     // Full at the last flush: one page of twenty users fits in the writer's buffer, not in one block.
     let small = sandbox(20).await;
@@ -801,9 +808,10 @@ async fn a_disk_that_fills_keeps_exactly_the_rows_reported_in_the_partial() {
     assert!(!out.exists());
 }
 
-/// Starts a slow export of 500 users, waits until some pages are on disk, sends `signal`, and
-/// checks the exit status, the one sentence and the `.partial`.
-async fn interrupt_an_export(signal: &str, code: i32) {
+/// Starts an export of 500 users (150 ms a page) and sends `signal` once some pages are written;
+/// checks the run stopped with `code`, kept its rows as `users.csv.partial` and said how to go
+/// on. Gives the sandbox, the home, the file asked for and the query, for a resume.
+async fn interrupt_an_export(signal: &str, code: i32) -> (RunningServer, Home, PathBuf, String) {
     use std::os::unix::fs::PermissionsExt;
     let server =
         sandbox_with(Config { users: 500, latency: std::time::Duration::from_millis(150), ..Config::default() }).await;
@@ -812,7 +820,7 @@ async fn interrupt_an_export(signal: &str, code: i32) {
     let select = format!("{{ paginatedUsers {{ edges {{ node {{ {SELECTION} }} }} }} }}");
     let mut command = home.orgql_with_secret(
         SECRET,
-        &args(&["export", "-e", &select, "--out", out.to_str().unwrap()], &connection(&server, "users.read")),
+        &args(&["export", "-e", &select, "--bom", "--out", out.to_str().unwrap()], &connection(&server, "users.read")),
     );
     let child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("orgql runs");
     let dir = home.path("out");
@@ -845,14 +853,23 @@ async fn interrupt_an_export(signal: &str, code: i32) {
     .await
     .expect("the run ends");
     assert_fails(&run, code, "stopped by SIG", &[SECRET]);
+    assert!(stderr(&run).contains("with --resume continues it"), "{}", stderr(&run));
     let stated = rows_stated(&stderr(&run));
     assert!(stated > 0 && stated < 500, "{}", stderr(&run));
     let partial = home.path("out").join("users.csv.partial");
     assert_partial(&partial, stated);
-    let mode = std::fs::metadata(&partial).expect("the partial").permissions().mode();
-    assert_eq!(mode & 0o777, 0o600, "personal data: owner only");
+    let point = home.path("out").join("users.csv.partial.resume");
+    for kept in [&partial, &point] {
+        let mode = std::fs::metadata(kept).expect("kept").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{}: owner only", kept.display());
+    }
+    let point_text = std::fs::read_to_string(&point).expect("the resume point");
+    assert!(!point_text.contains(SECRET), "no secret in the resume point");
     assert!(!out.exists());
-    assert_eq!(files_under(&home.path("out")), [partial], "no temporary file is left");
+    let mut left = files_under(&home.path("out"));
+    left.sort();
+    assert_eq!(left, [partial, point], "no temporary file is left");
+    (server, home, out, select)
 }
 
 #[tokio::test]
@@ -863,6 +880,66 @@ async fn sigterm_during_an_export_keeps_the_rows_as_a_partial_and_exits_143() {
 #[tokio::test]
 async fn sigint_during_an_export_keeps_the_rows_as_a_partial_and_exits_130() {
     interrupt_an_export("INT", 130).await;
+}
+
+#[tokio::test]
+async fn an_export_stopped_by_a_signal_resumes_into_the_very_file_of_an_uninterrupted_run() {
+    let (server, home, out, select) = interrupt_an_export("TERM", 143).await;
+    let partial = home.path("out").join("users.csv.partial");
+    let kept = std::fs::read(&partial).expect("the partial");
+    let out_text = out.to_str().expect("a UTF-8 path").to_owned();
+    let resume = |extra: &[&str]| {
+        let mut head = vec!["export", "-e", &select, "--out", &out_text, "--resume"];
+        head.extend(extra);
+        home.orgql_with_secret(SECRET, &args(&head, &connection(&server, "users.read")))
+    };
+
+    // Another export is not continued: the options must be the same (here --bom is missing).
+    let refused = output(resume(&[])).await;
+    assert_fails(&refused, 2, "was with --bom", &[SECRET]);
+    assert_eq!(std::fs::read(&partial).expect("the partial"), kept, "a refused resume leaves the partial");
+
+    let resumed = output(resume(&["--bom"])).await;
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    assert!(stderr(&resumed).contains("wrote 500 rows") && stderr(&resumed).contains("resumed after row"));
+
+    let full = home.path("out").join("full.csv");
+    let run = output(home.orgql_with_secret(
+        SECRET,
+        &args(&["export", "-e", &select, "--bom", "--out", full.to_str().unwrap()], &connection(&server, "users.read")),
+    ))
+    .await;
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let (resumed, uninterrupted) = (std::fs::read(&out).expect("resumed"), std::fs::read(&full).expect("full"));
+    assert!(resumed == uninterrupted, "the resumed file is byte for byte the uninterrupted one");
+    let mut left = files_under(&home.path("out"));
+    left.sort();
+    assert_eq!(left, [full, out], "the partial and its resume point are gone");
+
+    // Nothing left to resume.
+    let nothing = output(resume(&["--bom"])).await;
+    assert_fails(&nothing, 2, "there is no interrupted export of", &[SECRET]);
+}
+
+#[tokio::test]
+async fn a_workbook_cannot_be_resumed_and_the_format_must_fit_the_name() {
+    let server = sandbox(3).await;
+    let home = Home::new();
+    let select = "{ paginatedUsers { edges { node { ref } } } }";
+    let run = |extra: &[&str]| {
+        let head: Vec<&str> = ["export", "-e", select].iter().chain(extra).copied().collect();
+        home.orgql_with_secret(SECRET, &args(&head, &connection(&server, "users.read")))
+    };
+    let refused = output(run(&["--out", "users.xlsx", "--resume"])).await;
+    assert_fails(&refused, 2, "cannot be resumed", &[SECRET]);
+    let refused = output(run(&["--out", "users.csv", "--format", "xlsx"])).await;
+    assert_fails(&refused, 2, "--format xlsx does not fit the file name", &[SECRET]);
+    // A name that says nothing takes the format asked for.
+    let written = output(run(&["--out", "users.data", "--format", "xlsx"])).await;
+    assert_eq!(written.status.code(), Some(0), "{}", stderr(&written));
+    let bytes = std::fs::read(home.path("out").join("users.data")).expect("the workbook");
+    assert!(bytes.starts_with(b"PK"), "a zip archive: an XLSX workbook");
+    assert!(files_under(&home.path("out")).len() == 1, "nothing else was written");
 }
 
 /// Every row of a workbook's sheet, each cell as text, and the cells' kinds in the second row.

@@ -391,3 +391,50 @@ fn a_sandbox_mutation_shows_its_verified_delivery_which_replays_to_a_local_recei
     s.wait_for("an empty list", |h| h.state().webhooks().list.rows().is_empty());
     s.harness.run();
 }
+
+#[test]
+fn a_cancelled_export_resumes_into_the_file_an_uninterrupted_export_writes() {
+    let mut s = Session::start();
+    let slow: RunningServer = s.runtime.block_on(sandbox_with(Config {
+        users: 100,
+        latency: Duration::from_millis(300),
+        ..Config::default()
+    }));
+    s.add_profile("slow", slow.base_url(), "sandbox-admin");
+    let query = "{ paginatedUsers(first: 10) { edges { node { ref name email isActive } } } }";
+    s.type_into("Query", query);
+    s.click("Run");
+    s.wait_for("the first page", |h| h.state().active_tab().grid.is_some());
+
+    let out = s.path("users.csv");
+    s.click("Export CSV…");
+    s.wait_for_label("File");
+    s.type_into("File", &out.display().to_string());
+    s.click("Every page of the query");
+    s.click("Export");
+    s.wait_for("a few pages exported", |h| h.state().active_tab().export.as_ref().is_some_and(|e| e.rows >= 20));
+    s.click("Cancel export");
+    s.wait_for("the export to stop", |h| {
+        h.state().active_tab().export.as_ref().is_some_and(|e| !e.outcome.is_pending())
+    });
+    let stopped = s.wait_for_text("Export failed: ");
+    assert!(stopped.contains("Resume continues it from there"), "{stopped}");
+    assert!(!out.exists(), "no file under its name until complete");
+    let partial = s.path("users.csv.partial");
+    assert!(partial.exists() && s.path("users.csv.partial.resume").exists(), "the partial and where it stops");
+
+    s.click("Resume");
+    s.wait_for("the resumed export", |h| {
+        h.state().active_tab().export.as_ref().is_some_and(|e| !e.outcome.is_pending())
+    });
+    assert_eq!(s.wait_for_text("Exported "), format!("Exported 100 rows to {}", out.display()));
+    assert!(s.harness.query_by_label("Resume").is_none(), "nothing more to resume");
+
+    // The command line's uninterrupted export of the same query (the window's default BOM).
+    let full = s.path("full.csv");
+    cli_export(s.dir.path(), slow.base_url(), query, &full, true);
+    let read = |path: &Path| std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(read(&out) == read(&full), "the resumed file is byte for byte the uninterrupted one");
+    assert!(!partial.exists() && !s.path("users.csv.partial.resume").exists(), "nothing left to resume");
+    s.harness.run();
+}
