@@ -2,14 +2,16 @@
 //! path of `orgql export` and of the app's "Export all pages". An interrupted CSV export can be
 //! resumed from where its `.partial` stops ([`resume`]).
 
+pub mod changes;
 pub mod resume;
 
 use std::path::Path;
 
 use tokio_util::sync::CancellationToken;
 
+use self::changes::{Baseline, Change, Counts, Snapshot};
 use crate::api::{ApiError, Pager};
-use crate::table::{CommitError, CsvFile, CsvOptions, FileError, Format, Partial};
+use crate::table::{CommitError, CsvFile, CsvOptions, FileError, Format, Partial, Row};
 
 /// How far an export is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +85,27 @@ impl ExportError {
     }
 }
 
+/// What an export keeps of its rows (to compare a later export with) and compares them with.
+#[derive(Debug)]
+pub struct Keeping {
+    /// The key column's index among the query's columns ([`changes::key_column`]).
+    pub key: usize,
+    /// The rows to compare with: only the rows added, changed or removed since are written.
+    /// `None` writes every row.
+    pub baseline: Option<Baseline>,
+}
+
+/// How an export ended.
+#[derive(Debug, Default)]
+pub struct Exported {
+    /// Rows written to the file.
+    pub rows: u64,
+    /// Every row fetched, keyed, when the export kept them ([`Keeping`]).
+    pub snapshot: Option<Snapshot>,
+    /// What was written of them, when compared with a baseline.
+    pub counts: Option<Counts>,
+}
+
 /// Walks every page of `pager` into `out`; returns the rows written. A regular file appears under
 /// its name only when complete; otherwise its rows are kept as `out.partial`, flushed page by page
 /// so that it holds exactly the rows the error states (see [`crate::table::check_out`] for pipes
@@ -91,6 +114,8 @@ impl ExportError {
 /// `format` says CSV or workbook ([`crate::table::XlsxFile`]; `options` are the CSV's and do not
 /// apply to it), its "About" sheet naming `connection`. With `from`, a CSV export goes on from
 /// where an interrupted one stopped: `pager` is moved to its cursor and its rows are copied first.
+/// With `keeping`, every row is also kept keyed ([`Exported::snapshot`]) and, with a baseline,
+/// only the rows added, changed or removed since are written ([`changes`]; not resumable).
 #[allow(clippy::too_many_arguments)]
 pub async fn export_all(
     pager: &mut Pager,
@@ -99,29 +124,68 @@ pub async fn export_all(
     options: CsvOptions,
     connection: &str,
     from: Option<&Continue>,
+    keeping: Option<Keeping>,
     cancel: &CancellationToken,
     progress: impl FnMut(Progress),
-) -> Result<u64, ExportError> {
+) -> Result<Exported, ExportError> {
     crate::ui_thread::check("export file");
-    match (format, from) {
-        (Format::Xlsx, Some(_)) => Err(ExportError::File(FileError {
-            path: out.to_path_buf(),
-            reason: "an XLSX workbook is written whole and cannot be resumed; export it again without resuming".into(),
-        })),
-        (Format::Xlsx, None) => {
-            let about = crate::table::About { query: pager.query_text().to_owned(), connection: connection.to_owned() };
-            let file = crate::table::XlsxFile::create(out, &pager.site().columns, about)?;
-            walk_into(pager, out, file, cancel, progress).await
+    let refused = |reason: &str| ExportError::File(FileError { path: out.to_path_buf(), reason: reason.to_owned() });
+    let columns = pager.site().columns.clone();
+    let about = crate::table::About { query: pager.query_text().to_owned(), connection: connection.to_owned() };
+    match (format, from, keeping) {
+        (Format::Xlsx, Some(_), _) => {
+            Err(refused("an XLSX workbook is written whole and cannot be resumed; export it again without resuming"))
         }
-        (Format::Csv, None) => {
-            let file = CsvFile::create(out, &pager.site().columns, options)?;
-            walk_into(pager, out, file, cancel, progress).await
+        (_, Some(_), Some(Keeping { baseline: Some(_), .. })) => {
+            Err(refused("an export of changes cannot be resumed; export the changes again without resuming"))
         }
-        (Format::Csv, Some(from)) => {
-            let file = CsvFile::resume(out, &from.partial, &pager.site().columns, options, from.rows)?;
+        (format, None, Some(Keeping { key, baseline: Some(baseline) })) => {
+            let named = |name: &str| crate::query::Column { name: name.into(), keys: vec![name.into()] };
+            let mut header = vec![named(changes::CHANGE), named(changes::CHANGED_FIELDS)];
+            header.extend(columns.iter().cloned());
+            match format {
+                Format::Xlsx => {
+                    let file = crate::table::XlsxFile::create(out, &header, about)?;
+                    walk_into(pager, out, ChangesFile::new(file, key, baseline), cancel, progress).await
+                }
+                Format::Csv => {
+                    let file = CsvFile::create(out, &header, options)?;
+                    walk_into(pager, out, ChangesFile::new(file, key, baseline), cancel, progress).await
+                }
+            }
+        }
+        (Format::Xlsx, None, keeping) => {
+            let file = crate::table::XlsxFile::create(out, &columns, about)?;
+            walk_kept(pager, out, file, keeping, cancel, progress).await
+        }
+        (Format::Csv, None, keeping) => {
+            let file = CsvFile::create(out, &columns, options)?;
+            walk_kept(pager, out, file, keeping, cancel, progress).await
+        }
+        (Format::Csv, Some(from), _) => {
+            // A resumed export has not seen the rows of its partial: it keeps no snapshot.
+            let file = CsvFile::resume(out, &from.partial, &columns, options, from.rows)?;
             pager.seek(from.cursor.clone());
             walk_into(pager, out, file, cancel, progress).await
         }
+    }
+}
+
+/// [`walk_into`] `file`, keeping every row keyed when asked.
+async fn walk_kept(
+    pager: &mut Pager,
+    out: &Path,
+    file: impl PageSink,
+    keeping: Option<Keeping>,
+    cancel: &CancellationToken,
+    progress: impl FnMut(Progress),
+) -> Result<Exported, ExportError> {
+    match keeping {
+        Some(Keeping { key, .. }) => {
+            let kept = Kept { inner: file, key, snapshot: Snapshot::default() };
+            walk_into(pager, out, kept, cancel, progress).await
+        }
+        None => walk_into(pager, out, file, cancel, progress).await,
     }
 }
 
@@ -137,6 +201,154 @@ trait PageSink {
     fn finish(self) -> Result<u64, CommitError>;
     /// Whether a kept `.partial` can be continued (see [`Reached`]).
     fn resumable(&self) -> bool;
+    /// The rows kept and what was written of them, once every page is in.
+    fn outcome(&mut self) -> (Option<Snapshot>, Option<Counts>) {
+        (None, None)
+    }
+}
+
+/// A file that takes rows of text (the rows of a changes file).
+trait TextSink: PageSink {
+    /// Writes `rows`, durably for a CSV file.
+    fn text_rows(&mut self, rows: &[Row]) -> Result<(), String>;
+}
+
+impl TextSink for CsvFile {
+    fn text_rows(&mut self, rows: &[Row]) -> Result<(), String> {
+        for row in rows {
+            self.writer().write_cells(row.cells()).map_err(|e| e.to_string())?;
+        }
+        self.end_page().map(|_| ()).map_err(|e| e.error.reason)
+    }
+}
+
+impl TextSink for crate::table::XlsxFile {
+    fn text_rows(&mut self, rows: &[Row]) -> Result<(), String> {
+        self.write_texts(rows.iter()).map(|_| ()).map_err(|e| e.reason)
+    }
+}
+
+/// The row of `node` as text, and its key.
+fn keyed_row(node: &serde_json::Value, columns: &[crate::query::Column], key: usize) -> (String, Row) {
+    let row = Row::new(crate::table::cells(node, columns));
+    (row.cell(key).unwrap_or_default().to_owned(), row)
+}
+
+/// Names the snapshot's columns from the first page's site.
+fn name_columns(snapshot: &mut Snapshot, site: &crate::query::ConnectionSite, key: usize) {
+    if snapshot.columns.is_empty() {
+        snapshot.columns = site.columns.iter().map(|c| c.name.clone()).collect();
+        snapshot.key_column = site.columns.get(key).map(|c| c.name.clone()).unwrap_or_default();
+    }
+}
+
+/// A file that also keeps every row keyed.
+struct Kept<S> {
+    inner: S,
+    key: usize,
+    snapshot: Snapshot,
+}
+
+impl<S: PageSink> PageSink for Kept<S> {
+    fn page(&mut self, data: &serde_json::Value, site: &crate::query::ConnectionSite) -> Result<(), String> {
+        self.inner.page(data, site)?;
+        name_columns(&mut self.snapshot, site, self.key);
+        for node in site.nodes(data) {
+            let (key, row) = keyed_row(node, &site.columns, self.key);
+            self.snapshot.rows.push((key, changes::digest(row.cells()), row));
+        }
+        Ok(())
+    }
+    fn written(&self) -> u64 {
+        self.inner.written()
+    }
+    fn partial(self) -> Partial {
+        self.inner.partial()
+    }
+    fn finish(self) -> Result<u64, CommitError> {
+        self.inner.finish()
+    }
+    fn resumable(&self) -> bool {
+        self.inner.resumable()
+    }
+    fn outcome(&mut self) -> (Option<Snapshot>, Option<Counts>) {
+        (Some(std::mem::take(&mut self.snapshot)), None)
+    }
+}
+
+/// A changes file: only the rows added or changed since the baseline, as they come, then the
+/// rows removed, each after its `change` and `changed fields`.
+struct ChangesFile<S> {
+    inner: S,
+    key: usize,
+    baseline: Baseline,
+    snapshot: Snapshot,
+    seen: std::collections::HashSet<String>,
+    counts: Counts,
+}
+
+impl<S: TextSink> ChangesFile<S> {
+    fn new(inner: S, key: usize, baseline: Baseline) -> Self {
+        let (snapshot, seen, counts) = (Snapshot::default(), Default::default(), Counts::default());
+        ChangesFile { inner, key, baseline, snapshot, seen, counts }
+    }
+}
+
+impl<S: TextSink> PageSink for ChangesFile<S> {
+    fn page(&mut self, data: &serde_json::Value, site: &crate::query::ConnectionSite) -> Result<(), String> {
+        name_columns(&mut self.snapshot, site, self.key);
+        let mut written = Vec::new();
+        for node in site.nodes(data) {
+            let (key, row) = keyed_row(node, &site.columns, self.key);
+            if !self.seen.insert(key.clone()) {
+                self.counts.repeated += 1;
+                continue;
+            }
+            let change = self.baseline.compare(&key, &row);
+            let fields = match &change {
+                Change::Same => {
+                    self.counts.unchanged += 1;
+                    None
+                }
+                Change::Added => {
+                    self.counts.added += 1;
+                    Some("")
+                }
+                Change::Changed(fields) => {
+                    self.counts.changed += 1;
+                    Some(fields.as_str())
+                }
+            };
+            if let Some(fields) = fields {
+                written.push(Row::new([change.label(), fields].into_iter().chain(row.cells())));
+            }
+            self.snapshot.rows.push((key, changes::digest(row.cells()), row));
+        }
+        self.inner.text_rows(&written)
+    }
+    fn written(&self) -> u64 {
+        self.inner.written()
+    }
+    fn partial(self) -> Partial {
+        self.inner.partial()
+    }
+    fn finish(mut self) -> Result<u64, CommitError> {
+        let removed: Vec<Row> =
+            self.baseline.removed().map(|row| Row::new(["removed", ""].into_iter().chain(row.cells()))).collect();
+        if let Err(reason) = self.inner.text_rows(&removed) {
+            let partial = self.inner.partial();
+            let path = partial.path.clone().unwrap_or_default();
+            return Err(CommitError { error: FileError { path, reason }, partial });
+        }
+        self.inner.finish()
+    }
+    fn resumable(&self) -> bool {
+        false
+    }
+    fn outcome(&mut self) -> (Option<Snapshot>, Option<Counts>) {
+        self.counts.removed = self.baseline.removed().count() as u64;
+        (Some(std::mem::take(&mut self.snapshot)), Some(self.counts))
+    }
 }
 
 impl PageSink for CsvFile {
@@ -183,7 +395,7 @@ async fn walk_into(
     mut file: impl PageSink,
     cancel: &CancellationToken,
     mut progress: impl FnMut(Progress),
-) -> Result<u64, ExportError> {
+) -> Result<Exported, ExportError> {
     // The cursor after the last page the file holds whole.
     let mut durable = pager.cursor().map(str::to_owned);
     let resumable = file.resumable();
@@ -209,11 +421,13 @@ async fn walk_into(
         durable = pager.cursor().map(str::to_owned);
         progress(Progress { rows: file.written(), total: page.total });
     }
-    file.finish().map_err(|CommitError { error, partial }| ExportError::Write {
+    let (snapshot, counts) = file.outcome();
+    let rows = file.finish().map_err(|CommitError { error, partial }| ExportError::Write {
         reason: error.reason,
         partial,
         out: out.to_path_buf(),
         // Every page is in: a resume asks for the page after the last and completes the file.
         reached: reached(durable),
-    })
+    })?;
+    Ok(Exported { rows, snapshot, counts })
 }

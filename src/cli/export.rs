@@ -18,8 +18,9 @@ use super::input::QueryInput;
 use super::{Failure, Interrupt};
 use crate::api::ApiError;
 use crate::api::{Activity, Client, Pager};
+use crate::export::changes::{self, Baseline};
 use crate::export::resume::{self, ExportJob};
-use crate::export::{ExportError, export_all};
+use crate::export::{ExportError, Keeping, export_all};
 use crate::query::PagingOptions;
 use crate::table::{CsvOptions, Format, OutKind, check_out};
 
@@ -44,6 +45,11 @@ pub struct ExportArgs {
     /// `.partial` stops (CSV only): the file is the one an uninterrupted run writes.
     #[arg(long)]
     resume: bool,
+    /// Write only the rows added, changed or removed since an earlier export, with a first
+    /// column `change` and the fields that changed: `last` (the last export of this query on
+    /// this connection, which orgql keeps) or a CSV file orgql wrote of the same query.
+    #[arg(long, value_name = "last|FILE")]
+    changes_since: Option<String>,
     #[command(flatten)]
     connection: ConnectionArgs,
 }
@@ -90,6 +96,7 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
     let query = args.input.query()?;
     let variables = args.input.variables()?;
     let format = format_of(&args)?;
+    let identity = changes::identity(&query, args.input.operation.as_deref(), variables.as_ref());
     let client = args.connection.client()?;
     // A folder, a missing folder or a socket is refused before anything is fetched.
     let kind = check_out(&args.out).map_err(|e| Failure::new(2, e.to_string()))?;
@@ -137,31 +144,55 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
     for warning in pager.warnings() {
         progress.suspend(|| eprintln!("orgql: {warning}"));
     }
+    let store = open_store();
+    let keeping = keeping(&args, &pager, &identity, &connection, store.as_ref(), from.is_some(), &progress)?;
+    let since = keeping.as_ref().and_then(|k| k.baseline.as_ref()).map(|b| b.described.clone());
     let options = CsvOptions { bom: args.bom, raw: args.raw };
     if let Some(from) = &from {
         // The rate and ETA count only what this run fetches.
         progress.set_position(from.rows);
         progress.reset_eta();
     }
-    let result = export_all(&mut pager, &args.out, format, options, &connection, from.as_ref(), &cancel, |p| {
-        match p.total {
-            Some(total) => progress.set_length(total),
-            None if progress.length() == Some(0) => without_total(&progress),
-            None => {}
-        }
-        progress.set_position(p.rows);
-    })
-    .await;
+    let result =
+        export_all(&mut pager, &args.out, format, options, &connection, from.as_ref(), keeping, &cancel, |p| {
+            match p.total {
+                Some(total) => progress.set_length(total),
+                None if progress.length() == Some(0) => without_total(&progress),
+                None => {}
+            }
+            progress.set_position(p.rows);
+        })
+        .await;
     let counts = activity.finish().await;
     progress.finish_and_clear();
     pager.walk_warnings().iter().for_each(|warning| eprintln!("orgql: {warning}"));
     match result {
-        Ok(rows) => {
+        Ok(exported) => {
             resume::forget(&args.out, from.is_some());
-            let done = format!("orgql: wrote {rows} rows to {}", args.out.display());
+            if let Ok(store) = &store {
+                let file = args.out.display().to_string();
+                let export = crate::store::NewExport {
+                    identity: &identity,
+                    query: &query,
+                    connection: &connection,
+                    file: &file,
+                    rows: exported.rows,
+                };
+                if let Err(e) = changes::record(store, &export, exported.snapshot.as_ref()) {
+                    eprintln!("orgql: the export is complete but was not recorded for a later --changes-since ({e})");
+                }
+            }
+            let done = format!("orgql: wrote {} rows to {}", exported.rows, args.out.display());
+            let changed = exported.counts.map(|c| {
+                let since = since.as_deref().unwrap_or("the earlier export");
+                match c.repeated {
+                    0 => format!("{} since {since}", c.summary()),
+                    n => format!("{} since {since}; {n} rows repeated a key and were compared once", c.summary()),
+                }
+            });
             let resumed = from.as_ref().map(|from| format!("resumed after row {}", from.rows));
             let replaced = (kind == OutKind::Replace).then(|| "replaced the previous file".to_owned());
-            match [resumed, replaced, counts.summary()].into_iter().flatten().collect::<Vec<_>>() {
+            match [changed, resumed, replaced, counts.summary()].into_iter().flatten().collect::<Vec<_>>() {
                 notes if notes.is_empty() => eprintln!("{done}"),
                 notes => eprintln!("{done} ({})", notes.join("; ")),
             }
@@ -177,6 +208,55 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
             }
         }
     }
+}
+
+/// orgql's database, where exports are recorded; why not, in one sentence.
+fn open_store() -> Result<crate::store::Store, String> {
+    let path = crate::store::Store::default_path()
+        .ok_or_else(|| "no data folder for orgql's database (set HOME or XDG_DATA_HOME)".to_owned())?;
+    crate::store::Store::open(&path).map_err(|e| e.to_string())
+}
+
+/// What the export keeps of its rows and compares them with (`--changes-since`); refused in
+/// one sentence before any row is fetched when that cannot be done.
+fn keeping(
+    args: &ExportArgs,
+    pager: &Pager,
+    identity: &str,
+    connection: &str,
+    store: Result<&crate::store::Store, &String>,
+    resuming: bool,
+    progress: &ProgressBar,
+) -> Result<Option<Keeping>, Failure> {
+    let key = changes::key_column(&pager.site().columns);
+    let Some(since) = &args.changes_since else {
+        return Ok(key.map(|key| Keeping { key, baseline: None }));
+    };
+    let Some(key) = key else {
+        return Err(Failure::new(2, changes::no_key_column()));
+    };
+    if resuming {
+        return Err(Failure::new(2, "an export of changes cannot be resumed; leave out --resume or --changes-since"));
+    }
+    let baseline = if since == "last" {
+        let store = store.map_err(|e| Failure::new(6, format!("--changes-since last needs orgql's database: {e}")))?;
+        let last = changes::since_last(store, identity, connection).map_err(|e| Failure::new(6, e.to_string()))?;
+        if last.is_none() {
+            progress.suspend(|| eprintln!("orgql: {}", changes::no_earlier_export(connection)));
+        }
+        last
+    } else {
+        let file = PathBuf::from(since);
+        if Format::of(&file) == Format::Xlsx {
+            return Err(Failure::new(
+                2,
+                format!("--changes-since takes a CSV file orgql wrote, not {}; give one, or last", file.display()),
+            ));
+        }
+        let names: Vec<String> = pager.site().columns.iter().map(|c| c.name.clone()).collect();
+        Some(Baseline::from_csv_file(&file, &names, key, !args.raw).map_err(|e| Failure::new(2, e))?)
+    };
+    Ok(Some(Keeping { key, baseline }))
 }
 
 /// Records where an interrupted export stopped and says how to go on ("; `--resume` continues

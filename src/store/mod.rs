@@ -2,12 +2,14 @@
 //! (and, later, saved queries and schema caches). One file in the platform's data directory.
 
 mod delivery_list;
+mod exports;
 mod history;
 mod operations;
 mod schemas;
 mod workspace;
 
 pub use delivery_list::{DeliverySummary, event_type};
+pub use exports::{ExportRecord, NewExport};
 pub use history::{NewRun, RunStatus, operation_name_of};
 pub use operations::SavedOperation;
 
@@ -149,6 +151,29 @@ const MIGRATIONS: &[&str] = &[
         saved_at TEXT NOT NULL,
         UNIQUE (collection, name)
     );",
+    // Exports of every page (issue 14): the latest of each query on each connection keeps its
+    // rows keyed (`kept`), to write what changed since.
+    "CREATE TABLE exports (
+        id INTEGER PRIMARY KEY,
+        identity TEXT NOT NULL,
+        query TEXT NOT NULL,
+        connection TEXT NOT NULL,
+        file TEXT NOT NULL,
+        at TEXT NOT NULL,
+        rows INTEGER NOT NULL,
+        key_column TEXT NOT NULL,
+        columns TEXT NOT NULL,
+        kept INTEGER NOT NULL
+    );
+    CREATE INDEX exports_identity ON exports (identity, connection);
+    CREATE TABLE export_rows (
+        export INTEGER NOT NULL REFERENCES exports (id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        key TEXT NOT NULL,
+        digest BLOB NOT NULL,
+        cells TEXT NOT NULL
+    );
+    CREATE INDEX export_rows_export ON export_rows (export, position);",
 ];
 
 impl Store {

@@ -388,9 +388,14 @@ impl OrgqlApp {
         let job = self.state.job();
         let command = if request.all_pages {
             match self.spec_of_rows() {
-                Ok(spec) => {
-                    Command::ExportAll { job, spec, path: request.path.clone(), options, resume: request.resume }
-                }
+                Ok(spec) => Command::ExportAll {
+                    job,
+                    spec,
+                    path: request.path.clone(),
+                    options,
+                    resume: request.resume,
+                    changes_since_last: request.changes_since_last,
+                },
                 Err(message) => {
                     self.state.problems.push(message);
                     return;
@@ -412,6 +417,7 @@ impl OrgqlApp {
             job,
             request,
             resumable: false,
+            note: None,
             rows: 0,
             total: None,
             outcome: Requested::Pending { previous: None },
@@ -449,9 +455,9 @@ impl OrgqlApp {
                     tab.on_export_progress(rows, total);
                 }
             }
-            Event::Exported { job, result, resumable } => {
+            Event::Exported { job, result, resumable, note } => {
                 if let Some(tab) = self.state.tabs.of_job(job) {
-                    tab.on_exported(result, resumable);
+                    tab.on_exported(result, resumable, note);
                 }
             }
             Event::ConnectionTested { job, result } => self.profiles.tested(job, result),

@@ -20,6 +20,8 @@ pub struct ExportRequest {
     pub all_pages: bool,
     /// Continue the interrupted export of the same query into `path`.
     pub resume: bool,
+    /// Only the rows added, changed or removed since the last export of the query.
+    pub changes_since_last: bool,
 }
 
 /// The export window.
@@ -29,6 +31,7 @@ pub struct ExportWindow {
     bom: bool,
     raw: bool,
     all_pages: bool,
+    changes_since_last: bool,
     picked: Arc<Mutex<Option<PathBuf>>>,
     error: Option<String>,
 }
@@ -43,6 +46,7 @@ impl ExportWindow {
             bom: true,
             raw: false,
             all_pages: false,
+            changes_since_last: false,
             picked: Arc::new(Mutex::new(None)),
             error: None,
         }
@@ -81,6 +85,11 @@ impl ExportWindow {
                 });
                 ui.radio_value(&mut self.all_pages, false, "The rows shown");
                 ui.radio_value(&mut self.all_pages, true, "Every page of the query");
+                ui.add_enabled(
+                    self.all_pages,
+                    egui::Checkbox::new(&mut self.changes_since_last, "Only changes since the last export"),
+                )
+                .on_hover_text("Rows added, changed or removed since the last export of this query on this connection");
                 ui.checkbox(&mut self.bom, "UTF-8 BOM (for spreadsheet programs)");
                 ui.checkbox(&mut self.raw, "Raw cells (no ' before =, +, -, @)");
                 if let Some(error) = &self.error {
@@ -101,6 +110,7 @@ impl ExportWindow {
                             raw: self.raw,
                             all_pages: self.all_pages,
                             resume: false,
+                            changes_since_last: self.all_pages && self.changes_since_last,
                         });
                     }
                 }

@@ -326,7 +326,11 @@ impl ResultsPanel {
                         }
                     }
                     Requested::Done((path, rows)) => {
-                        ui.label(format!("Exported {} rows to {}", thousands(*rows), path.display()));
+                        let done = format!("Exported {} rows to {}", thousands(*rows), path.display());
+                        match &export.note {
+                            Some(note) => ui.label(format!("{done} ({note})")),
+                            None => ui.label(done),
+                        };
                     }
                     Requested::Failed { error, .. } => {
                         ui.colored_label(ui.visuals().error_fg_color, format!("Export failed: {error}"));

@@ -128,6 +128,8 @@ pub struct Export {
     pub request: super::export_window::ExportRequest,
     /// It stopped and can be resumed.
     pub resumable: bool,
+    /// What else to say of it (what changed since the last export).
+    pub note: Option<String>,
     /// Rows written so far.
     pub rows: u64,
     /// Rows expected.
@@ -313,12 +315,13 @@ impl Tab {
     }
 
     /// An export ended.
-    pub fn on_exported(&mut self, result: Result<(PathBuf, u64), String>, resumable: bool) {
+    pub fn on_exported(&mut self, result: Result<(PathBuf, u64), String>, resumable: bool, note: Option<String>) {
         if let Some(export) = self.export.as_mut() {
             if let Ok((_, rows)) = &result {
                 export.rows = *rows;
             }
             export.resumable = resumable;
+            export.note = note;
             export.outcome.finish(result);
         }
     }

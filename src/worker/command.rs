@@ -111,6 +111,9 @@ pub enum Command {
         /// Continue the interrupted export of the same query into `path` (see
         /// [`crate::export::resume`]).
         resume: bool,
+        /// Write only the rows added, changed or removed since the last export of the query on
+        /// its connection ([`crate::export::changes`]).
+        changes_since_last: bool,
     },
     /// Request a fresh token and report what it grants.
     TestConnection {
@@ -322,6 +325,8 @@ pub enum Event {
         result: Result<(PathBuf, u64), String>,
         /// The export stopped and can be resumed ([`Command::ExportAll`] with `resume`).
         resumable: bool,
+        /// What else to say of it: what changed since the last export, or that there was none.
+        note: Option<String>,
     },
     /// A connection test ended.
     ConnectionTested {

@@ -8,8 +8,9 @@ use tokio_util::sync::CancellationToken;
 use super::walks::pager;
 use super::{Connection, Event, JobId, QuerySpec, Repaint, Shared};
 use crate::api::{ApiError, Client, TokenState};
-use crate::export::ExportError;
 use crate::export::resume::{self, ExportJob};
+use crate::export::{ExportError, Keeping, changes};
+use crate::store::NewExport;
 use crate::table::{CsvFile, CsvOptions, Row};
 
 /// How many history entries the UI lists.
@@ -84,20 +85,34 @@ pub(super) async fn export_rows(
     })
     .await
     .unwrap_or_else(|e| Err(format!("the export task failed ({e})")));
-    shared.emit(Event::Exported { job, result: written.map(|rows| (path, rows)), resumable: false }).await;
+    shared.emit(Event::Exported { job, result: written.map(|rows| (path, rows)), resumable: false, note: None }).await;
+}
+
+/// What the UI asked of an export of every page.
+#[derive(Debug)]
+pub(super) struct ExportAsked {
+    /// The file.
+    pub path: PathBuf,
+    /// BOM, raw.
+    pub options: CsvOptions,
+    /// Continue the interrupted export into `path`.
+    pub resume: bool,
+    /// Only the changes since the last export of the query.
+    pub changes_since_last: bool,
 }
 
 /// Exports every page to a CSV file or a workbook, or goes on with an interrupted export: the
-/// same code as `orgql export` (an interruption is recorded for a later resume the same way).
+/// same code as `orgql export` (an interruption is recorded for a later resume the same way, and
+/// a finished export in the store, for a later export of what changed since).
 pub(super) async fn export_all(
     shared: Arc<Shared>,
     job: JobId,
     spec: QuerySpec,
-    path: PathBuf,
-    options: CsvOptions,
-    resume: bool,
+    asked: ExportAsked,
     cancel: CancellationToken,
 ) {
+    let ExportAsked { path, options, resume, changes_since_last } = asked;
+    let mut note = None;
     let result = async {
         let format = crate::table::Format::of(&path);
         let export = ExportJob {
@@ -123,6 +138,30 @@ pub(super) async fn export_all(
         let from = checked.map_err(|e| (e, false))?;
         let client = shared.client(&spec.connection).await.map_err(|e| (e.to_string(), false))?;
         let mut pager = pager(&shared, client, &spec, &cancel).await.map_err(|e| (e.to_string(), false))?;
+        let name = spec.connection.name().to_owned();
+        let identity = changes::identity(&spec.query, spec.operation.as_deref(), spec.variables.as_ref());
+        let key = changes::key_column(&pager.site().columns);
+        let keeping = match (changes_since_last, key) {
+            (false, key) => key.map(|key| Keeping { key, baseline: None }),
+            (true, None) => return Err((changes::no_key_column(), false)),
+            (true, Some(_)) if from.is_some() => {
+                return Err(("an export of changes cannot be resumed; export the changes again".to_owned(), false));
+            }
+            (true, Some(key)) => {
+                let (identity, connection) = (identity.clone(), name.clone());
+                let last = shared.with_store(move |store| changes::since_last(store, &identity, &connection)).await;
+                let baseline = match last {
+                    Some(Ok(baseline)) => baseline,
+                    Some(Err(e)) => return Err((e, false)),
+                    None => return Err(("there is no database to compare with an earlier export".to_owned(), false)),
+                };
+                if baseline.is_none() {
+                    note = Some(changes::no_earlier_export(&name));
+                }
+                Some(Keeping { key, baseline })
+            }
+        };
+        let since = keeping.as_ref().and_then(|k| k.baseline.as_ref()).map(|b| b.described.clone());
         let (progress_tx, mut progress_rx) = tokio::sync::watch::channel((0u64, None::<u64>));
         let reporter = {
             let shared = shared.clone();
@@ -133,19 +172,48 @@ pub(super) async fn export_all(
                 }
             })
         };
-        let name = spec.connection.name().to_owned();
-        let exported =
-            crate::export::export_all(&mut pager, &path, format, options, &name, from.as_ref(), &cancel, |p| {
+        let exported = crate::export::export_all(
+            &mut pager,
+            &path,
+            format,
+            options,
+            &name,
+            from.as_ref(),
+            keeping,
+            &cancel,
+            |p| {
                 progress_tx.send_replace((p.rows, p.total));
-            })
-            .await;
+            },
+        )
+        .await;
         drop(progress_tx);
         if let Err(e) = reporter.await {
             tracing::debug!("the progress reporter ended abnormally: {e}");
         }
         match exported {
-            Ok(rows) => {
+            Ok(exported) => {
                 resume::forget(&path, from.is_some());
+                if let Some(counts) = exported.counts {
+                    note = Some(format!("{} since {}", counts.summary(), since.unwrap_or_default()));
+                }
+                let (rows, snapshot) = (exported.rows, exported.snapshot);
+                let file = path.display().to_string();
+                let (query, connection) = (spec.query.clone(), name);
+                let recorded = shared
+                    .with_store(move |store| {
+                        let export = NewExport {
+                            identity: &identity,
+                            query: &query,
+                            connection: &connection,
+                            file: &file,
+                            rows,
+                        };
+                        changes::record(store, &export, snapshot.as_ref())
+                    })
+                    .await;
+                if let Some(Err(e)) = recorded {
+                    tracing::warn!("the export was not recorded for a later comparison: {e}");
+                }
                 Ok((path.clone(), rows))
             }
             Err(error) => Err(record_resume_point(&path, &export, &error)),
@@ -157,7 +225,7 @@ pub(super) async fn export_all(
         Ok(done) => (Ok(done), false),
         Err((error, resumable)) => (Err(error), resumable),
     };
-    shared.emit(Event::Exported { job, result, resumable }).await;
+    shared.emit(Event::Exported { job, result, resumable, note }).await;
 }
 
 /// The sentence of a failed export, once where it stopped is recorded for the app's Resume,

@@ -293,9 +293,10 @@ async fn dispatch(
             Command::ExportRows { job, columns, rows, path, options } => {
                 tokio::spawn(jobs::export_rows(shared.clone(), job, columns, rows, path, options));
             }
-            Command::ExportAll { job, spec, path, options, resume } => {
+            Command::ExportAll { job, spec, path, options, resume, changes_since_last } => {
                 let cancel = shared.start_job(job);
-                tokio::spawn(jobs::export_all(shared.clone(), job, spec, path, options, resume, cancel));
+                let asked = jobs::ExportAsked { path, options, resume, changes_since_last };
+                tokio::spawn(jobs::export_all(shared.clone(), job, spec, asked, cancel));
             }
             Command::TestConnection { job, connection } => {
                 tokio::spawn(jobs::test_connection(shared.clone(), job, connection));

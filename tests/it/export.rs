@@ -16,7 +16,7 @@ use orgql::sandbox::{Config, RunningServer};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-use crate::support::{SECRET, sandbox, sandbox_with, token, walk};
+use crate::support::{SECRET, data, sandbox, sandbox_with, token, walk};
 
 const SELECTION: &str = "ref name email isActive groups { name } extraFields { category { ref } value }";
 const HEADER: [&str; 7] =
@@ -985,4 +985,92 @@ async fn an_xlsx_export_holds_every_row_typed_never_a_formula_with_an_about_shee
     }
     let left: Vec<PathBuf> = files_under(&home.path("out"));
     assert_eq!(left, [out], "no temporary file left: {left:?}");
+}
+
+/// `orgql export -e QUERY --out NAME EXTRA…` in `home` against `server` (every users scope).
+async fn export_to(home: &Home, server: &RunningServer, query: &str, name: &str, extra: &[&str]) -> Output {
+    let out = home.path("out").join(name);
+    let out = out.to_str().expect("a UTF-8 path").to_owned();
+    let head: Vec<&str> = ["export", "-e", query, "--out", &out].iter().copied().chain(extra.iter().copied()).collect();
+    output(home.orgql_with_secret(SECRET, &args(&head, &connection(server, "users.read")))).await
+}
+
+#[tokio::test]
+async fn changes_since_the_last_export_are_exactly_the_users_changed_archived_and_created() {
+    let server = sandbox(120).await;
+    let home = Home::new();
+    let query = "{ paginatedUsers { edges { node { ref name email isActive } } } }";
+    let first = export_to(&home, &server, query, "monday.csv", &[]).await;
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+
+    // Three users changed, one archived, one created, through the service's own mutations.
+    let admin = token(&server, "users.write").await;
+    let update = "mutation($ref: String!, $input: UpdateUserInput!) { updateUser(ref: $ref, input: $input) { ref } }";
+    for (user, input) in [
+        ("u00002", json!({ "name": "Ana Renamed" })),
+        ("u00003", json!({ "email": "moved@example.org" })),
+        ("u00004", json!({ "name": "Both Changed", "email": "both@example.org" })),
+    ] {
+        data(&server, &admin, update, json!({ "ref": user, "input": input })).await;
+    }
+    data(&server, &admin, "mutation { archiveUser(ref: \"u00001\") { ref } }", json!({})).await;
+    let create = "mutation { createUser(input: { ref: \"00123\", name: \"New Joiner\", email: \"joiner@example.org\" }) { ref } }";
+    data(&server, &admin, create, json!({})).await;
+
+    let since = export_to(&home, &server, query, "changes.csv", &["--changes-since", "last"]).await;
+    assert_eq!(since.status.code(), Some(0), "{}", stderr(&since));
+    let said = stderr(&since);
+    assert!(
+        said.contains("wrote 5 rows") && said.contains("1 added, 4 changed, 0 removed since the export of"),
+        "{said}"
+    );
+    assert!(said.contains("monday.csv"), "it says which export it compared with: {said}");
+    let rows = read_csv(&std::fs::read(home.path("out").join("changes.csv")).expect("the changes file"));
+    let expected: Vec<Vec<&str>> = vec![
+        vec!["change", "changed fields", "ref", "name", "email", "isActive"],
+        vec!["changed", "isActive", "u00001"],
+        vec!["changed", "name", "u00002", "Ana Renamed"],
+        vec!["changed", "email", "u00003"],
+        vec!["changed", "name; email", "u00004", "Both Changed", "both@example.org"],
+        vec!["added", "", "00123", "New Joiner", "joiner@example.org", "true"],
+    ];
+    assert_eq!(rows.len(), expected.len(), "the header and exactly five rows: {rows:?}");
+    for (row, want) in rows.iter().zip(&expected) {
+        assert_eq!(&row[..want.len()], want.as_slice(), "{rows:?}");
+    }
+    assert_eq!(rows[1][5], "false", "the archived user is inactive now");
+
+    // The same against the file itself, and a third export since the second: nothing changed.
+    let monday = home.path("out").join("monday.csv");
+    let against_file =
+        export_to(&home, &server, query, "against-file.csv", &["--changes-since", monday.to_str().unwrap()]).await;
+    assert_eq!(against_file.status.code(), Some(0), "{}", stderr(&against_file));
+    let from_file = read_csv(&std::fs::read(home.path("out").join("against-file.csv")).expect("written"));
+    assert_eq!(from_file, rows, "comparing with the file says the same");
+    let again = export_to(&home, &server, query, "again.csv", &["--changes-since", "last"]).await;
+    assert!(stderr(&again).contains("0 added, 0 changed, 0 removed"), "{}", stderr(&again));
+
+    // A query without ref or id cannot say which row is which: refused before any row is written.
+    let keyless = "{ paginatedUsers { edges { node { name email } } } }";
+    let refused = export_to(&home, &server, keyless, "keyless.csv", &["--changes-since", "last"]).await;
+    assert_fails(&refused, 2, "needs each row's ref or id", &[SECRET]);
+    assert!(!home.path("out").join("keyless.csv").exists());
+}
+
+#[tokio::test]
+async fn a_first_export_with_changes_says_there_is_no_earlier_one_and_writes_every_row() {
+    let server = sandbox(30).await;
+    let home = Home::new();
+    let query = "{ paginatedUsers { edges { node { ref name } } } }";
+    let first = export_to(&home, &server, query, "users.xlsx", &["--changes-since", "last"]).await;
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert!(stderr(&first).contains("no earlier export of this query on"), "{}", stderr(&first));
+    assert!(stderr(&first).contains("wrote 30 rows"), "{}", stderr(&first));
+    // The workbook has every row and no change column; a second one, the changes only.
+    let (rows, _) = read_sheet(&home.path("out").join("users.xlsx"), "Rows");
+    assert_eq!((rows.len(), rows[0][0].as_str()), (31, "ref"));
+    let second = export_to(&home, &server, query, "second.xlsx", &["--changes-since", "last"]).await;
+    assert!(stderr(&second).contains("wrote 0 rows"), "{}", stderr(&second));
+    let (rows, _) = read_sheet(&home.path("out").join("second.xlsx"), "Rows");
+    assert_eq!(rows[0][..3], ["change", "changed fields", "ref"]);
 }

@@ -438,3 +438,52 @@ fn a_cancelled_export_resumes_into_the_file_an_uninterrupted_export_writes() {
     assert!(!partial.exists() && !s.path("users.csv.partial.resume").exists(), "nothing left to resume");
     s.harness.run();
 }
+
+/// Exports every page of the active tab's query to `path` through the export window, ticking
+/// "Only changes since the last export" when `changes`; the line the tab shows after.
+fn export_every_page(s: &mut Session, path: &Path, changes: bool) -> String {
+    s.click("Export CSV…");
+    s.wait_for_label("File");
+    s.type_into("File", &path.display().to_string());
+    s.click("Every page of the query");
+    let ticked = s.app().active_tab().export.as_ref().is_some_and(|e| e.request.changes_since_last);
+    if changes != ticked {
+        s.click("Only changes since the last export");
+    }
+    s.click("Export");
+    s.wait_for(&format!("the export to {}", path.display()), |h| {
+        h.state().active_tab().export.as_ref().is_some_and(|e| !e.outcome.is_pending())
+    });
+    s.wait_for_text("Exported ")
+}
+
+#[test]
+fn only_changes_since_the_last_export_writes_the_users_a_mutation_changed() {
+    let mut s = Session::start();
+    s.run_query();
+    let first = s.path("first.csv");
+    let done = export_every_page(&mut s, &first, false);
+    assert_eq!(done, format!("Exported 120 rows to {}", first.display()));
+
+    // One user renamed through the service.
+    let url = s.sandbox_url();
+    let renamed = s.expected_refs()[1].clone();
+    s.runtime.block_on(async {
+        let token = crate::support::admin_token(&url, "users.write").await;
+        let rename = "mutation($ref: String!) { updateUser(ref: $ref, input: { name: \"Renamed In Test\" }) { ref } }";
+        let answer = crate::support::graphql(&url, &token, rename, serde_json::json!({ "ref": renamed })).await;
+        assert!(answer.get("errors").is_none(), "{answer}");
+    });
+
+    let changes = s.path("changes.csv");
+    let done = export_every_page(&mut s, &changes, true);
+    assert!(done.starts_with(&format!("Exported 1 rows to {}", changes.display())), "{done}");
+    assert!(done.contains("(0 added, 1 changed, 0 removed since the export of"), "{done}");
+    let mut reader = csv::Reader::from_path(&changes).expect("the changes file");
+    let header: Vec<String> = reader.headers().expect("a header").iter().map(str::to_owned).collect();
+    assert_eq!(header[..3], ["change", "changed fields", "ref"], "(the csv crate reads past the BOM)");
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a record")).collect();
+    assert_eq!(rows.len(), 1, "one row: the renamed user");
+    assert_eq!((&rows[0][0], &rows[0][1], &rows[0][2]), ("changed", "name", renamed.as_str()));
+    s.harness.run();
+}
