@@ -7,7 +7,12 @@
 //! - `csv/100k_rows`: flattening and CSV writing alone of 100,000 user nodes held in memory;
 //! - `xlsx/100k_rows`: the same nodes, 200 pages of 500, into a workbook
 //!   (`table::XlsxFile`: typed cells, rust_xlsxwriter's constant-memory mode, written to a file in
-//!   a temporary folder and committed, the zip compression included).
+//!   a temporary folder and committed, the zip compression included);
+//! - `changes/compare_100k_rows`: what an export with `--changes-since` adds per row, for 100,000
+//!   users against a baseline of 100,000 (1 % renamed, 1 % gone, 1 % new): each node's cells as
+//!   text, their digest, the look-up and comparison, and the rows removed at the end;
+//! - `changes/record_100k_rows`: keeping those 100,000 rows (key, digest, cells) in the store
+//!   after an export, one transaction in a fresh SQLite file.
 //!
 //! Peak memory of the whole command, and the Python baseline, are measured by
 //! `benches/export-compare.sh`.
@@ -17,10 +22,12 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use orgql::api::{BaseUrl, Client, ClientOptions, Credentials, Pager};
+use orgql::export::changes::{Baseline, Change, Snapshot, digest};
 use orgql::query::{PagingOptions, locate};
 use orgql::sandbox::{Config, Server};
 use orgql::secret::Secret;
-use orgql::table::{About, CsvOptions, CsvWriter, XlsxFile};
+use orgql::store::{NewExport, Store};
+use orgql::table::{About, CsvOptions, CsvWriter, Row, XlsxFile, cells};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -106,6 +113,53 @@ fn benches(c: &mut Criterion) {
                 file.write_page(page, &site).expect("rows");
             }
             file.commit().expect("committed")
+        })
+    });
+    group.finish();
+
+    // The baseline: every node as the export keeps it; the new walk: 1 % renamed, 1 % gone, 1 % new.
+    let keep = |node: &Value| {
+        let row = Row::new(cells(node, &site.columns));
+        (row.cell(0).unwrap_or_default().to_owned(), digest(row.cells()), row)
+    };
+    let before = Snapshot {
+        key_column: "ref".into(),
+        columns: site.columns.iter().map(|c| c.name.clone()).collect(),
+        rows: nodes.iter().map(keep).collect(),
+    };
+    let mut after: Vec<Value> = nodes.iter().skip(1_000).cloned().collect();
+    for node in after.iter_mut().step_by(100) {
+        node["name"] = json!("Renamed Since");
+    }
+    after.extend((0..1_000).map(|i| json!({ "ref": format!("new{i:05}"), "name": "New Joiner", "email": "new@example.org", "isActive": true, "groups": [], "extraFields": [] })));
+    let mut group = c.benchmark_group("changes");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20))
+        .throughput(Throughput::Elements(after.len() as u64));
+    group.bench_function("compare_100k_rows", |b| {
+        b.iter(|| {
+            let mut baseline = Baseline::from_snapshot(before.clone(), "bench".into());
+            let (mut written, mut kept) = (0u64, Vec::with_capacity(after.len()));
+            for node in &after {
+                let (key, hash, row) = keep(node);
+                if baseline.compare(&key, &row) != Change::Same {
+                    written += 1;
+                }
+                kept.push((key, hash, row));
+            }
+            written + baseline.removed().count() as u64
+        })
+    });
+    let store_folder = tempfile::tempdir().expect("temporary folder");
+    let mut round = 0;
+    group.bench_function("record_100k_rows", |b| {
+        b.iter(|| {
+            round += 1;
+            let store = Store::open(&store_folder.path().join(format!("orgql-{round}.sqlite3"))).expect("store");
+            let export =
+                NewExport { identity: "bench", query: QUERY, connection: "bench", file: "users.csv", rows: 100_000 };
+            store.record_export(&export, &before).expect("recorded")
         })
     });
     group.finish();

@@ -71,6 +71,26 @@ pub fn check_out(out: &Path) -> Result<OutKind, FileError> {
     }
 }
 
+/// The first free name beside `path`, as file managers propose: `users (2).csv`, then
+/// `users (3).csv`… (a name that already ends in ` (N)` counts on from it).
+pub fn free_name(path: &Path) -> PathBuf {
+    crate::ui_thread::check("export file");
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let (base, first) = match stem.rsplit_once(" (") {
+        Some((base, number)) => match number.strip_suffix(')').and_then(|n| n.parse::<u32>().ok()) {
+            Some(n) => (base.to_owned(), n + 1),
+            None => (stem.clone(), 2),
+        },
+        None => (stem.clone(), 2),
+    };
+    let extension = path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    let folder = path.parent().unwrap_or(Path::new(""));
+    (first..first.saturating_add(10_000))
+        .map(|n| folder.join(format!("{base} ({n}){extension}")))
+        .find(|candidate| matches!(std::fs::symlink_metadata(candidate), Err(e) if e.kind() == std::io::ErrorKind::NotFound))
+        .unwrap_or_else(|| path.to_path_buf())
+}
+
 fn folder_of(out: &Path) -> PathBuf {
     match out.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
@@ -333,6 +353,17 @@ mod tests {
         assert_eq!(check_out(Path::new("/dev/null")).expect("a device"), OutKind::InPlace);
         assert!(CsvFile::create(dir.path(), &columns(), CsvOptions::default()).is_err());
         assert_eq!(std::fs::read_dir(dir.path()).expect("the folder").count(), 1, "only the socket");
+    }
+
+    #[test]
+    fn a_free_name_counts_up_beside_the_file() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let users = dir.path().join("users.xlsx");
+        assert_eq!(free_name(&users), dir.path().join("users (2).xlsx"));
+        std::fs::write(dir.path().join("users (2).xlsx"), "").expect("a file");
+        assert_eq!(free_name(&users), dir.path().join("users (3).xlsx"));
+        assert_eq!(free_name(&dir.path().join("users (2).xlsx")), dir.path().join("users (3).xlsx"));
+        assert_eq!(free_name(&dir.path().join("export")), dir.path().join("export (2)"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ mod xlsx;
 
 pub use self::cells::{TypedCell, cell, cells, typed_cell};
 pub use self::csv::{CsvError, CsvOptions, CsvWriter, guard_formula};
-pub use self::file::{CommitError, CsvFile, FileError, OutKind, Partial, check_out};
+pub use self::file::{CommitError, CsvFile, FileError, OutKind, Partial, check_out, free_name};
 pub use self::filter::{RowIndex, normalize};
 pub use self::format::Format;
 pub use self::row::Row;

@@ -10,7 +10,7 @@ use super::app_state::{AppState, MainView, Side};
 use super::copy_code::CopyCode;
 use super::editor::{EditorIntent, QueryEditor};
 use super::explorer::{ExplorerIntent, ExplorerPanel};
-use super::export_window::{ExportRequest, ExportWindow};
+use super::export_window::{ExportIntent, ExportRequest, ExportWindow};
 use super::find_user::{Access, FindUserWindow};
 use super::history::{HistoryIntent, HistoryPanel};
 use super::profiles::{ProfileChoice, ProfilesWindow};
@@ -450,6 +450,11 @@ impl OrgqlApp {
                     tab.on_fetched_all(result, warnings);
                 }
             }
+            Event::ExportFileChecked { path, answer } => {
+                if let Some(request) = self.export_window.checked(&path, answer) {
+                    self.handle_export(request);
+                }
+            }
             Event::ExportProgress { job, rows, total } => {
                 if let Some(tab) = self.state.tabs.of_job(job) {
                     tab.on_export_progress(rows, total);
@@ -875,8 +880,10 @@ impl eframe::App for OrgqlApp {
             }
         }
         let has_rows = self.state.tabs.active().grid.is_some();
-        if let Some(request) = self.export_window.ui(&ctx, has_rows, self.state.tabs.active().export.as_ref()) {
-            self.handle_export(request);
+        match self.export_window.ui(&ctx, has_rows, self.state.tabs.active().export.as_ref()) {
+            Some(ExportIntent::Check(path)) => self.send(Command::CheckExportFile { path }),
+            Some(ExportIntent::Start(request)) => self.handle_export(request),
+            None => {}
         }
         for command in self.profiles.window_ui(&ctx, self.state.jobs_counter()) {
             self.send(command);

@@ -1,11 +1,18 @@
 //! Where to export: a path field with a sensible default (always there, so that exporting works
 //! where no desktop portal answers a file dialog), "Browse…" for the native dialog (rfd,
-//! on its own thread: the UI never waits for it), BOM and raw options, this page or every page.
+//! on its own thread: the UI never waits for it), the format (CSV or an Excel workbook: the
+//! file's extension follows), BOM and raw options for CSV, this page or every page, and only the
+//! changes since the last export.
+//!
+//! A file is never replaced silently: Export first asks the worker whether the file exists (no
+//! file system call on the UI thread); when it does, the window says so and offers **Replace**
+//! or a free name beside it (`users (2).csv`), as file managers do.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::tab::Export;
+use crate::table::Format;
 
 /// An export the user asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,16 +31,39 @@ pub struct ExportRequest {
     pub changes_since_last: bool,
 }
 
+/// What the window asks of the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExportIntent {
+    /// Find out whether the file exists, and a free name beside it
+    /// ([`ExportWindow::checked`] takes the answer).
+    Check(PathBuf),
+    /// Start this export.
+    Start(ExportRequest),
+}
+
+/// Where the window is between Export and the export's start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Confirm {
+    /// Nothing asked.
+    Idle,
+    /// Waiting for the worker to say whether the file exists.
+    Checking(ExportRequest),
+    /// The file exists: replace it, or use `free`.
+    Exists { request: ExportRequest, free: PathBuf },
+}
+
 /// The export window.
 pub struct ExportWindow {
     open: bool,
     path: String,
+    format: Format,
     bom: bool,
     raw: bool,
     all_pages: bool,
     changes_since_last: bool,
     picked: Arc<Mutex<Option<PathBuf>>>,
     error: Option<String>,
+    confirm: Confirm,
 }
 
 impl ExportWindow {
@@ -43,12 +73,14 @@ impl ExportWindow {
         ExportWindow {
             open: false,
             path: dir.join(name).display().to_string(),
+            format: Format::Csv,
             bom: true,
             raw: false,
             all_pages: false,
             changes_since_last: false,
             picked: Arc::new(Mutex::new(None)),
             error: None,
+            confirm: Confirm::Idle,
         }
     }
 
@@ -56,20 +88,51 @@ impl ExportWindow {
     pub fn open(&mut self) {
         self.open = true;
         self.error = None;
+        self.confirm = Confirm::Idle;
     }
 
-    /// Draws the window when open; returns the export to start.
-    pub fn ui(&mut self, ctx: &egui::Context, has_rows: bool, running: Option<&Export>) -> Option<ExportRequest> {
+    /// The worker's answer to [`ExportIntent::Check`] (`None`: `path` can be written; a free
+    /// name beside it: it exists; or why it cannot be written): the export to start when the
+    /// file is free, otherwise the window asks or says why.
+    pub fn checked(&mut self, path: &Path, answer: Result<Option<PathBuf>, String>) -> Option<ExportRequest> {
+        let Confirm::Checking(request) = &self.confirm else {
+            return None;
+        };
+        if request.path != path {
+            return None;
+        }
+        let request = request.clone();
+        match answer {
+            Ok(Some(free)) => {
+                self.confirm = Confirm::Exists { request, free };
+                None
+            }
+            Ok(None) => {
+                self.confirm = Confirm::Idle;
+                self.open = false;
+                Some(request)
+            }
+            Err(error) => {
+                self.confirm = Confirm::Idle;
+                self.error = Some(error);
+                None
+            }
+        }
+    }
+
+    /// Draws the window when open; returns what to do.
+    pub fn ui(&mut self, ctx: &egui::Context, has_rows: bool, running: Option<&Export>) -> Option<ExportIntent> {
         if let Some(path) = self.picked.lock().unwrap_or_else(PoisonError::into_inner).take() {
             self.path = path.display().to_string();
+            self.format = Format::of(&path);
         }
         if !self.open {
             return None;
         }
-        let mut request = None;
+        let mut intent = None;
         let mut open = self.open;
         let center = ctx.content_rect().center();
-        egui::Window::new("Export CSV")
+        egui::Window::new("Export to a file")
             .open(&mut open)
             .collapsible(false)
             .resizable(false)
@@ -78,9 +141,24 @@ impl ExportWindow {
             .show(ctx, |ui| {
                 ui.horizontal(|ui| {
                     let label = ui.label("File");
-                    ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(360.0)).labelled_by(label.id);
+                    let edit =
+                        ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(360.0)).labelled_by(label.id);
+                    if edit.changed() {
+                        self.confirm = Confirm::Idle;
+                        self.format = Format::of(Path::new(self.path.trim()));
+                    }
                     if ui.button("Browse…").clicked() {
                         self.browse(ctx);
+                    }
+                });
+                ui.horizontal(|ui| {
+                    ui.label("Format");
+                    for format in [Format::Csv, Format::Xlsx] {
+                        if ui.radio(self.format == format, format.label()).clicked() && self.format != format {
+                            self.format = format;
+                            self.path = with_extension(self.path.trim(), format);
+                            self.confirm = Confirm::Idle;
+                        }
                     }
                 });
                 ui.radio_value(&mut self.all_pages, false, "The rows shown");
@@ -90,33 +168,78 @@ impl ExportWindow {
                     egui::Checkbox::new(&mut self.changes_since_last, "Only changes since the last export"),
                 )
                 .on_hover_text("Rows added, changed or removed since the last export of this query on this connection");
-                ui.checkbox(&mut self.bom, "UTF-8 BOM (for spreadsheet programs)");
-                ui.checkbox(&mut self.raw, "Raw cells (no ' before =, +, -, @)");
+                let csv = self.format == Format::Csv;
+                ui.add_enabled(csv, egui::Checkbox::new(&mut self.bom, "UTF-8 BOM (for spreadsheet programs)"));
+                ui.add_enabled(csv, egui::Checkbox::new(&mut self.raw, "Raw cells (no ' before =, +, -, @)"));
                 if let Some(error) = &self.error {
                     ui.colored_label(ui.visuals().error_fg_color, error);
                 }
                 let busy = running.is_some_and(|e| e.outcome.is_pending());
-                let can = !busy && (self.all_pages || has_rows);
-                if ui.add_enabled(can, egui::Button::new("Export")).clicked() {
-                    let path = PathBuf::from(self.path.trim());
-                    if self.path.trim().is_empty() {
-                        self.error = Some("give a file name to export to".into());
-                    } else if path.is_dir() {
-                        self.error = Some(format!("{} is a folder; give a file name", path.display()));
-                    } else {
-                        request = Some(ExportRequest {
-                            path,
-                            bom: self.bom,
-                            raw: self.raw,
-                            all_pages: self.all_pages,
-                            resume: false,
-                            changes_since_last: self.all_pages && self.changes_since_last,
+                match &self.confirm {
+                    Confirm::Exists { request, free } => {
+                        let name = |path: &Path| {
+                            path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+                        };
+                        ui.colored_label(
+                            ui.visuals().warn_fg_color,
+                            format!("{} already exists.", name(&request.path)),
+                        );
+                        ui.horizontal(|ui| {
+                            if ui.add_enabled(!busy, egui::Button::new("Replace")).clicked() {
+                                intent = Some(ExportIntent::Start(request.clone()));
+                            }
+                            let other = format!("Use {}", name(free));
+                            if ui.add_enabled(!busy, egui::Button::new(other)).clicked() {
+                                self.path = free.display().to_string();
+                                intent =
+                                    Some(ExportIntent::Start(ExportRequest { path: free.clone(), ..request.clone() }));
+                            }
                         });
+                    }
+                    Confirm::Checking(_) => {
+                        ui.spinner();
+                    }
+                    Confirm::Idle => {
+                        let can = !busy && (self.all_pages || has_rows);
+                        if ui.add_enabled(can, egui::Button::new("Export")).clicked() {
+                            match self.request() {
+                                Ok(request) => {
+                                    intent = Some(ExportIntent::Check(request.path.clone()));
+                                    self.confirm = Confirm::Checking(request);
+                                    self.error = None;
+                                }
+                                Err(error) => self.error = Some(error),
+                            }
+                        }
                     }
                 }
             });
-        self.open = open && request.is_none();
-        request
+        if matches!(intent, Some(ExportIntent::Start(_))) {
+            self.confirm = Confirm::Idle;
+            open = false;
+        }
+        self.open = open;
+        intent
+    }
+
+    /// The export the fields describe, or why not.
+    fn request(&self) -> Result<ExportRequest, String> {
+        let path = PathBuf::from(self.path.trim());
+        if self.path.trim().is_empty() {
+            return Err("give a file name to export to".into());
+        }
+        if path.file_name().is_none() {
+            return Err(format!("{} is a folder; give a file name", path.display()));
+        }
+        let csv = self.format == Format::Csv;
+        Ok(ExportRequest {
+            path,
+            bom: csv && self.bom,
+            raw: csv && self.raw,
+            all_pages: self.all_pages,
+            resume: false,
+            changes_since_last: self.all_pages && self.changes_since_last,
+        })
     }
 
     /// Opens the native save dialog on its own thread; the choice lands in the path field.
@@ -125,10 +248,11 @@ impl ExportWindow {
         let ctx = ctx.clone();
         let current = PathBuf::from(&self.path);
         let dialog = rfd::FileDialog::new()
-            .add_filter("CSV", &["csv"])
+            .add_filter(self.format.label(), &[self.format.extension()])
             .set_file_name(current.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
         let dialog = match current.parent() {
-            Some(dir) if dir.is_dir() => dialog.set_directory(dir),
+            // A stat of the folder; the dialog itself runs on its own thread.
+            Some(dir) if !dir.as_os_str().is_empty() => dialog.set_directory(dir),
             _ => dialog,
         };
         std::thread::Builder::new()
@@ -141,5 +265,26 @@ impl ExportWindow {
             })
             .map(drop)
             .unwrap_or_else(|e| tracing::warn!("the file dialog could not be opened: {e}"));
+    }
+}
+
+/// `path` with the extension of `format` (`users.csv` → `users.xlsx`; a name without one gets it).
+fn with_extension(path: &str, format: Format) -> String {
+    let path = Path::new(path);
+    match Format::named_by(path) {
+        Some(_) => path.with_extension(format.extension()).display().to_string(),
+        None => format!("{}.{}", path.display(), format.extension()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_extension_follows_the_format() {
+        assert_eq!(with_extension("/tmp/users.csv", Format::Xlsx), "/tmp/users.xlsx");
+        assert_eq!(with_extension("/tmp/users.XLSX", Format::Csv), "/tmp/users.csv");
+        assert_eq!(with_extension("/tmp/users", Format::Xlsx), "/tmp/users.xlsx");
     }
 }

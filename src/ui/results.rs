@@ -290,7 +290,7 @@ impl ResultsPanel {
                 if ui.add_enabled(!tab.busy(), egui::Button::new("Fetch all pages")).clicked() {
                     *intent = Some(ResultsIntent::FetchAll);
                 }
-                if ui.add_enabled(!tab.busy(), egui::Button::new("Export CSV…")).clicked() {
+                if ui.add_enabled(!tab.busy(), egui::Button::new("Export…")).clicked() {
                     *intent = Some(ResultsIntent::Export);
                 }
             }

@@ -84,6 +84,11 @@ pub enum Command {
         /// What to run.
         spec: QuerySpec,
     },
+    /// Find out whether an export can write `path` as it is ([`Event::ExportFileChecked`]).
+    CheckExportFile {
+        /// The file.
+        path: PathBuf,
+    },
     /// Write rows the UI holds to a CSV file.
     ExportRows {
         /// The job.
@@ -307,6 +312,14 @@ pub enum Event {
         /// What the rows should be read with (repeated rows, a `count` not reached), one
         /// sentence each (`Pager::walk_warnings`).
         warnings: Vec<String>,
+    },
+    /// Whether an export can write a file: `Ok(None)` it can, `Ok(Some(free))` it exists (and
+    /// `free` is a free name beside it), or why it cannot (a folder, a missing folder).
+    ExportFileChecked {
+        /// The file asked about.
+        path: PathBuf,
+        /// The answer.
+        answer: Result<Option<PathBuf>, String>,
     },
     /// Rows written so far by an export.
     ExportProgress {

@@ -52,6 +52,19 @@ pub(super) fn forward_activity(
     });
 }
 
+/// Whether an export can write `path` as it is, or what the window should ask.
+pub(super) async fn check_export_file(shared: Arc<Shared>, path: PathBuf) {
+    let target = path.clone();
+    let answer = tokio::task::spawn_blocking(move || match crate::table::check_out(&target) {
+        Ok(crate::table::OutKind::Replace) => Ok(Some(crate::table::free_name(&target))),
+        Ok(_) => Ok(None),
+        Err(e) => Err(e.to_string()),
+    })
+    .await
+    .unwrap_or_else(|e| Err(format!("the file could not be checked ({e})")));
+    shared.emit(Event::ExportFileChecked { path, answer }).await;
+}
+
 /// Writes rows the UI holds to a CSV file, off the UI thread.
 pub(super) async fn export_rows(
     shared: Arc<Shared>,

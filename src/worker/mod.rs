@@ -290,6 +290,9 @@ async fn dispatch(
                 let cancel = shared.start_job(job);
                 tokio::spawn(walks::fetch_all(shared.clone(), job, spec, cancel));
             }
+            Command::CheckExportFile { path } => {
+                tokio::spawn(jobs::check_export_file(shared.clone(), path));
+            }
             Command::ExportRows { job, columns, rows, path, options } => {
                 tokio::spawn(jobs::export_rows(shared.clone(), job, columns, rows, path, options));
             }

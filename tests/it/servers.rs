@@ -139,13 +139,15 @@ fn pages_fetch_all_and_export(server: Server) {
     assert_eq!(grid_refs(s.app()), expected, "{server:?}: every row, in the service's order");
 
     let all = s.path("all.csv");
-    s.click("Export CSV…");
+    s.click("Export…");
     s.wait_for_label("File");
     s.type_into("File", &all.display().to_string());
     s.click("Every page of the query");
     s.click("UTF-8 BOM (for spreadsheet programs)");
     s.click("Export");
-    s.wait_for("the export", |h| h.state().active_tab().export.as_ref().is_some_and(|e| !e.outcome.is_pending()));
+    s.wait_for("the export", |h| {
+        h.state().active_tab().export.as_ref().is_some_and(|e| e.request.path == all && !e.outcome.is_pending())
+    });
     assert_eq!(s.wait_for_text("Exported "), format!("Exported {users} rows to {}", all.display()), "{server:?}");
 
     let cli = s.path("cli.csv");

@@ -228,7 +228,7 @@ fn fetch_all_then_export_writes_the_csv_the_command_line_writes() {
 
     // The rows shown, with the window's defaults (a BOM for spreadsheet programs).
     let shown = s.path("shown.csv");
-    s.click("Export CSV…");
+    s.click("Export…");
     s.wait_for_label("File");
     s.type_into("File", &shown.display().to_string());
     s.click("Export");
@@ -238,14 +238,14 @@ fn fetch_all_then_export_writes_the_csv_the_command_line_writes() {
 
     // Every page of the query, without the BOM.
     let all = s.path("all.csv");
-    s.click("Export CSV…");
+    s.click("Export…");
     s.wait_for_label("File");
     s.type_into("File", &all.display().to_string());
     s.click("Every page of the query");
     s.click("UTF-8 BOM (for spreadsheet programs)");
     s.click("Export");
     s.wait_for(&format!("the export to {}", all.display()), |h| {
-        h.state().active_tab().export.as_ref().is_some_and(|e| !e.outcome.is_pending())
+        h.state().active_tab().export.as_ref().is_some_and(|e| e.request.path == all && !e.outcome.is_pending())
     });
     assert_eq!(s.wait_for_text("Exported "), format!("Exported 120 rows to {}", all.display()));
 
@@ -407,16 +407,15 @@ fn a_cancelled_export_resumes_into_the_file_an_uninterrupted_export_writes() {
     s.wait_for("the first page", |h| h.state().active_tab().grid.is_some());
 
     let out = s.path("users.csv");
-    s.click("Export CSV…");
+    s.click("Export…");
     s.wait_for_label("File");
     s.type_into("File", &out.display().to_string());
     s.click("Every page of the query");
     s.click("Export");
     s.wait_for("a few pages exported", |h| h.state().active_tab().export.as_ref().is_some_and(|e| e.rows >= 20));
     s.click("Cancel export");
-    s.wait_for("the export to stop", |h| {
-        h.state().active_tab().export.as_ref().is_some_and(|e| !e.outcome.is_pending())
-    });
+    // "cancelled" at once; then the worker's word: what was kept, and that it can be resumed.
+    s.wait_for("the export's partial", |h| h.state().active_tab().export.as_ref().is_some_and(|e| e.resumable));
     let stopped = s.wait_for_text("Export failed: ");
     assert!(stopped.contains("Resume continues it from there"), "{stopped}");
     assert!(!out.exists(), "no file under its name until complete");
@@ -442,7 +441,7 @@ fn a_cancelled_export_resumes_into_the_file_an_uninterrupted_export_writes() {
 /// Exports every page of the active tab's query to `path` through the export window, ticking
 /// "Only changes since the last export" when `changes`; the line the tab shows after.
 fn export_every_page(s: &mut Session, path: &Path, changes: bool) -> String {
-    s.click("Export CSV…");
+    s.click("Export…");
     s.wait_for_label("File");
     s.type_into("File", &path.display().to_string());
     s.click("Every page of the query");
@@ -452,7 +451,7 @@ fn export_every_page(s: &mut Session, path: &Path, changes: bool) -> String {
     }
     s.click("Export");
     s.wait_for(&format!("the export to {}", path.display()), |h| {
-        h.state().active_tab().export.as_ref().is_some_and(|e| !e.outcome.is_pending())
+        h.state().active_tab().export.as_ref().is_some_and(|e| e.request.path == path && !e.outcome.is_pending())
     });
     s.wait_for_text("Exported ")
 }
@@ -485,5 +484,56 @@ fn only_changes_since_the_last_export_writes_the_users_a_mutation_changed() {
     let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a record")).collect();
     assert_eq!(rows.len(), 1, "one row: the renamed user");
     assert_eq!((&rows[0][0], &rows[0][1], &rows[0][2]), ("changed", "name", renamed.as_str()));
+    s.harness.run();
+}
+
+#[test]
+fn an_existing_file_is_replaced_only_when_asked_and_a_free_name_is_offered() {
+    let mut s = Session::start();
+    s.run_query();
+    let users = s.path("users.csv");
+    std::fs::write(&users, "keep me").expect("an earlier file");
+    let done_to = |s: &mut Session, path: std::path::PathBuf| {
+        s.wait_for(&format!("the export to {}", path.display()), move |h| {
+            h.state().active_tab().export.as_ref().is_some_and(|e| e.request.path == path && !e.outcome.is_pending())
+        });
+    };
+
+    s.click("Export…");
+    s.wait_for_label("File");
+    s.type_into("File", &users.display().to_string());
+    s.click("Export");
+    s.wait_for_label("Use users (2).csv");
+    assert!(s.harness.query_by_label("users.csv already exists.").is_some(), "{}", s.screen());
+    assert!(s.harness.query_by_label("Replace").is_some());
+    assert_eq!(std::fs::read_to_string(&users).expect("the file"), "keep me", "nothing replaced yet");
+    s.click("Use users (2).csv");
+    let second = s.path("users (2).csv");
+    done_to(&mut s, second.clone());
+    assert_eq!(std::fs::read_to_string(&users).expect("the file"), "keep me", "the earlier file is kept");
+    assert!(std::fs::read_to_string(&second).expect("the new file").contains("ref,name"));
+
+    // Asked again for users.csv: Replace replaces it.
+    s.click("Export…");
+    s.wait_for_label("File");
+    s.type_into("File", &users.display().to_string());
+    s.click("Export");
+    s.wait_for_label("Replace");
+    s.click("Replace");
+    done_to(&mut s, users.clone());
+    assert!(std::fs::read_to_string(&users).expect("the file").contains("ref,name"), "replaced when asked");
+
+    // The format follows the choice, and the file's extension with it.
+    s.click("Export…");
+    s.wait_for_label("File");
+    s.type_into("File", &s.path("book.csv").display().to_string());
+    s.click("Excel workbook");
+    assert!(s.harness.query_by_label("UTF-8 BOM (for spreadsheet programs)").is_some());
+    s.click("Export");
+    let book = s.path("book.xlsx");
+    done_to(&mut s, book.clone());
+    let bytes = std::fs::read(&book).expect("the workbook");
+    assert!(bytes.starts_with(b"PK"), "an XLSX workbook (a zip archive)");
+    assert!(!s.path("book.csv").exists());
     s.harness.run();
 }
