@@ -76,13 +76,12 @@ pub struct OrgqlApp {
     title: String,
     /// "Copy as code" and the window of the program copied last.
     copy_code: CopyCode,
+    /// Whether the worker was told last that the history list is on screen.
+    history_shown: Option<bool>,
 }
 
 /// Saves the active tab as an operation.
 const SAVE_SHORTCUT: egui::KeyboardShortcut = egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::S);
-
-/// How often the workspace is saved at most when it changes.
-const SAVE_EVERY: Duration = Duration::from_secs(1);
 
 /// The editor's height above the results on a first start, in points (about 16 lines).
 const DEFAULT_EDITOR_HEIGHT: f32 = 330.0;
@@ -127,6 +126,7 @@ impl OrgqlApp {
             saved: None,
             title: String::new(),
             copy_code: CopyCode::default(),
+            history_shown: None,
         };
         if has_store {
             app.send(Command::LoadHistory);
@@ -545,21 +545,15 @@ impl OrgqlApp {
         self.saved = Some((self.workspace().to_json(), 0.0));
     }
 
-    /// Saves the workspace when it changed, at most once every [`SAVE_EVERY`]; until then,
-    /// asks for a frame when that time is up (no frame is asked for while nothing changes).
+    /// Hands the workspace to the worker when it changed; the worker writes it within a second,
+    /// at most once a second (no frame is asked for: what changes comes with a frame already).
     fn keep_workspace(&mut self, ctx: &egui::Context) {
-        let Some((saved, at)) = &self.saved else { return };
+        let Some((saved, _)) = &self.saved else { return };
         let json = self.workspace().to_json();
         if json == *saved {
             return;
         }
-        // egui's clock: the time of this frame's input (simulated in tests).
         let now = ctx.input(|i| i.time);
-        let waited = now - at;
-        if waited < SAVE_EVERY.as_secs_f64() {
-            ctx.request_repaint_after(SAVE_EVERY.saturating_sub(Duration::from_secs_f64(waited.max(0.0))));
-            return;
-        }
         self.send(Command::SaveWorkspace(json.clone()));
         self.saved = Some((json, now));
     }
@@ -805,7 +799,7 @@ impl eframe::App for OrgqlApp {
         if let Some((saved, _)) = &self.saved {
             let json = self.workspace().to_json();
             if json != *saved {
-                self.send(Command::SaveWorkspace(json));
+                self.send(Command::SaveWorkspaceNow(json));
             }
         }
     }
@@ -878,6 +872,11 @@ impl eframe::App for OrgqlApp {
                     }
                 });
             }
+        }
+        let history_shown = self.state.view == MainView::Queries && self.state.side == Side::History;
+        if self.history_shown != Some(history_shown) {
+            self.history_shown = Some(history_shown);
+            self.send(Command::ShowingHistory(history_shown));
         }
         let has_rows = self.state.tabs.active().grid.is_some();
         match self.export_window.ui(&ctx, has_rows, self.state.tabs.active().export.as_ref()) {

@@ -129,6 +129,9 @@ pub enum Command {
     },
     /// Load the newest history entries.
     LoadHistory,
+    /// Whether the history list is on screen: while it is not, a changed history reaches the UI
+    /// without waking it (no frame is drawn for what nobody sees; idle CPU stays at 0).
+    ShowingHistory(bool),
     /// Find the newest history entries containing this text ([`Event::HistoryFound`]).
     SearchHistory(String),
     /// Delete one history entry (then [`Event::History`]).
@@ -137,8 +140,11 @@ pub enum Command {
     ClearHistory,
     /// Read the workspace kept last ([`Event::WorkspaceLoaded`]).
     LoadWorkspace,
-    /// Keep this workspace (JSON) for the next start.
+    /// Keep this workspace (JSON) for the next start, within a second and at most once a second
+    /// (the newest of those sent meanwhile): the UI sends each change and draws no frame for it.
     SaveWorkspace(String),
+    /// Keep this workspace now (the app is closing).
+    SaveWorkspaceNow(String),
     /// Set the kept workspace aside, for this reason (it could not be read).
     SetWorkspaceAside(String),
     /// Load the schema of a connection (from the cache unless `refresh`).

@@ -277,7 +277,9 @@ async fn client_credentials(shared: &Shared, connection: &Connection) -> Result<
 /// Sends the newest history entries.
 pub(super) async fn load_history(shared: Arc<Shared>) {
     match shared.with_store(|s| s.history(HISTORY_SHOWN)).await {
-        Some(Ok(entries)) => shared.emit(Event::History(entries)).await,
+        // A run adds to the history: a frame only when the list is on screen.
+        Some(Ok(entries)) if shared.history_shown() => shared.emit(Event::History(entries)).await,
+        Some(Ok(entries)) => shared.emit_quietly(Event::History(entries)).await,
         Some(Err(e)) => shared.emit(Event::Problem(e)).await,
         None => {}
     }
@@ -291,6 +293,7 @@ mod tests {
     use super::*;
     use crate::api::{Activity, BaseUrl, ClientOptions, Credentials, GraphQlRequest};
     use crate::sandbox::{ADMIN_CLIENT, Config, Server};
+    use crate::worker::Command;
 
     #[tokio::test]
     async fn a_clients_activity_reaches_the_ui_as_events_of_its_connection_until_it_is_dropped() {
@@ -331,5 +334,43 @@ mod tests {
         assert!(matches!(seen.as_slice(), [Activity::Throttled { .. }, Activity::Settled]), "{seen:?}");
         assert_eq!(repaints.load(Ordering::Relaxed), 2, "the UI is woken for each");
         server.stop().await;
+    }
+
+    /// The next event that is a history list, within 10 s (others skipped).
+    async fn next_history(events: &mut tokio::sync::mpsc::Receiver<Event>) {
+        loop {
+            let event = tokio::time::timeout(Duration::from_secs(10), events.recv()).await;
+            match event.expect("an event in time").expect("the worker runs") {
+                Event::History(_) => return,
+                _ => continue,
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_changed_history_wakes_the_ui_only_when_its_list_is_on_screen() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let repaints = Arc::new(AtomicUsize::new(0));
+        let counted = repaints.clone();
+        let repaint: crate::worker::Repaint = Arc::new(move || {
+            counted.fetch_add(1, Ordering::Relaxed);
+        });
+        let secrets = crate::profiles::SecretStore::Unavailable("tests".into());
+        let store = Some(dir.path().join("orgql.sqlite3"));
+        let (worker, mut events) =
+            crate::worker::Worker::spawn(&tokio::runtime::Handle::current(), repaint, store, None, secrets, 5);
+
+        worker.send(Command::ShowingHistory(false)).expect("sent");
+        worker.send(Command::LoadHistory).expect("sent");
+        next_history(&mut events).await;
+        let before = repaints.load(Ordering::Relaxed);
+        worker.send(Command::LoadHistory).expect("sent");
+        next_history(&mut events).await;
+        assert_eq!(repaints.load(Ordering::Relaxed), before, "hidden: taken at the next frame, none drawn for it");
+
+        worker.send(Command::ShowingHistory(true)).expect("sent");
+        worker.send(Command::LoadHistory).expect("sent");
+        next_history(&mut events).await;
+        assert_eq!(repaints.load(Ordering::Relaxed), before + 1, "on screen: a frame shows it");
     }
 }

@@ -85,6 +85,7 @@ impl Worker {
                 http: reqwest::Client::new(),
                 secrets,
                 profile_secrets: Mutex::new(profiles::SecretCache::default()),
+                history_shown: std::sync::atomic::AtomicBool::new(false),
                 events,
                 repaint,
                 store: store.map(Mutex::new),
@@ -96,6 +97,7 @@ impl Worker {
                 schema_gates: Mutex::new(HashMap::new()),
                 walks: Mutex::new(Default::default()),
                 workspace_pending: Mutex::new(None),
+                workspace_written: Mutex::new(None),
                 workspace_writer: tokio::sync::Mutex::new(()),
             });
             if let Some(problem) = problem {
@@ -131,6 +133,8 @@ pub(crate) struct Shared {
     workspace_pending: Mutex<Option<String>>,
     /// Held while the workspace is written, so that writes keep their order.
     workspace_writer: tokio::sync::Mutex<()>,
+    /// When the workspace was written last (writes are at most a second apart).
+    workspace_written: Mutex<Option<std::time::Instant>>,
     /// The schema of each connection once read (by cache key), for what is built from it.
     schemas: Mutex<HashMap<String, LoadedSchema>>,
     /// One lock per connection's schema, held while it is loaded.
@@ -151,6 +155,8 @@ pub(crate) struct Shared {
     secrets: SecretStore,
     /// The profiles' secrets read so far.
     profile_secrets: Mutex<profiles::SecretCache>,
+    /// The history list is on screen ([`Command::ShowingHistory`]).
+    history_shown: std::sync::atomic::AtomicBool,
 }
 
 impl Shared {
@@ -160,6 +166,19 @@ impl Shared {
             tracing::debug!("the UI is gone; event dropped");
         }
         (self.repaint)();
+    }
+
+    /// Sends an event without waking the UI: it is taken at the next frame that input or another
+    /// event brings (for what is not on screen).
+    pub(crate) async fn emit_quietly(&self, event: Event) {
+        if self.events.send(event).await.is_err() {
+            tracing::debug!("the UI is gone; event dropped");
+        }
+    }
+
+    /// Whether the history list is on screen.
+    pub(crate) fn history_shown(&self) -> bool {
+        self.history_shown.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The client of a connection, made on first use (starting the sandbox if it is the one).
@@ -310,6 +329,9 @@ async fn dispatch(
             Command::ChangeOperations(change) => {
                 tokio::spawn(operations::change(shared.clone(), change));
             }
+            Command::ShowingHistory(shown) => {
+                shared.history_shown.store(shown, std::sync::atomic::Ordering::Relaxed);
+            }
             Command::LoadHistory => {
                 tokio::spawn(jobs::load_history(shared.clone()));
             }
@@ -326,7 +348,10 @@ async fn dispatch(
                 tokio::spawn(workspace::load(shared.clone()));
             }
             Command::SaveWorkspace(json) => {
-                tokio::spawn(workspace::save(shared.clone(), json));
+                tokio::spawn(workspace::save(shared.clone(), json, true));
+            }
+            Command::SaveWorkspaceNow(json) => {
+                tokio::spawn(workspace::save(shared.clone(), json, false));
             }
             Command::SetWorkspaceAside(reason) => {
                 tokio::spawn(workspace::set_aside(shared.clone(), reason));

@@ -16,17 +16,30 @@ pub(super) async fn load(shared: Arc<Shared>) {
 }
 
 /// Keeps `json` as the workspace: the newest text asked for is written, one write at a time.
-pub(super) async fn save(shared: Arc<Shared>, json: String) {
+pub(super) async fn save(shared: Arc<Shared>, json: String, paced: bool) {
     *shared.workspace_pending.lock().unwrap_or_else(PoisonError::into_inner) = Some(json);
+    if paced {
+        // At most one write a second: what comes meanwhile replaces the pending text, and the
+        // write after the wait takes the newest (the writer's lock is not held while waiting).
+        let last = *shared.workspace_written.lock().unwrap_or_else(PoisonError::into_inner);
+        let wait = last.map(|at| SAVE_EVERY.saturating_sub(at.elapsed())).unwrap_or_default();
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
+        }
+    }
     let _writing = shared.workspace_writer.lock().await;
     let Some(json) = shared.workspace_pending.lock().unwrap_or_else(PoisonError::into_inner).take() else {
         // A later save wrote it already.
         return;
     };
+    *shared.workspace_written.lock().unwrap_or_else(PoisonError::into_inner) = Some(std::time::Instant::now());
     if let Some(Err(e)) = shared.with_store(move |s| s.save_workspace(&json)).await {
         shared.emit(Event::Problem(format!("{e}; the workspace was not saved"))).await;
     }
 }
+
+/// How often the workspace is written at most.
+const SAVE_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Sets the kept workspace aside with `reason` (it could not be read), so a fresh one starts.
 pub(super) async fn set_aside(shared: Arc<Shared>, reason: String) {
