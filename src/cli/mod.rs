@@ -163,6 +163,7 @@ fn desktop() -> Result<(), Failure> {
             dirs.document_dir().map(std::path::Path::to_path_buf).or_else(|| Some(dirs.home_dir().to_path_buf()))
         })
         .unwrap_or_else(|| std::path::PathBuf::from("."));
+    let (finished, worker_done) = std::sync::mpsc::channel::<()>();
     let config = crate::ui::AppConfig {
         runtime: runtime.handle().clone(),
         profiles: crate::profiles::ProfileFile::default_location().ok(),
@@ -171,8 +172,11 @@ fn desktop() -> Result<(), Failure> {
         sandbox_users: 500,
         export_dir,
         webhook_port: Some(crate::webhooks::listener::DEFAULT_LISTEN.port()),
+        worker_finished: Some(finished),
     };
     let result = crate::ui::run_native(config).map_err(|e| Failure::new(6, e));
+    // The workspace's last save (and whatever else was asked before the window closed) first.
+    let _ = worker_done.recv_timeout(std::time::Duration::from_secs(3));
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     result
 }

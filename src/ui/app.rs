@@ -48,6 +48,10 @@ pub struct AppConfig {
     /// Start the webhook listener at once on this port of 127.0.0.1 (a free one when it is
     /// taken; 0: any free port); none: only when the user starts it.
     pub webhook_port: Option<u16>,
+    /// Dropped by the worker once it has done every command sent before the app was dropped
+    /// (the workspace saved on exit among them): `main` waits for that before it stops the
+    /// runtime.
+    pub worker_finished: Option<std::sync::mpsc::Sender<()>>,
 }
 
 /// The orgql desktop app: the worker and its channel, the [`AppState`] (what the app knows),
@@ -101,6 +105,7 @@ impl OrgqlApp {
             config.profiles,
             config.secrets.clone(),
             config.sandbox_users,
+            config.worker_finished,
         );
         let profiles = ProfilesWindow::new(&config.secrets);
         let mut state = AppState::new(profiles_known);
@@ -796,11 +801,10 @@ impl eframe::App for OrgqlApp {
 
     /// The workspace as it is at the very end (changes of the last second included).
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
-        if let Some((saved, _)) = &self.saved {
-            let json = self.workspace().to_json();
-            if json != *saved {
-                self.send(Command::SaveWorkspaceNow(json));
-            }
+        // Always: a change sent last may still wait for the worker's pacing, which the runtime's
+        // stop would cut short; this write takes the newest text at once.
+        if self.saved.is_some() {
+            self.send(Command::SaveWorkspaceNow(self.workspace().to_json()));
         }
     }
 

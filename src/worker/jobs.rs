@@ -358,7 +358,7 @@ mod tests {
         let secrets = crate::profiles::SecretStore::Unavailable("tests".into());
         let store = Some(dir.path().join("orgql.sqlite3"));
         let (worker, mut events) =
-            crate::worker::Worker::spawn(&tokio::runtime::Handle::current(), repaint, store, None, secrets, 5);
+            crate::worker::Worker::spawn(&tokio::runtime::Handle::current(), repaint, store, None, secrets, 5, None);
 
         worker.send(Command::ShowingHistory(false)).expect("sent");
         worker.send(Command::LoadHistory).expect("sent");

@@ -61,6 +61,7 @@ impl Worker {
         profiles: Option<ProfileFile>,
         secrets: SecretStore,
         sandbox_users: usize,
+        finished: Option<std::sync::mpsc::Sender<()>>,
     ) -> (Worker, mpsc::Receiver<Event>) {
         let (commands, command_rx) = mpsc::channel(COMMAND_QUEUE);
         let (events, event_rx) = mpsc::channel(EVENT_QUEUE);
@@ -106,6 +107,8 @@ impl Worker {
             let (changes, change_rx) = mpsc::channel(profiles::QUEUE);
             tokio::spawn(profiles::run(shared.clone(), profiles, change_rx));
             dispatch(shared, command_rx, changes).await;
+            // Every command is done (the UI is gone): whoever waits for that may stop the runtime.
+            drop(finished);
         });
         (Worker { commands }, event_rx)
     }
@@ -351,7 +354,8 @@ async fn dispatch(
                 tokio::spawn(workspace::save(shared.clone(), json, true));
             }
             Command::SaveWorkspaceNow(json) => {
-                tokio::spawn(workspace::save(shared.clone(), json, false));
+                // Done before the next command: the app is closing.
+                workspace::save(shared.clone(), json, false).await;
             }
             Command::SetWorkspaceAside(reason) => {
                 tokio::spawn(workspace::set_aside(shared.clone(), reason));

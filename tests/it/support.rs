@@ -136,6 +136,8 @@ pub const PATIENCE: Duration = Duration::from_secs(15);
 pub struct Session {
     pub harness: Harness<'static, OrgqlApp>,
     pub dir: TempDir,
+    /// Ends when the app's worker has done every command (see `AppConfig::worker_finished`).
+    pub worker_done: std::sync::mpsc::Receiver<()>,
     // Dropped last: the worker's tasks run on it.
     pub runtime: tokio::runtime::Runtime,
 }
@@ -149,8 +151,11 @@ impl Session {
     /// Quits the app (its worker and runtime stop) and starts it again on the same places, as
     /// a person closing and reopening orgql.
     pub fn restart(self) -> Session {
-        let Session { harness, dir, runtime } = self;
+        let Session { mut harness, dir, runtime, worker_done } = self;
+        // As eframe does when the window closes, and `main` after it.
+        eframe::App::on_exit(harness.state_mut(), None);
         drop(harness);
+        let _ = worker_done.recv_timeout(Duration::from_secs(10));
         runtime.shutdown_timeout(Duration::from_secs(5));
         Session::start_in(dir)
     }
@@ -174,6 +179,7 @@ impl Session {
     /// and `secrets` (none: no keyring). The calling thread becomes the app's UI thread: from
     /// then on, the test's own blocking calls go through [`off_ui_thread`].
     pub fn start_with(runtime: tokio::runtime::Runtime, dir: TempDir, secrets: Option<SecretStore>) -> Session {
+        let (finished, worker_done) = std::sync::mpsc::channel();
         let config = AppConfig {
             runtime: runtime.handle().clone(),
             profiles: Some(ProfileFile::at(dir.path().join("profiles.toml"))),
@@ -182,6 +188,7 @@ impl Session {
             sandbox_users: USERS,
             export_dir: dir.path().to_path_buf(),
             webhook_port: Some(0),
+            worker_finished: Some(finished),
         };
         // The sandbox's names include CJK and other scripts that egui's default fonts lack; the
         // window adds system fonts for them (`run_native`), the harness does not, and would
@@ -191,7 +198,7 @@ impl Session {
                 let ctx = cc.egui_ctx.clone();
                 OrgqlApp::new(config, Arc::new(move || ctx.request_repaint()))
             });
-        let mut session = Session { harness, dir, runtime };
+        let mut session = Session { harness, dir, runtime, worker_done };
         // The app asks for the chosen connection's schema at once (the explorer shows a spinner
         // until it is there, or why it is not).
         session.wait_for("the chosen connection's schema", |h| {
