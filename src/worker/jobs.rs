@@ -360,17 +360,22 @@ mod tests {
         let (worker, mut events) =
             crate::worker::Worker::spawn(&tokio::runtime::Handle::current(), repaint, store, None, secrets, 5, None);
 
+        // The worker sends an event, then wakes the UI: give the wake-up time to come.
+        let settled = || async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            repaints.load(Ordering::Relaxed)
+        };
         worker.send(Command::ShowingHistory(false)).expect("sent");
         worker.send(Command::LoadHistory).expect("sent");
         next_history(&mut events).await;
-        let before = repaints.load(Ordering::Relaxed);
+        let before = settled().await;
         worker.send(Command::LoadHistory).expect("sent");
         next_history(&mut events).await;
-        assert_eq!(repaints.load(Ordering::Relaxed), before, "hidden: taken at the next frame, none drawn for it");
+        assert_eq!(settled().await, before, "hidden: taken at the next frame, none drawn for it");
 
         worker.send(Command::ShowingHistory(true)).expect("sent");
         worker.send(Command::LoadHistory).expect("sent");
         next_history(&mut events).await;
-        assert_eq!(repaints.load(Ordering::Relaxed), before + 1, "on screen: a frame shows it");
+        assert_eq!(settled().await, before + 1, "on screen: a frame shows it");
     }
 }
