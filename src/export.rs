@@ -9,7 +9,7 @@ use std::path::Path;
 
 use tokio_util::sync::CancellationToken;
 
-use self::changes::{Baseline, Change, Counts, Snapshot};
+use self::changes::{Baseline, Change, Counts, RowRecorder};
 use crate::api::{ApiError, Pager};
 use crate::table::{CommitError, CsvFile, CsvOptions, FileError, Format, Partial, Row};
 
@@ -93,6 +93,8 @@ pub struct Keeping {
     /// The rows to compare with: only the rows added, changed or removed since are written.
     /// `None` writes every row.
     pub baseline: Option<Baseline>,
+    /// Where every row fetched is kept, page by page.
+    pub recorder: Option<RowRecorder>,
 }
 
 /// How an export ended.
@@ -100,10 +102,10 @@ pub struct Keeping {
 pub struct Exported {
     /// Rows written to the file.
     pub rows: u64,
-    /// Every row fetched, keyed, when the export kept them ([`Keeping`]).
-    pub snapshot: Option<Snapshot>,
-    /// What was written of them, when compared with a baseline.
+    /// What was written of the rows, when compared with a baseline.
     pub counts: Option<Counts>,
+    /// The recorder of the rows, to mark the export complete ([`RowRecorder::finish`]).
+    pub recorder: Option<RowRecorder>,
 }
 
 /// Walks every page of `pager` into `out`; returns the rows written. A regular file appears under
@@ -114,7 +116,7 @@ pub struct Exported {
 /// `format` says CSV or workbook ([`crate::table::XlsxFile`]; `options` are the CSV's and do not
 /// apply to it), its "About" sheet naming `connection`. With `from`, a CSV export goes on from
 /// where an interrupted one stopped: `pager` is moved to its cursor and its rows are copied first.
-/// With `keeping`, every row is also kept keyed ([`Exported::snapshot`]) and, with a baseline,
+/// With `keeping`, every row is also kept keyed ([`changes::RowRecorder`]) and, with a baseline,
 /// only the rows added, changed or removed since are written ([`changes`]; not resumable).
 #[allow(clippy::too_many_arguments)]
 pub async fn export_all(
@@ -139,18 +141,18 @@ pub async fn export_all(
         (_, Some(_), Some(Keeping { baseline: Some(_), .. })) => {
             Err(refused("an export of changes cannot be resumed; export the changes again without resuming"))
         }
-        (format, None, Some(Keeping { key, baseline: Some(baseline) })) => {
+        (format, None, Some(Keeping { key, baseline: Some(baseline), recorder })) => {
             let named = |name: &str| crate::query::Column { name: name.into(), keys: vec![name.into()] };
             let mut header = vec![named(changes::CHANGE), named(changes::CHANGED_FIELDS)];
             header.extend(columns.iter().cloned());
             match format {
                 Format::Xlsx => {
                     let file = crate::table::XlsxFile::create(out, &header, about)?;
-                    walk_into(pager, out, ChangesFile::new(file, key, baseline), cancel, progress).await
+                    walk_into(pager, out, ChangesFile::new(file, key, baseline, recorder), cancel, progress).await
                 }
                 Format::Csv => {
                     let file = CsvFile::create(out, &header, options)?;
-                    walk_into(pager, out, ChangesFile::new(file, key, baseline), cancel, progress).await
+                    walk_into(pager, out, ChangesFile::new(file, key, baseline, recorder), cancel, progress).await
                 }
             }
         }
@@ -181,10 +183,11 @@ async fn walk_kept(
     progress: impl FnMut(Progress),
 ) -> Result<Exported, ExportError> {
     match keeping {
-        Some(Keeping { key, .. }) => {
-            let kept = Kept { inner: file, key, snapshot: Snapshot::default() };
+        Some(Keeping { key, recorder: Some(recorder), .. }) => {
+            let kept = Kept { inner: file, key, recorder: Some(recorder) };
             walk_into(pager, out, kept, cancel, progress).await
         }
+        Some(Keeping { recorder: None, .. }) => walk_into(pager, out, file, cancel, progress).await,
         None => walk_into(pager, out, file, cancel, progress).await,
     }
 }
@@ -201,8 +204,8 @@ trait PageSink {
     fn finish(self) -> Result<u64, CommitError>;
     /// Whether a kept `.partial` can be continued (see [`Reached`]).
     fn resumable(&self) -> bool;
-    /// The rows kept and what was written of them, once every page is in.
-    fn outcome(&mut self) -> (Option<Snapshot>, Option<Counts>) {
+    /// What was written of the rows and their recorder, once every page is in.
+    fn outcome(&mut self) -> (Option<Counts>, Option<RowRecorder>) {
         (None, None)
     }
 }
@@ -234,29 +237,33 @@ fn keyed_row(node: &serde_json::Value, columns: &[crate::query::Column], key: us
     (row.cell(key).unwrap_or_default().to_owned(), row)
 }
 
-/// Names the snapshot's columns from the first page's site.
-fn name_columns(snapshot: &mut Snapshot, site: &crate::query::ConnectionSite, key: usize) {
-    if snapshot.columns.is_empty() {
-        snapshot.columns = site.columns.iter().map(|c| c.name.clone()).collect();
-        snapshot.key_column = site.columns.get(key).map(|c| c.name.clone()).unwrap_or_default();
-    }
+/// Hands a page's rows, keyed and digested, to `recorder`.
+fn record_page(
+    recorder: &mut Option<RowRecorder>,
+    site: &crate::query::ConnectionSite,
+    key: usize,
+    rows: &[(String, Row)],
+) {
+    let Some(recorder) = recorder else { return };
+    let columns: Vec<String> = site.columns.iter().map(|c| c.name.clone()).collect();
+    let key_column = site.columns.get(key).map(|c| c.name.clone()).unwrap_or_default();
+    let keyed: Vec<(String, changes::RowDigest, Row)> =
+        rows.iter().map(|(k, row)| (k.clone(), changes::digest(row.cells()), row.clone())).collect();
+    recorder.keep(&columns, &key_column, &keyed);
 }
 
 /// A file that also keeps every row keyed.
 struct Kept<S> {
     inner: S,
     key: usize,
-    snapshot: Snapshot,
+    recorder: Option<RowRecorder>,
 }
 
 impl<S: PageSink> PageSink for Kept<S> {
     fn page(&mut self, data: &serde_json::Value, site: &crate::query::ConnectionSite) -> Result<(), String> {
         self.inner.page(data, site)?;
-        name_columns(&mut self.snapshot, site, self.key);
-        for node in site.nodes(data) {
-            let (key, row) = keyed_row(node, &site.columns, self.key);
-            self.snapshot.rows.push((key, changes::digest(row.cells()), row));
-        }
+        let rows: Vec<(String, Row)> = site.nodes(data).map(|node| keyed_row(node, &site.columns, self.key)).collect();
+        record_page(&mut self.recorder, site, self.key, &rows);
         Ok(())
     }
     fn written(&self) -> u64 {
@@ -271,8 +278,8 @@ impl<S: PageSink> PageSink for Kept<S> {
     fn resumable(&self) -> bool {
         self.inner.resumable()
     }
-    fn outcome(&mut self) -> (Option<Snapshot>, Option<Counts>) {
-        (Some(std::mem::take(&mut self.snapshot)), None)
+    fn outcome(&mut self) -> (Option<Counts>, Option<RowRecorder>) {
+        (None, self.recorder.take())
     }
 }
 
@@ -282,22 +289,22 @@ struct ChangesFile<S> {
     inner: S,
     key: usize,
     baseline: Baseline,
-    snapshot: Snapshot,
+    recorder: Option<RowRecorder>,
     seen: std::collections::HashSet<String>,
     counts: Counts,
 }
 
 impl<S: TextSink> ChangesFile<S> {
-    fn new(inner: S, key: usize, baseline: Baseline) -> Self {
-        let (snapshot, seen, counts) = (Snapshot::default(), Default::default(), Counts::default());
-        ChangesFile { inner, key, baseline, snapshot, seen, counts }
+    fn new(inner: S, key: usize, baseline: Baseline, recorder: Option<RowRecorder>) -> Self {
+        let (seen, counts) = (Default::default(), Counts::default());
+        ChangesFile { inner, key, baseline, recorder, seen, counts }
     }
 }
 
 impl<S: TextSink> PageSink for ChangesFile<S> {
     fn page(&mut self, data: &serde_json::Value, site: &crate::query::ConnectionSite) -> Result<(), String> {
-        name_columns(&mut self.snapshot, site, self.key);
         let mut written = Vec::new();
+        let mut kept = Vec::new();
         for node in site.nodes(data) {
             let (key, row) = keyed_row(node, &site.columns, self.key);
             if !self.seen.insert(key.clone()) {
@@ -322,8 +329,9 @@ impl<S: TextSink> PageSink for ChangesFile<S> {
             if let Some(fields) = fields {
                 written.push(Row::new([change.label(), fields].into_iter().chain(row.cells())));
             }
-            self.snapshot.rows.push((key, changes::digest(row.cells()), row));
+            kept.push((key, row));
         }
+        record_page(&mut self.recorder, site, self.key, &kept);
         self.inner.text_rows(&written)
     }
     fn written(&self) -> u64 {
@@ -345,9 +353,9 @@ impl<S: TextSink> PageSink for ChangesFile<S> {
     fn resumable(&self) -> bool {
         false
     }
-    fn outcome(&mut self) -> (Option<Snapshot>, Option<Counts>) {
+    fn outcome(&mut self) -> (Option<Counts>, Option<RowRecorder>) {
         self.counts.removed = self.baseline.removed().count() as u64;
-        (Some(std::mem::take(&mut self.snapshot)), Some(self.counts))
+        (Some(self.counts), self.recorder.take())
     }
 }
 
@@ -421,7 +429,7 @@ async fn walk_into(
         durable = pager.cursor().map(str::to_owned);
         progress(Progress { rows: file.written(), total: page.total });
     }
-    let (snapshot, counts) = file.outcome();
+    let (counts, recorder) = file.outcome();
     let rows = file.finish().map_err(|CommitError { error, partial }| ExportError::Write {
         reason: error.reason,
         partial,
@@ -429,5 +437,5 @@ async fn walk_into(
         // Every page is in: a resume asks for the page after the last and completes the file.
         reached: reached(durable),
     })?;
-    Ok(Exported { rows, snapshot, counts })
+    Ok(Exported { rows, counts, recorder })
 }

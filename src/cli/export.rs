@@ -145,7 +145,11 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
         progress.suspend(|| eprintln!("orgql: {warning}"));
     }
     let store = open_store();
-    let keeping = keeping(&args, &pager, &identity, &connection, store.as_ref(), from.is_some(), &progress)?;
+    let mut keeping = keeping(&args, &pager, &identity, &connection, store.as_ref(), from.is_some(), &progress)?;
+    if let (Some(keeping), Ok(store)) = (keeping.as_mut(), store) {
+        let access: changes::StoreAccess = Box::new(move |work| work(&store).map_err(|e| e.to_string()));
+        keeping.recorder = Some(changes::RowRecorder::new(access, &identity, &query, &connection));
+    }
     let since = keeping.as_ref().and_then(|k| k.baseline.as_ref()).map(|b| b.described.clone());
     let options = CsvOptions { bom: args.bom, raw: args.raw };
     if let Some(from) = &from {
@@ -169,18 +173,9 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
     match result {
         Ok(exported) => {
             resume::forget(&args.out, from.is_some());
-            if let Ok(store) = &store {
-                let file = args.out.display().to_string();
-                let export = crate::store::NewExport {
-                    identity: &identity,
-                    query: &query,
-                    connection: &connection,
-                    file: &file,
-                    rows: exported.rows,
-                };
-                if let Err(e) = changes::record(store, &export, exported.snapshot.as_ref()) {
-                    eprintln!("orgql: the export is complete but was not recorded for a later --changes-since ({e})");
-                }
+            let recorded = exported.recorder.map(|r| r.finish(&args.out.display().to_string(), exported.rows));
+            if let Some(Err(e)) = recorded {
+                eprintln!("orgql: the export is complete but was not recorded for a later --changes-since ({e})");
             }
             let done = format!("orgql: wrote {} rows to {}", exported.rows, args.out.display());
             let changed = exported.counts.map(|c| {
@@ -230,7 +225,7 @@ fn keeping(
 ) -> Result<Option<Keeping>, Failure> {
     let key = changes::key_column(&pager.site().columns);
     let Some(since) = &args.changes_since else {
-        return Ok(key.map(|key| Keeping { key, baseline: None }));
+        return Ok(key.map(|key| Keeping { key, baseline: None, recorder: None }));
     };
     let Some(key) = key else {
         return Err(Failure::new(2, changes::no_key_column()));
@@ -256,7 +251,7 @@ fn keeping(
         let names: Vec<String> = pager.site().columns.iter().map(|c| c.name.clone()).collect();
         Some(Baseline::from_csv_file(&file, &names, key, !args.raw).map_err(|e| Failure::new(2, e))?)
     };
-    Ok(Some(Keeping { key, baseline }))
+    Ok(Some(Keeping { key, baseline, recorder: None }))
 }
 
 /// Records where an interrupted export stopped and says how to go on ("; `--resume` continues

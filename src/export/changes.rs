@@ -17,7 +17,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use crate::query::Column;
-use crate::store::{NewExport, Store, StoreError};
+use crate::store::{Store, StoreError};
 use crate::table::{Row, guard_formula};
 
 /// The first column of a changes file.
@@ -75,12 +75,83 @@ pub fn no_earlier_export(connection: &str) -> String {
     format!("no earlier export of this query on {connection}: writing every row")
 }
 
-/// Records a finished export of every page with the rows it kept (nothing without them: a
-/// resumed export did not see the rows of its partial).
-pub fn record(store: &Store, export: &NewExport<'_>, snapshot: Option<&Snapshot>) -> Result<(), StoreError> {
-    match snapshot {
-        Some(snapshot) => store.record_export(export, snapshot).map(drop),
-        None => Ok(()),
+/// A way to reach the store from a recorder: runs the work given with the store.
+pub type StoreAccess = Box<dyn FnMut(&mut dyn FnMut(&Store) -> Result<(), StoreError>) -> Result<(), String> + Send>;
+
+/// Keeps an export's rows in the store page by page while it runs (never all of them in memory),
+/// and marks the export the latest of its query once it is complete ([`RowRecorder::finish`]).
+/// Keeping is a record, not the export: a failure is logged once and said by `finish`.
+pub struct RowRecorder {
+    access: StoreAccess,
+    identity: String,
+    query: String,
+    connection: String,
+    id: Option<i64>,
+    kept: i64,
+    failed: Option<String>,
+}
+
+impl std::fmt::Debug for RowRecorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RowRecorder").field("identity", &self.identity).field("kept", &self.kept).finish()
+    }
+}
+
+impl RowRecorder {
+    /// A recorder of the export of `query` (`identity`) on `connection`, through `access`.
+    pub fn new(access: StoreAccess, identity: &str, query: &str, connection: &str) -> Self {
+        RowRecorder {
+            access,
+            identity: identity.to_owned(),
+            query: query.to_owned(),
+            connection: connection.to_owned(),
+            id: None,
+            kept: 0,
+            failed: None,
+        }
+    }
+
+    /// Keeps a page's rows (`columns` named, keyed by `key_column`).
+    pub fn keep(&mut self, columns: &[String], key_column: &str, rows: &[(String, RowDigest, Row)]) {
+        if self.failed.is_some() {
+            return;
+        }
+        let (identity, query, connection) = (&self.identity, &self.query, &self.connection);
+        let (id, first) = (&mut self.id, self.kept);
+        let result = (self.access)(&mut |store: &Store| {
+            let export = match *id {
+                Some(export) => export,
+                None => {
+                    let export = store.begin_export(identity, query, connection, key_column, columns)?;
+                    *id = Some(export);
+                    export
+                }
+            };
+            store.add_export_rows(export, first, rows)
+        });
+        match result {
+            Ok(()) => self.kept += rows.len() as i64,
+            Err(e) => {
+                tracing::warn!("the export's rows are not kept for a later comparison: {e}");
+                self.failed = Some(e);
+            }
+        }
+    }
+
+    /// The export is complete in `file` with `rows` rows: it becomes the latest of its query.
+    pub fn finish(mut self, file: &str, rows: u64) -> Result<(), String> {
+        if let Some(failed) = self.failed.take() {
+            return Err(failed);
+        }
+        let Some(id) = self.id else {
+            // No page came (an empty connection): an empty export is still the latest.
+            let (identity, query, connection) = (self.identity.clone(), self.query.clone(), self.connection.clone());
+            return (self.access)(&mut |store: &Store| {
+                let id = store.begin_export(&identity, &query, &connection, "", &[])?;
+                store.finish_export(id, file, rows)
+            });
+        };
+        (self.access)(&mut |store: &Store| store.finish_export(id, file, rows))
     }
 }
 

@@ -42,44 +42,81 @@ impl Store {
     /// Records a finished export with every row it fetched (`snapshot`), and forgets the rows of
     /// the earlier exports of the same query on the same connection; returns its id.
     pub fn record_export(&self, export: &NewExport<'_>, snapshot: &Snapshot) -> Result<i64, StoreError> {
+        let id = self.begin_export(
+            export.identity,
+            export.query,
+            export.connection,
+            &snapshot.key_column,
+            &snapshot.columns,
+        )?;
+        self.add_export_rows(id, 0, &snapshot.rows)?;
+        self.finish_export(id, export.file, export.rows)?;
+        Ok(id)
+    }
+
+    /// Starts recording an export whose rows come page by page ([`Store::add_export_rows`]);
+    /// what an earlier unfinished one left is removed. Returns its id.
+    pub fn begin_export(
+        &self,
+        identity: &str,
+        query: &str,
+        connection: &str,
+        key_column: &str,
+        columns: &[String],
+    ) -> Result<i64, StoreError> {
         let write = || -> rusqlite::Result<i64> {
             let tx = self.conn().unchecked_transaction()?;
+            let unfinished = "SELECT id FROM exports WHERE identity = ?1 AND connection = ?2 AND file = ''";
             tx.execute(
-                "DELETE FROM export_rows WHERE export IN
-                    (SELECT id FROM exports WHERE identity = ?1 AND connection = ?2)",
-                params![export.identity, export.connection],
+                &format!("DELETE FROM export_rows WHERE export IN ({unfinished})"),
+                params![identity, connection],
             )?;
-            let columns = serde_json::to_string(&snapshot.columns).unwrap_or_default();
+            tx.execute(&format!("DELETE FROM exports WHERE id IN ({unfinished})"), params![identity, connection])?;
+            let columns = serde_json::to_string(columns).unwrap_or_default();
             tx.execute(
                 "INSERT INTO exports (identity, query, connection, file, at, rows, key_column, columns, kept)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1)",
-                params![
-                    export.identity,
-                    export.query,
-                    export.connection,
-                    export.file,
-                    Local::now().to_rfc3339(),
-                    i64::try_from(export.rows).unwrap_or(i64::MAX),
-                    snapshot.key_column,
-                    columns,
-                ],
+                 VALUES (?1, ?2, ?3, '', ?4, 0, ?5, ?6, 0)",
+                params![identity, query, connection, Local::now().to_rfc3339(), key_column, columns],
             )?;
             let id = tx.last_insert_rowid();
-            tx.execute(
-                "UPDATE exports SET kept = 0 WHERE identity = ?1 AND connection = ?2 AND id <> ?3",
-                params![export.identity, export.connection, id],
-            )?;
-            {
-                let mut insert = tx.prepare(
-                    "INSERT INTO export_rows (export, position, key, digest, cells) VALUES (?1, ?2, ?3, ?4, ?5)",
-                )?;
-                for (position, (key, digest, row)) in snapshot.rows.iter().enumerate() {
-                    let cells = serde_json::to_string(&row.cells().collect::<Vec<_>>()).unwrap_or_default();
-                    insert.execute(params![id, position as i64, key, &digest[..], cells])?;
-                }
-            }
             tx.commit()?;
             Ok(id)
+        };
+        write().map_err(|e| self.error(e))
+    }
+
+    /// Adds rows to the export `id`, the first at `first` (its position among them all).
+    pub fn add_export_rows(&self, id: i64, first: i64, rows: &[(String, RowDigest, Row)]) -> Result<(), StoreError> {
+        let write = || -> rusqlite::Result<()> {
+            let tx = self.conn().unchecked_transaction()?;
+            {
+                let mut insert = tx.prepare_cached(
+                    "INSERT INTO export_rows (export, position, key, digest, cells) VALUES (?1, ?2, ?3, ?4, ?5)",
+                )?;
+                for (offset, (key, digest, row)) in rows.iter().enumerate() {
+                    let cells = serde_json::to_string(&row.cells().collect::<Vec<_>>()).unwrap_or_default();
+                    insert.execute(params![id, first + offset as i64, key, &digest[..], cells])?;
+                }
+            }
+            tx.commit()
+        };
+        write().map_err(|e| self.error(e))
+    }
+
+    /// Marks the export `id` finished (its file and rows written): the latest of its query on
+    /// its connection, which alone keeps its rows from now on.
+    pub fn finish_export(&self, id: i64, file: &str, rows: u64) -> Result<(), StoreError> {
+        let write = || -> rusqlite::Result<()> {
+            let tx = self.conn().unchecked_transaction()?;
+            let others = "SELECT o.id FROM exports o, exports e
+                          WHERE e.id = ?1 AND o.identity = e.identity AND o.connection = e.connection AND o.id <> ?1";
+            tx.execute(&format!("DELETE FROM export_rows WHERE export IN ({others})"), params![id])?;
+            tx.execute(&format!("UPDATE exports SET kept = 0 WHERE id IN ({others})"), params![id])?;
+            tx.execute(
+                "UPDATE exports SET kept = 1, file = ?2, rows = ?3, at = ?4 WHERE id = ?1",
+                params![id, file, i64::try_from(rows).unwrap_or(i64::MAX), Local::now().to_rfc3339()],
+            )?;
+            tx.commit()
         };
         write().map_err(|e| self.error(e))
     }

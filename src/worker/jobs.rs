@@ -10,7 +10,6 @@ use super::{Connection, Event, JobId, QuerySpec, Repaint, Shared};
 use crate::api::{ApiError, Client, TokenState};
 use crate::export::resume::{self, ExportJob};
 use crate::export::{ExportError, Keeping, changes};
-use crate::store::NewExport;
 use crate::table::{CsvFile, CsvOptions, Row};
 
 /// How many history entries the UI lists.
@@ -154,8 +153,8 @@ pub(super) async fn export_all(
         let name = spec.connection.name().to_owned();
         let identity = changes::identity(&spec.query, spec.operation.as_deref(), spec.variables.as_ref());
         let key = changes::key_column(&pager.site().columns);
-        let keeping = match (changes_since_last, key) {
-            (false, key) => key.map(|key| Keeping { key, baseline: None }),
+        let mut keeping = match (changes_since_last, key) {
+            (false, key) => key.map(|key| Keeping { key, baseline: None, recorder: None }),
             (true, None) => return Err((changes::no_key_column(), false)),
             (true, Some(_)) if from.is_some() => {
                 return Err(("an export of changes cannot be resumed; export the changes again".to_owned(), false));
@@ -171,9 +170,14 @@ pub(super) async fn export_all(
                 if baseline.is_none() {
                     note = Some(changes::no_earlier_export(&name));
                 }
-                Some(Keeping { key, baseline })
+                Some(Keeping { key, baseline, recorder: None })
             }
         };
+        if let Some(keeping) = keeping.as_mut() {
+            let store = shared.clone();
+            let access: changes::StoreAccess = Box::new(move |work| store.with_store_here(work));
+            keeping.recorder = Some(changes::RowRecorder::new(access, &identity, &spec.query, &name));
+        }
         let since = keeping.as_ref().and_then(|k| k.baseline.as_ref()).map(|b| b.described.clone());
         let (progress_tx, mut progress_rx) = tokio::sync::watch::channel((0u64, None::<u64>));
         let reporter = {
@@ -209,23 +213,13 @@ pub(super) async fn export_all(
                 if let Some(counts) = exported.counts {
                     note = Some(format!("{} since {}", counts.summary(), since.unwrap_or_default()));
                 }
-                let (rows, snapshot) = (exported.rows, exported.snapshot);
-                let file = path.display().to_string();
-                let (query, connection) = (spec.query.clone(), name);
-                let recorded = shared
-                    .with_store(move |store| {
-                        let export = NewExport {
-                            identity: &identity,
-                            query: &query,
-                            connection: &connection,
-                            file: &file,
-                            rows,
-                        };
-                        changes::record(store, &export, snapshot.as_ref())
-                    })
-                    .await;
-                if let Some(Err(e)) = recorded {
-                    tracing::warn!("the export was not recorded for a later comparison: {e}");
+                let rows = exported.rows;
+                if let Some(recorder) = exported.recorder {
+                    let file = path.display().to_string();
+                    let finished = tokio::task::spawn_blocking(move || recorder.finish(&file, rows)).await;
+                    if let Ok(Err(e)) = finished {
+                        tracing::warn!("the export was not recorded for a later comparison: {e}");
+                    }
                 }
                 Ok((path.clone(), rows))
             }

@@ -179,6 +179,17 @@ impl Shared {
         }
     }
 
+    /// Runs `work` with the store on this thread (blocking: never the UI's); why not, when there is
+    /// no store or it fails.
+    pub(crate) fn with_store_here(
+        &self,
+        work: &mut dyn FnMut(&Store) -> Result<(), crate::store::StoreError>,
+    ) -> Result<(), String> {
+        let store = self.store.as_ref().ok_or_else(|| "there is no database this session".to_owned())?;
+        let store = store.lock().unwrap_or_else(PoisonError::into_inner);
+        work(&store).map_err(|e| e.to_string())
+    }
+
     /// Whether the history list is on screen.
     pub(crate) fn history_shown(&self) -> bool {
         self.history_shown.load(std::sync::atomic::Ordering::Relaxed)
