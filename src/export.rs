@@ -16,7 +16,7 @@ use crate::table::{CommitError, CsvFile, CsvOptions, FileError, Format, Partial,
 /// How far an export is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Progress {
-    /// Rows written.
+    /// Rows done: written, or for a changes file, fetched and compared.
     pub rows: u64,
     /// The connection's `count`, when the service gives it.
     pub total: Option<u64>,
@@ -198,6 +198,11 @@ trait PageSink {
     fn page(&mut self, data: &serde_json::Value, site: &crate::query::ConnectionSite) -> Result<(), String>;
     /// Rows written.
     fn written(&self) -> u64;
+    /// Rows fetched and handled so far, for the progress against the connection's `count`
+    /// (a changes file writes fewer than it reads).
+    fn handled(&self) -> u64 {
+        self.written()
+    }
     /// Keeps what was written as `F.partial`.
     fn partial(self) -> Partial;
     /// Finishes the file under its name.
@@ -337,6 +342,9 @@ impl<S: TextSink> PageSink for ChangesFile<S> {
     fn written(&self) -> u64 {
         self.inner.written()
     }
+    fn handled(&self) -> u64 {
+        self.seen.len() as u64 + self.counts.repeated
+    }
     fn partial(self) -> Partial {
         self.inner.partial()
     }
@@ -427,7 +435,7 @@ async fn walk_into(
             return Err(ExportError::Write { reason, partial: file.partial(), out: out.to_path_buf(), reached });
         }
         durable = pager.cursor().map(str::to_owned);
-        progress(Progress { rows: file.written(), total: page.total });
+        progress(Progress { rows: file.handled(), total: page.total });
     }
     let (counts, recorder) = file.outcome();
     let rows = file.finish().map_err(|CommitError { error, partial }| ExportError::Write {
