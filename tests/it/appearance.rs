@@ -4,7 +4,7 @@
 use egui::{Key, Modifiers, Theme};
 use egui_kittest::kittest::Queryable;
 
-use crate::support::Session;
+use crate::harness::Session;
 
 /// Opens the View menu unless it is open.
 fn open_view_menu(s: &mut Session) {

@@ -8,7 +8,7 @@ use orgql::sandbox::RunningServer;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::support::*;
+use crate::harness::*;
 
 const USERS: usize = 120;
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::http;
+use crate::harness::http;
 
 /// Sends SIGTERM and waits (at most 10 s) for the process to exit with status 0.
 async fn stops_cleanly_on_sigterm(child: &mut std::process::Child, what: &str) {

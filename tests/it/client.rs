@@ -18,7 +18,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{SECRET, sandbox, sandbox_with};
+use crate::harness::{SECRET, sandbox, sandbox_with};
 
 const USERS_PAGE: &str = "{ paginatedUsers(first: 5) { count edges { node { ref name } } } }";
 
@@ -240,7 +240,7 @@ async fn base_urls_are_normalized_so_the_client_never_meets_the_301() {
         assert_eq!(parsed.token_url(), format!("{base}/oauth/token/"));
     }
     // The sandbox does answer the slash-less path with a 301, which is why this matters.
-    let response = crate::support::http().post(format!("{base}/graphql")).send().await.expect("an answer");
+    let response = crate::harness::http().post(format!("{base}/graphql")).send().await.expect("an answer");
     assert_eq!(response.status().as_u16(), 301);
 
     for given in [format!("{base}/"), format!("{base}/graphql")] {

@@ -15,7 +15,7 @@ use orgql::table::cells;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{ALL_SCOPES, SECRET, Session, minimal_server, orgql_cli, sandbox};
+use crate::harness::{ALL_SCOPES, SECRET, Session, minimal_server, orgql_cli, sandbox};
 
 /// Why a program cannot run here, or `None` when every tool it needs is installed.
 fn missing_tools(language: Language) -> Option<String> {
@@ -130,7 +130,7 @@ fn copy_as_code_in_the_app_gives_programs_that_print_the_rows_the_app_fetches() 
     let grid = s.app().active_tab().grid.as_ref().expect("a grid");
     let shown: Vec<Vec<String>> =
         grid.order.iter().map(|i| grid.rows[*i].cells().map(str::to_owned).collect()).collect();
-    assert_eq!(shown.len(), crate::support::USERS);
+    assert_eq!(shown.len(), crate::harness::USERS);
 
     let mut ran = 0;
     for (language, program) in [(Language::Curl, curl), (Language::Python, python), (Language::JavaScript, javascript)]

@@ -10,7 +10,7 @@ use orgql::sandbox::access::root_field_scope;
 use orgql::sandbox::{Config, RunningServer};
 use serde_json::{Value, json};
 
-use crate::support::*;
+use crate::harness::*;
 
 const READER_SCOPES: &str = "users.read trainings.read groups.read events.read";
 

@@ -7,7 +7,7 @@ use egui::{Key, Modifiers, OutputCommand};
 use egui_kittest::kittest::Queryable;
 use orgql::ui::View;
 
-use crate::support::Session;
+use crate::harness::Session;
 
 /// The app with its schema loaded and an empty, focused editor.
 fn empty_editor() -> Session {

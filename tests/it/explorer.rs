@@ -10,7 +10,7 @@ use orgql::secret::Secret;
 use orgql::store::Store;
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{SECRET, sandbox};
+use crate::harness::{SECRET, sandbox};
 
 /// A client of `sandbox-reader` with one read scope: introspection needs no particular scope.
 fn reader(server: &RunningServer) -> Client {

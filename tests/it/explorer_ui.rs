@@ -6,7 +6,7 @@ use egui::accesskit::{Role, Toggled};
 use egui::{Key, Modifiers};
 use egui_kittest::kittest::{NodeT, Queryable};
 
-use crate::support::Session;
+use crate::harness::Session;
 
 /// The app with its schema loaded and an empty editor.
 fn with_schema() -> Session {
@@ -169,7 +169,7 @@ fn a_mutation_is_built_with_its_input_object_field_by_field_and_runs() {
 #[test]
 fn refresh_schema_keeps_the_tree_until_the_new_schema_is_in() {
     let mut s = Session::start();
-    let slow = s.runtime.block_on(crate::support::sandbox_with(orgql::sandbox::Config {
+    let slow = s.runtime.block_on(crate::harness::sandbox_with(orgql::sandbox::Config {
         users: 10,
         latency: std::time::Duration::from_secs(1),
         ..Default::default()
@@ -190,7 +190,7 @@ fn refresh_schema_keeps_the_tree_until_the_new_schema_is_in() {
 fn cache_sandbox_schema(s: &Session, sdl: &str) {
     let path = s.dir.path().join("history.sqlite3");
     // The test's thread is the app's UI thread: the store is written from another.
-    crate::support::off_ui_thread(|| {
+    crate::harness::off_ui_thread(|| {
         let store = orgql::store::Store::open(&path).expect("the database opens");
         store.save_schema("Sandbox", sdl, chrono::Utc::now() - chrono::Duration::days(1)).expect("saved");
     });

@@ -16,7 +16,7 @@ use orgql::sandbox::{Config, RunningServer};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-use crate::support::{SECRET, data, sandbox, sandbox_with, token, walk};
+use crate::harness::{SECRET, data, sandbox, sandbox_with, token, walk};
 
 const SELECTION: &str = "ref name email isActive groups { name } extraFields { category { ref } value }";
 const HEADER: [&str; 7] =
@@ -482,7 +482,7 @@ async fn an_export_that_fails_midway_keeps_a_partial_file_and_says_how_many_rows
         upstream: server.base_url().to_owned(),
         pages: 3,
         seen: AtomicUsize::new(0),
-        http: crate::support::http(),
+        http: crate::harness::http(),
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
     let front = format!("http://{}", listener.local_addr().expect("an address"));

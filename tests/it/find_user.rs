@@ -8,7 +8,7 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use orgql::support::{name_matches, one_line};
 use serde_json::{Value, json};
 
-use crate::support::{Session, admin_token, graphql, sandbox};
+use crate::harness::{Session, admin_token, graphql, sandbox};
 
 /// What the card shows of a user, as the service has them.
 const USER: &str = "query($ref: String!) { user(ref: $ref) {
@@ -357,7 +357,7 @@ mod documents {
     use orgql::support::{ByRef, Capabilities, Found, SupportReply, SupportRequest, UserCard, answer};
     use tokio_util::sync::CancellationToken;
 
-    use crate::support::{ALL_SCOPES, SECRET, sandbox};
+    use crate::harness::{ALL_SCOPES, SECRET, sandbox};
 
     fn client(server: &RunningServer) -> Arc<Client> {
         let credentials = Credentials {

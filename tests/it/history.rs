@@ -3,7 +3,7 @@
 
 use egui_kittest::kittest::Queryable;
 
-use crate::support::{Session, off_ui_thread};
+use crate::harness::{Session, off_ui_thread};
 
 /// Runs `query` in the active tab.
 fn run(s: &mut Session, query: &str) {
@@ -86,7 +86,7 @@ fn runs_are_deleted_one_by_one_and_all_after_a_question() {
 #[test]
 fn a_run_opens_in_a_new_tab_on_its_own_connection() {
     let mut s = Session::start();
-    let other = s.runtime.block_on(crate::support::sandbox(10));
+    let other = s.runtime.block_on(crate::harness::sandbox(10));
     s.add_profile("second", other.base_url(), "sandbox-admin");
     s.harness.state_mut().active_tab_mut().variables = "{\"n\": 3}".into();
     run(&mut s, "query OnSecond($n: Int) { paginatedUsers(first: $n) { edges { node { ref } } } }");

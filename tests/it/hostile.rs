@@ -15,7 +15,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{ALL_SCOPES, orgql_cli, sandbox, token};
+use crate::harness::{ALL_SCOPES, orgql_cli, sandbox, token};
 
 /// The longest any test here may take before it counts as a hang.
 const BOUND: Duration = Duration::from_secs(60);
@@ -449,20 +449,20 @@ async fn a_fragment_bomb_is_refused_before_it_runs() {
     assert!(bomb.len() < 1400, "{}", bomb.len());
     // Bounded well below the seconds the bomb costs async-graphql's own validation.
     let (status, body) =
-        tokio::time::timeout(Duration::from_secs(3), crate::support::post(&server, &token, &bomb, json!({})))
+        tokio::time::timeout(Duration::from_secs(3), crate::harness::post(&server, &token, &bomb, json!({})))
             .await
             .expect("refused at once");
     assert_eq!(status, 400, "{body}");
     assert!(body["errors"][0]["message"].as_str().unwrap().contains("with its fragments expanded"), "{body}");
     // Other requests are answered meanwhile and after.
-    let (status, _) = crate::support::post(&server, &token, "{ paginatedUsers(first: 1) { count } }", json!({})).await;
+    let (status, _) = crate::harness::post(&server, &token, "{ paginatedUsers(first: 1) { count } }", json!({})).await;
     assert_eq!(status, 200);
     server.stop().await;
 
-    let minimal = crate::support::minimal_server(5).await;
-    let token = crate::support::admin_token(minimal.base_url(), "users.read").await;
+    let minimal = crate::harness::minimal_server(5).await;
+    let token = crate::harness::admin_token(minimal.base_url(), "users.read").await;
     let (status, body) =
-        tokio::time::timeout(Duration::from_secs(3), crate::support::post(&minimal, &token, &bomb, json!({})))
+        tokio::time::timeout(Duration::from_secs(3), crate::harness::post(&minimal, &token, &bomb, json!({})))
             .await
             .expect("refused at once");
     assert_eq!(status, 400, "{body}");
@@ -714,13 +714,13 @@ async fn the_sandbox_closes_idle_connections() {
     use orgql::serve::ConnectionLimits;
     let limits = ConnectionLimits { max_connections: 8, idle_timeout: Duration::from_secs(1) };
     let server =
-        crate::support::sandbox_with(orgql::sandbox::Config { users: 3, connections: limits, ..Default::default() })
+        crate::harness::sandbox_with(orgql::sandbox::Config { users: 3, connections: limits, ..Default::default() })
             .await;
     let mut stalled = TcpStream::connect(server.addr()).await.unwrap();
     stalled.write_all(b"POST /oauth/token/ HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\ngrant").await.unwrap();
     assert!(closed_within(&mut stalled, Duration::from_secs(5)).await.is_some(), "a stalled body keeps its connection");
     // Requests that move are served as before.
     let token = token(&server, "users.read").await;
-    let (status, _) = crate::support::post(&server, &token, "{ paginatedUsers(first: 1) { count } }", json!({})).await;
+    let (status, _) = crate::harness::post(&server, &token, "{ paginatedUsers(first: 1) { count } }", json!({})).await;
     assert_eq!(status, 200);
 }

@@ -21,7 +21,7 @@ use orgql::store::Store;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{SECRET, sandbox};
+use crate::harness::{SECRET, sandbox};
 
 /// Long enough for a debug build on a busy machine, short enough to fail rather than hang.
 const LIMIT: Duration = Duration::from_secs(30);

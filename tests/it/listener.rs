@@ -11,7 +11,7 @@ use orgql::webhooks::standard::Secret;
 use orgql::webhooks::{Listener, ListenerConfig, ListenerError, RunningListener, Scheme};
 use serde_json::{Value, json};
 
-use crate::support::{ALL_SCOPES, data, http, sandbox_with, token};
+use crate::harness::{ALL_SCOPES, data, http, sandbox_with, token};
 
 /// The signing secret (the example of the Standard Webhooks specification).
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";

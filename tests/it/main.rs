@@ -1,7 +1,7 @@
 //! Integration tests: one binary (linking is the slow part), a module a concern. Every test runs
 //! the sandbox in-process on 127.0.0.1 and talks to it over real HTTP.
 
-mod support;
+mod harness;
 
 mod appearance;
 mod bad_input;

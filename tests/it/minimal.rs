@@ -12,7 +12,7 @@ use base64::engine::general_purpose::STANDARD as B64;
 use orgql::sandbox::{Config, RunningServer, Variant};
 use serde_json::{Value, json};
 
-use crate::support::{SECRET, http, messages, minimal_server, post, sandbox_with, token, token_response};
+use crate::harness::{SECRET, http, messages, minimal_server, post, sandbox_with, token, token_response};
 
 const USERS: usize = 120;
 
@@ -400,8 +400,8 @@ async fn the_cli_runs_the_minimal_variant() {
     assert!(line.contains("minimal") && line.contains("sandbox-admin") && line.contains("sandbox-secret"), "{line}");
     let base_url = line.split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")).expect("a base URL").to_owned();
 
-    let token = crate::support::admin_token(&base_url, "users.read").await;
-    let body = crate::support::graphql(
+    let token = crate::harness::admin_token(&base_url, "users.read").await;
+    let body = crate::harness::graphql(
         &base_url,
         &token,
         "{ paginatedUsers(first: 3) { count edges { cursor node { ref } } } }",

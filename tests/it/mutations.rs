@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use orgql::sandbox::RunningServer;
 use serde_json::{Value, json};
 
-use crate::support::{ALL_SCOPES, SECRET, data, messages, post, sandbox, token, token_response};
+use crate::harness::{ALL_SCOPES, SECRET, data, messages, post, sandbox, token, token_response};
 
 const USER: &str =
     "id ref name email isActive roles groups { ref } extraFields { category { ref } value } createdAt updatedAt";

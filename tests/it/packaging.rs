@@ -13,7 +13,7 @@ use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::IntoResponse;
 use orgql::sandbox::Config;
 
-use crate::support::sandbox_with;
+use crate::harness::sandbox_with;
 
 /// A home of its own: every XDG folder in a temporary directory, and no keyring.
 struct Home {

@@ -7,7 +7,7 @@ use std::path::Path;
 use egui::{Key, Modifiers};
 use egui_kittest::kittest::Queryable;
 
-use crate::support::{Session, orgql_cli};
+use crate::harness::{Session, orgql_cli};
 
 const ACTIVE: &str = "query ActiveUsers($first: Int) { paginatedUsers(first: $first, isActive: true) { count edges { node { ref name } } } }";
 
@@ -132,7 +132,7 @@ fn the_list_renames_duplicates_deletes_and_marks_what_the_connection_cannot_run(
     s.wait_for("deleted", |h| h.state().saved_operations().len() == 1);
     assert!(s.harness.query_by_label("invalid").is_none(), "valid on the sandbox");
     // The minimal server has no groups: the operation is marked there.
-    let minimal = s.runtime.block_on(crate::support::minimal_server(5));
+    let minimal = s.runtime.block_on(crate::harness::minimal_server(5));
     s.add_profile("minimal", minimal.base_url(), "sandbox-admin");
     s.wait_for("the minimal server's schema", |h| {
         h.state().schema_model().is_some_and(|model| model.type_info("Group").is_none())

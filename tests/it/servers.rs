@@ -12,7 +12,7 @@ use orgql::sandbox::RunningServer;
 use orgql::ui::OrgqlApp;
 use serde_json::{Value, json};
 
-use crate::support::{Session, USERS, admin_token, graphql, minimal_server, orgql_cli as cli};
+use crate::harness::{Session, USERS, admin_token, graphql, minimal_server, orgql_cli as cli};
 
 /// Users of the minimal server: another count than the sandbox's, so that rows show where they
 /// came from.
@@ -220,7 +220,7 @@ fn rows_stay_with_the_connection_that_produced_them() {
 fn the_command_line_walks_every_page_of_both_servers() {
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let sandbox = runtime.block_on(crate::support::sandbox(USERS));
+    let sandbox = runtime.block_on(crate::harness::sandbox(USERS));
     let minimal = runtime.block_on(minimal_server(MINIMAL_USERS));
     // No `first`, no cursor, no page information: each server's schema says what to add.
     let query = "{ paginatedUsers { count edges { node { ref email } } } }";

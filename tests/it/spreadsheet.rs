@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::support::{admin_token, graphql, orgql_cli, sandbox};
+use crate::harness::{admin_token, graphql, orgql_cli, sandbox};
 
 const QUERY: &str =
     "{ paginatedUsers(first: 50) { edges { node { ref name email isActive roles groups { name } createdAt } } } }";

@@ -12,7 +12,7 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use orgql::sandbox::{Config, RunningServer};
 use orgql::ui::OrgqlApp;
 
-use crate::support::{SECRET, Session, USERS, off_ui_thread, sandbox, sandbox_with};
+use crate::harness::{SECRET, Session, USERS, off_ui_thread, sandbox, sandbox_with};
 
 /// The `ref` column of the grid, in the order shown.
 fn grid_refs(app: &OrgqlApp) -> Vec<String> {
@@ -211,7 +211,7 @@ fn cli_export(dir: &Path, base_url: &str, query: &str, out: &Path, bom: bool) {
     let out = out.to_str().expect("a UTF-8 path");
     let mut args = vec!["export", "-e", query, "--out", out];
     args.extend(bom.then_some("--bom"));
-    let (code, _, stderr) = crate::support::orgql_cli(dir, base_url, &args);
+    let (code, _, stderr) = crate::harness::orgql_cli(dir, base_url, &args);
     assert_eq!(code, 0, "orgql export failed: {stderr}");
 }
 
@@ -468,9 +468,9 @@ fn only_changes_since_the_last_export_writes_the_users_a_mutation_changed() {
     let url = s.sandbox_url();
     let renamed = s.expected_refs()[1].clone();
     s.runtime.block_on(async {
-        let token = crate::support::admin_token(&url, "users.write").await;
+        let token = crate::harness::admin_token(&url, "users.write").await;
         let rename = "mutation($ref: String!) { updateUser(ref: $ref, input: { name: \"Renamed In Test\" }) { ref } }";
-        let answer = crate::support::graphql(&url, &token, rename, serde_json::json!({ "ref": renamed })).await;
+        let answer = crate::harness::graphql(&url, &token, rename, serde_json::json!({ "ref": renamed })).await;
         assert!(answer.get("errors").is_none(), "{answer}");
     });
 

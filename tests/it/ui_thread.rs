@@ -11,7 +11,7 @@ use egui_kittest::kittest::Queryable;
 use orgql::profiles::{Profile, ProfileFile, SecretStore};
 use orgql::secret::Secret;
 
-use crate::support::{SECRET, Session, off_ui_thread, sandbox};
+use crate::harness::{SECRET, Session, off_ui_thread, sandbox};
 
 /// What a panic said.
 fn message(payload: Box<dyn std::any::Any + Send>) -> String {
@@ -78,7 +78,7 @@ fn profiles_from_the_file_and_the_keyring_run_and_delete_through_the_worker() {
     s.wait_for_label("Delete acme");
     s.click("Delete acme");
     assert!(s.harness.query_by_label("Delete acme").is_none(), "listed no more");
-    let deadline = std::time::Instant::now() + crate::support::PATIENCE;
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
     loop {
         s.harness.step();
         let (listed, secret) = off_ui_thread(|| (file.load().expect("the file reads"), secrets.client_secret("acme")));

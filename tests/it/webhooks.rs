@@ -16,7 +16,7 @@ use orgql::webhooks::standard::Secret;
 use serde_json::{Value, json};
 use standardwebhooks::{Webhook, WebhookError};
 
-use crate::support::{ALL_SCOPES, data, post, sandbox_with, token};
+use crate::harness::{ALL_SCOPES, data, post, sandbox_with, token};
 
 /// The signing secret of the receivers (the example of the Standard Webhooks specification).
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";

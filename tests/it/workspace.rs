@@ -10,7 +10,7 @@ use egui::{Key, Modifiers};
 use egui_kittest::kittest::{NodeT, Queryable};
 use orgql::store::Store;
 
-use crate::support::{PATIENCE, Session};
+use crate::harness::{PATIENCE, Session};
 
 /// Reads the database from another thread (the test's own thread is the app's UI thread, where
 /// no file is read).
@@ -40,7 +40,7 @@ fn titles(s: &Session) -> Vec<String> {
 #[test]
 fn tabs_queries_connection_and_layout_come_back_after_a_restart() {
     let mut s = Session::start();
-    let other = s.runtime.block_on(crate::support::sandbox(10));
+    let other = s.runtime.block_on(crate::harness::sandbox(10));
     s.type_into("Query", "{ paginatedUsers(first: 3) { edges { node { ref } } } }");
     s.click("+");
     s.type_into("Query", "# second\n{ paginatedGroups(first: 2) { count } }");
@@ -141,7 +141,7 @@ fn tabs_close_reopen_and_keep_the_right_one_active() {
 #[test]
 fn closing_a_tab_with_a_request_under_way_cancels_it() {
     let mut s = Session::start();
-    let slow = s.runtime.block_on(crate::support::sandbox_with(orgql::sandbox::Config {
+    let slow = s.runtime.block_on(crate::harness::sandbox_with(orgql::sandbox::Config {
         users: 10,
         latency: Duration::from_secs(30),
         ..Default::default()
@@ -164,7 +164,7 @@ fn closing_a_tab_with_a_request_under_way_cancels_it() {
 #[test]
 fn a_connection_chosen_with_the_history_shown_brings_its_schema_to_the_editor() {
     let mut s = Session::start();
-    let minimal = s.runtime.block_on(crate::support::minimal_server(5));
+    let minimal = s.runtime.block_on(crate::harness::minimal_server(5));
     // Groups are the sandbox's: checked against its schema, the query is valid.
     s.type_into("Query", "{ paginatedGroups(first: 2) { count } }");
     s.harness.run();
