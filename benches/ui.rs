@@ -13,7 +13,7 @@
 //! - `editor_2000_lines/one_char_edit_frame`: one frame of the query editor (`QueryEditor::ui`)
 //!   after such an edit: highlighting, layout job, egui's layout (cached per line), the text edit
 //!   and tessellation; `unchanged_frame` the same without an edit;
-//! - `inspector_100k/scroll_frame`: one frame of the webhook inspector (`WebhooksPanel::ui`)
+//! - `inspector_100k/scroll_frame`: one frame of the webhook inspector (`WebhooksPanel::draw`)
 //!   listing 100,000 deliveries while it scrolls, tessellated; `burst_1000_frame` a frame that
 //!   first takes 1,000 new arrivals (a burst) into the list, as the app does when they come;
 //! - `explorer_1500_types/first_frame`: the explorer's first frame on a schema of 1,500 types and
@@ -239,7 +239,7 @@ fn editor(c: &mut Criterion) {
     let mut headless = Headless::new();
     for _ in 0..3 {
         headless.frame(Vec::new(), true, |ui| {
-            editor.ui(ui, &mut tab, None);
+            editor.ui(ui, &mut tab, None, &mut false);
         });
     }
     let mut group = c.benchmark_group("editor_2000_lines");
@@ -249,14 +249,14 @@ fn editor(c: &mut Criterion) {
             edit(&mut tab.query, at, n);
             n += 1;
             headless.frame(Vec::new(), true, |ui| {
-                editor.ui(ui, &mut tab, None);
+                editor.ui(ui, &mut tab, None, &mut false);
             })
         })
     });
     group.bench_function("unchanged_frame", |b| {
         b.iter(|| {
             headless.frame(Vec::new(), true, |ui| {
-                editor.ui(ui, &mut tab, None);
+                editor.ui(ui, &mut tab, None, &mut false);
             })
         })
     });
@@ -284,7 +284,7 @@ fn inspector(c: &mut Criterion) {
     panel.deliveries((1..=100_000).map(delivery).collect(), Some(100_000));
     let mut headless = Headless::new();
     headless.frame(vec![Event::PointerMoved(Pos2::new(200.0, 500.0))], false, |ui| {
-        panel.ui(ui);
+        panel.draw(ui);
     });
     let mut group = c.benchmark_group("inspector_100k");
     group.measurement_time(Duration::from_secs(10));
@@ -292,7 +292,7 @@ fn inspector(c: &mut Criterion) {
     group.bench_function("scroll_frame", |b| {
         b.iter(|| {
             headless.scroll_frame(&mut n, true, |ui| {
-                panel.ui(ui);
+                panel.draw(ui);
             })
         })
     });
@@ -303,7 +303,7 @@ fn inspector(c: &mut Criterion) {
             next += 1000;
             panel.deliveries(burst, None);
             headless.frame(Vec::new(), true, |ui| {
-                panel.ui(ui);
+                panel.draw(ui);
             })
         })
     });

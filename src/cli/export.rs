@@ -13,15 +13,16 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
+use super::Failure;
 use super::connection::ConnectionArgs;
 use super::input::QueryInput;
-use super::{Failure, Interrupt};
 use crate::api::ApiError;
 use crate::api::{Activity, Client, Pager};
 use crate::export::changes::{self, Baseline};
 use crate::export::resume::{self, ExportJob};
 use crate::export::{ExportError, Keeping, export_all};
 use crate::query::PagingOptions;
+use crate::signal::Interrupt;
 use crate::table::{CsvOptions, Format, OutKind, check_out};
 
 /// Options of `orgql export`.
@@ -126,7 +127,7 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
         (true, Format::Csv) => Some(resume::load(&args.out, &job).map_err(|e| Failure::new(2, e))?),
     };
     let interrupt = Interrupt::listen();
-    let cancel = interrupt.cancel.clone();
+    let cancel = interrupt.token();
     let progress = progress_bar();
     let activity = ActivityWatch::start(&client, progress.clone());
     let options = PagingOptions { ensure_count: true, paging: None };

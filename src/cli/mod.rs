@@ -191,52 +191,7 @@ fn block_on(future: impl Future<Output = Result<(), Failure>>) -> Result<(), Fai
     runtime.block_on(future)
 }
 
-/// A token cancelled by SIGINT (Ctrl+C) or SIGTERM, which remembers which one came, for the exit
-/// status of a command stopped by it (128 + the signal's number, as a shell reports it).
-#[derive(Clone)]
-struct Interrupt {
-    cancel: CancellationToken,
-    signal: std::sync::Arc<std::sync::OnceLock<(&'static str, u8)>>,
-}
-
-impl Interrupt {
-    /// Starts listening for both signals (in a runtime).
-    fn listen() -> Interrupt {
-        use tokio::signal::unix::{SignalKind, signal};
-        let this = Interrupt { cancel: CancellationToken::new(), signal: Default::default() };
-        for (kind, name, number) in [(SignalKind::interrupt(), "SIGINT", 2), (SignalKind::terminate(), "SIGTERM", 15)] {
-            let mut stream = match signal(kind) {
-                Ok(stream) => stream,
-                Err(e) => {
-                    tracing::warn!("cannot listen for {name}: {e}");
-                    continue;
-                }
-            };
-            let this = this.clone();
-            tokio::spawn(async move {
-                if stream.recv().await.is_some() {
-                    let _first = this.signal.set((name, 128 + number));
-                    this.cancel.cancel();
-                }
-            });
-        }
-        this
-    }
-
-    /// The signal that came, and the exit status it calls for.
-    fn received(&self) -> Option<(&'static str, u8)> {
-        self.signal.get().copied()
-    }
-}
-
-/// A token cancelled by Ctrl+C.
+/// A token cancelled by a stop signal ([`crate::signal::Interrupt`]).
 fn cancel_on_ctrl_c() -> CancellationToken {
-    let cancel = CancellationToken::new();
-    let trigger = cancel.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            trigger.cancel();
-        }
-    });
-    cancel
+    crate::signal::Interrupt::listen().token()
 }

@@ -202,7 +202,7 @@ pub fn forget(out: &Path, partial: bool) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
 

@@ -14,7 +14,6 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::BufWriter;
-use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use super::csv::{CsvOptions, CsvWriter};
@@ -53,7 +52,7 @@ pub fn check_out(out: &Path) -> Result<OutKind, FileError> {
                 Err(error("it is a folder; give the name of a file inside it".into()))
             } else if kind.is_file() {
                 Ok(OutKind::Replace)
-            } else if kind.is_fifo() || kind.is_char_device() {
+            } else if written_in_place(&kind) {
                 Ok(OutKind::InPlace)
             } else {
                 Err(error("it is neither a regular file, a pipe nor a character device".into()))
@@ -328,9 +327,22 @@ fn keep(temp: tempfile::NamedTempFile, out: &Path, rows: u64) -> Partial {
     }
 }
 
-#[cfg(test)]
+/// A pipe or a device (`/dev/stdout`, a FIFO): written where it is, never replaced.
+#[cfg(unix)]
+fn written_in_place(kind: &std::fs::FileType) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    kind.is_fifo() || kind.is_char_device()
+}
+
+/// Windows has neither FIFOs in the file system nor character devices by path.
+#[cfg(not(unix))]
+fn written_in_place(_kind: &std::fs::FileType) -> bool {
+    false
+}
+
+#[cfg(all(test, unix))]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 
     use super::*;
 

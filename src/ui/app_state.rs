@@ -1,7 +1,8 @@
 //! What the app knows, apart from the worker and the panels that draw it: the tabs, the chosen
-//! connection, the schema of each connection, the layout and the problems shown. It has one
-//! owner (the app), serialises to the [`Workspace`] that comes back on the next start, and
-//! changes only through its own methods, so that each piece of state has one place that sets it.
+//! connection, the schema of each connection, what the window shows and the problems shown. It
+//! has one owner (the app), serialises to the [`Workspace`] that comes back on the next start,
+//! and its fields are private: it changes only through its methods, which count the changes
+//! ([`AppState::generation`]) so that the workspace is saved when, and only when, it changed.
 
 use std::collections::HashMap;
 
@@ -12,26 +13,31 @@ use super::tab::{SAMPLE_QUERY, Tab};
 use super::tabs::Tabs;
 use super::workspace::{SavedTab, WORKSPACE_VERSION, Workspace};
 use crate::explorer::SchemaModel;
-use crate::worker::{JobId, LoadedSchema};
+use crate::worker::LoadedSchema;
 
 /// What the left side of the query view shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Side {
-    /// The schema explorer.
-    Explorer,
     /// The history of runs.
     History,
     /// The saved operations.
     Saved,
+    /// The schema explorer (also what an unknown kept value becomes: serde wants it last).
+    #[default]
+    #[serde(other)]
+    Explorer,
 }
 
 /// What fills the window below the toolbar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum MainView {
-    /// Tabs of queries and their results.
-    Queries,
     /// The webhook inspector.
     Webhooks,
+    /// Tabs of queries and their results (also what an unknown kept value becomes: serde
+    /// wants it last).
+    #[default]
+    #[serde(other)]
+    Queries,
 }
 
 /// The schema of each connection, by name: asked for when a connection is chosen, kept while
@@ -79,29 +85,20 @@ impl Schemas {
 
 /// The app's state.
 pub struct AppState {
-    /// The query tabs.
-    pub tabs: Tabs,
-    /// The chosen connection.
-    pub connection: ProfileChoice,
-    /// What the left side shows.
-    pub side: Side,
-    /// What the window shows.
-    pub view: MainView,
-    /// The editor's height above the results, as drawn last.
-    pub editor_height: Option<f32>,
-    /// The editor's height to set once (from the restored workspace).
-    pub editor_height_to_restore: Option<f32>,
-    /// Whether the variables pane is folded.
-    pub variables_folded: bool,
-    /// The schema of each connection.
-    pub schemas: Schemas,
+    tabs: Tabs,
+    connection: ProfileChoice,
+    side: Side,
+    view: MainView,
+    variables_folded: bool,
+    schemas: Schemas,
     /// Problems shown above the work, until dismissed.
-    pub problems: Vec<String>,
+    problems: Vec<String>,
     /// A connection to choose once the profiles are known (from the restored workspace).
     pending_connection: Option<String>,
     /// Whether the profiles file has been read (or there is none).
     profiles_known: bool,
-    next_job: JobId,
+    /// Changes of what is kept, apart from the tabs' own ([`Tabs::generation`]).
+    generation: u64,
 }
 
 impl AppState {
@@ -112,26 +109,106 @@ impl AppState {
             connection: ProfileChoice::Sandbox,
             side: Side::Explorer,
             view: MainView::Queries,
-            editor_height: None,
-            editor_height_to_restore: None,
             variables_folded: false,
             schemas: Schemas::default(),
             problems: Vec::new(),
             pending_connection: None,
             profiles_known,
-            next_job: 1,
+            generation: 0,
         }
     }
 
-    /// A new job id.
-    pub fn job(&mut self) -> JobId {
-        self.next_job += 1;
-        self.next_job
+    /// A number that grows with every change of what the workspace keeps.
+    pub fn generation(&self) -> u64 {
+        self.generation + self.tabs.generation()
     }
 
-    /// The job counter, for panels that number their own requests.
-    pub fn jobs_counter(&mut self) -> &mut JobId {
-        &mut self.next_job
+    /// The tabs.
+    pub fn tabs(&self) -> &Tabs {
+        &self.tabs
+    }
+
+    /// The tabs, to change (a change of what a tab keeps is noted by [`Tab::touch`]; the
+    /// tabs' own methods note theirs).
+    pub fn tabs_mut(&mut self) -> &mut Tabs {
+        &mut self.tabs
+    }
+
+    /// The chosen connection.
+    pub fn connection(&self) -> &ProfileChoice {
+        &self.connection
+    }
+
+    /// Chooses a connection.
+    pub fn choose(&mut self, connection: ProfileChoice) {
+        if connection != self.connection {
+            self.connection = connection;
+            self.generation += 1;
+        }
+    }
+
+    /// What the left side shows.
+    pub fn side(&self) -> Side {
+        self.side
+    }
+
+    /// Shows `side` on the left.
+    pub fn set_side(&mut self, side: Side) {
+        if side != self.side {
+            self.side = side;
+            self.generation += 1;
+        }
+    }
+
+    /// What the window shows.
+    pub fn view(&self) -> MainView {
+        self.view
+    }
+
+    /// Shows the queries or the webhook inspector.
+    pub fn show(&mut self, view: MainView) {
+        if view != self.view {
+            self.view = view;
+            self.generation += 1;
+        }
+    }
+
+    /// Whether the variables pane is folded.
+    pub fn variables_folded(&self) -> bool {
+        self.variables_folded
+    }
+
+    /// Folds or opens the variables pane.
+    pub fn fold_variables(&mut self, folded: bool) {
+        if folded != self.variables_folded {
+            self.variables_folded = folded;
+            self.generation += 1;
+        }
+    }
+
+    /// The schema of each connection.
+    pub fn schemas(&self) -> &Schemas {
+        &self.schemas
+    }
+
+    /// The schema of each connection, to change (none of it is kept in the workspace).
+    pub fn schemas_mut(&mut self) -> &mut Schemas {
+        &mut self.schemas
+    }
+
+    /// The problems shown above the work.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+
+    /// Shows a problem above the work (until dismissed).
+    pub fn problem(&mut self, problem: impl Into<String>) {
+        self.problems.push(problem.into());
+    }
+
+    /// Dismisses every problem shown.
+    pub fn dismiss_problems(&mut self) {
+        self.problems.clear();
     }
 
     /// The chosen connection's name ("Sandbox" or a profile's).
@@ -169,29 +246,25 @@ impl AppState {
             active: self.tabs.active_index(),
             // A restored connection still waiting for the profiles is kept as it was.
             connection: self.pending_connection.clone().unwrap_or_else(|| self.connection_name()),
-            side: format!("{:?}", self.side),
-            view: format!("{:?}", self.view),
-            editor_height: self.editor_height,
+            side: self.side,
+            view: self.view,
             variables_open: !self.variables_folded,
         }
     }
 
     /// Takes back a workspace kept before.
     pub fn restore(&mut self, workspace: Workspace) {
-        let Workspace { tabs, active, connection, side, view, editor_height, variables_open, .. } = workspace;
+        let Workspace { tabs, active, connection, side, view, variables_open, .. } = workspace;
         if !tabs.is_empty() {
             let restored = tabs.into_iter().zip(1..).map(|(tab, id)| tab.restore(id)).collect();
             self.tabs = Tabs::new(restored, active);
         }
-        self.side = match side.as_str() {
-            "History" => Side::History,
-            "Saved" => Side::Saved,
-            _ => Side::Explorer,
-        };
-        self.view = if view == "Webhooks" { MainView::Webhooks } else { MainView::Queries };
-        self.editor_height_to_restore = editor_height;
+        self.side = side;
+        self.view = view;
         self.variables_folded = !variables_open;
         self.pending_connection = Some(connection);
+        // Past whatever the tabs count now, so that the restored state reads as a change.
+        self.generation += 1 + self.tabs.generation();
     }
 
     /// The profiles file has been read: a restored connection waiting for it is chosen.
@@ -208,6 +281,7 @@ impl AppState {
             return;
         }
         let Some(name) = self.pending_connection.take() else { return };
+        self.generation += 1;
         if name == "Sandbox" {
             self.connection = ProfileChoice::Sandbox;
         } else if has_profile(&name) {
@@ -246,8 +320,8 @@ mod tests {
         assert_eq!(state.workspace().connection, "Prod", "kept as it was meanwhile");
         state.profiles_known(|name| name == "Staging");
         assert!(state.connection_settled());
-        assert_eq!(state.connection, ProfileChoice::Sandbox);
-        assert!(state.problems[0].contains("'Prod'"), "{:?}", state.problems);
+        assert_eq!(*state.connection(), ProfileChoice::Sandbox);
+        assert!(state.problems()[0].contains("'Prod'"), "{:?}", state.problems());
     }
 
     #[test]

@@ -83,8 +83,6 @@ pub struct QueryEditor {
     problems: Problems,
     /// Completions offered at the cursor.
     completion: Completion,
-    /// Whether the variables pane is folded away (the query takes the whole width).
-    pub variables_folded: bool,
     /// The tabs whose undo history groups typing by pauses.
     undo_ready: HashSet<u64>,
     /// The tab, text and selection the editor showed at the end of the last frame: another
@@ -141,6 +139,14 @@ fn variables_hint(query: &str) -> String {
             declared.join(", ")
         )
     }
+}
+
+/// What the editor can change of a tab, hashed (a few microseconds for thousands of lines).
+fn fingerprint(tab: &Tab) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (&tab.query, &tab.variables, &tab.operation).hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Reads the variables editor's text: empty means none; otherwise a JSON object.
@@ -219,9 +225,33 @@ impl QueryEditor {
         }
     }
 
-    /// Draws the editor of `tab`, checking and completing against `schema` when there is one;
-    /// returns what the user asked for.
-    pub fn ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab, schema: Option<&Arc<SchemaModel>>) -> Option<EditorIntent> {
+    /// Draws the editor of `tab`, checking and completing against `schema` when there is one,
+    /// with the variables pane beside it unless `variables_folded` (its toggle is here); returns
+    /// what the user asked for. A change of the tab's text or operation is noted on the tab
+    /// ([`Tab::touch`]): the editor changes them in many ways (typing, completion, Prettify,
+    /// undo), and one comparison of the text here catches them all.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        tab: &mut Tab,
+        schema: Option<&Arc<SchemaModel>>,
+        variables_folded: &mut bool,
+    ) -> Option<EditorIntent> {
+        let before = fingerprint(tab);
+        let intent = self.editor_ui(ui, tab, schema, variables_folded);
+        if fingerprint(tab) != before {
+            tab.touch();
+        }
+        intent
+    }
+
+    fn editor_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        tab: &mut Tab,
+        schema: Option<&Arc<SchemaModel>>,
+        variables_folded: &mut bool,
+    ) -> Option<EditorIntent> {
         let mut intent = None;
         let variables_error = parse_variables(&tab.variables).err();
         ui.horizontal(|ui| {
@@ -239,9 +269,9 @@ impl QueryEditor {
                 ui.spinner();
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let fold = if self.variables_folded { "Show variables" } else { "Hide variables" };
+                let fold = if *variables_folded { "Show variables" } else { "Hide variables" };
                 if ui.button(fold).clicked() {
-                    self.variables_folded = !self.variables_folded;
+                    *variables_folded = !*variables_folded;
                 }
             });
         });
@@ -271,7 +301,7 @@ impl QueryEditor {
         }
         // The query fills the pane above the divider, less the problems list under it.
         let height = (ui.available_height() - 60.0).max(80.0);
-        let variables_open = !self.variables_folded;
+        let variables_open = !*variables_folded;
         ui.horizontal_top(|ui| {
             let width = ui.available_width();
             ui.vertical(|ui| {

@@ -2,11 +2,12 @@
 //! a list of matches to pick from, or a clear sentence saying nobody matched. The requests run on
 //! the worker; the window only draws state and returns what to ask.
 
+use super::commands::Commands;
 use super::state::Requested;
 use super::user_card::CardEditor;
 use crate::scopes::{Scope, ScopeSet};
 use crate::support::{Found, MatchList, SupportError, SupportReply, SupportRequest, nobody, one_line, scan_extent};
-use crate::worker::JobId;
+use crate::worker::{Connection, JobId, SupportCommand, SupportEvent};
 
 /// What the connection chosen in the toolbar is, and may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,8 +42,37 @@ impl FindUserWindow {
         self.focus_search = true;
     }
 
+    /// Takes what the worker answers.
+    pub fn on_event(&mut self, event: SupportEvent) {
+        match event {
+            SupportEvent::Answered { job, result } => self.apply(job, result),
+        }
+    }
+
+    /// Draws the window when open, and sends what it asks to `connection` (the chosen one, or
+    /// why there is none).
+    pub fn ui(
+        &mut self,
+        ctx: &egui::Context,
+        access: &Access,
+        connection: impl FnOnce() -> Result<Connection, String>,
+        commands: &mut Commands,
+    ) {
+        let Some(request) = self.draw(ctx, access) else { return };
+        match connection() {
+            Ok(connection) => {
+                let job = commands.job();
+                if let Some(replaced) = self.sent(job, &request) {
+                    commands.cancel(replaced);
+                }
+                commands.send(SupportCommand::Ask { job, connection, request });
+            }
+            Err(message) => self.not_sent(message),
+        }
+    }
+
     /// Records that `request` was sent as `job`; returns an older job it replaces, to cancel.
-    pub fn sent(&mut self, job: JobId, request: &SupportRequest) -> Option<JobId> {
+    fn sent(&mut self, job: JobId, request: &SupportRequest) -> Option<JobId> {
         self.notice = None;
         match request {
             SupportRequest::Find(_) | SupportRequest::Open(_) => {
@@ -57,12 +87,12 @@ impl FindUserWindow {
     }
 
     /// A request that could not be sent (no connection, the worker is gone).
-    pub fn not_sent(&mut self, message: String) {
+    fn not_sent(&mut self, message: String) {
         self.notice = Some(message);
     }
 
     /// Records the answer of `job`; answers of replaced jobs are dropped.
-    pub fn apply(&mut self, job: JobId, result: Result<SupportReply, SupportError>) {
+    fn apply(&mut self, job: JobId, result: Result<SupportReply, SupportError>) {
         if self.find_job == Some(job) {
             self.find_job = None;
             let found = result.and_then(|reply| match reply {
@@ -86,7 +116,7 @@ impl FindUserWindow {
     }
 
     /// Draws the window when open; returns what to ask the service.
-    pub fn ui(&mut self, ctx: &egui::Context, access: &Access) -> Option<SupportRequest> {
+    fn draw(&mut self, ctx: &egui::Context, access: &Access) -> Option<SupportRequest> {
         if !self.open {
             return None;
         }

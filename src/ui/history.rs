@@ -2,11 +2,13 @@
 //! operation, status, rows and duration; searched by text in the database; a click reopens a
 //! run in a new tab on its connection; entries are deleted one by one, or all after a question.
 
+use super::commands::Commands;
 use crate::store::{HistoryEntry, RunStatus};
+use crate::worker::{HistoryCommand, HistoryEvent};
 
 /// What the history panel asks for.
 #[derive(Debug, Clone, PartialEq)]
-pub enum HistoryIntent {
+enum HistoryIntent {
     /// Open this run in a new tab, on its connection.
     Open(HistoryEntry),
     /// Find the entries containing this text (all for an empty one).
@@ -31,8 +33,27 @@ pub struct HistoryPanel {
 }
 
 impl HistoryPanel {
+    /// Takes what the worker says of the history.
+    pub fn on_event(&mut self, event: HistoryEvent) {
+        match event {
+            HistoryEvent::Listed(entries) => self.loaded(entries),
+            HistoryEvent::Found { search, entries } => self.found(&search, entries),
+        }
+    }
+
+    /// Draws the list and sends what it asks; returns the run to open in a new tab.
+    pub fn ui(&mut self, ui: &mut egui::Ui, commands: &mut Commands) -> Option<HistoryEntry> {
+        match self.draw(ui)? {
+            HistoryIntent::Open(entry) => return Some(entry),
+            HistoryIntent::Search(text) => commands.send(HistoryCommand::Search(text)),
+            HistoryIntent::Delete(id) => commands.send(HistoryCommand::Delete(id)),
+            HistoryIntent::ClearAll => commands.send(HistoryCommand::Clear),
+        }
+        None
+    }
+
     /// The newest entries (after a run or a deletion).
-    pub fn loaded(&mut self, entries: Vec<HistoryEntry>) {
+    fn loaded(&mut self, entries: Vec<HistoryEntry>) {
         if self.search.trim().is_empty() {
             self.entries = entries;
         } else {
@@ -41,14 +62,14 @@ impl HistoryPanel {
     }
 
     /// The entries found for `search` (ignored when the search has changed since).
-    pub fn found(&mut self, search: &str, entries: Vec<HistoryEntry>) {
+    fn found(&mut self, search: &str, entries: Vec<HistoryEntry>) {
         if search == self.search.trim() {
             self.entries = entries;
         }
     }
 
     /// Draws the list; returns what to do.
-    pub fn ui(&mut self, ui: &mut egui::Ui) -> Option<HistoryIntent> {
+    fn draw(&mut self, ui: &mut egui::Ui) -> Option<HistoryIntent> {
         let mut intent = None;
         ui.horizontal(|ui| {
             ui.heading("History");

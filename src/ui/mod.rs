@@ -1,8 +1,11 @@
-//! The desktop app (egui): panels draw state and turn clicks into commands for the worker.
+//! The desktop app (egui): a feature a module (its panel, its state, its handling of its own
+//! events); panels draw state and turn clicks into commands for the worker. See `app` for how
+//! they are put together, and docs/architecture.md.
 
 mod app;
 mod app_state;
 mod bench;
+mod commands;
 mod completion;
 mod copy_code;
 mod editor;
@@ -14,6 +17,7 @@ mod history;
 mod json_tree;
 mod problems;
 mod profiles;
+mod queries;
 mod results;
 mod saved;
 mod state;
@@ -29,11 +33,12 @@ mod workspace;
 pub use app::{AppConfig, OrgqlApp};
 pub use app_state::{AppState, MainView, Schemas, Side};
 pub use bench::synthetic_rows;
+pub use commands::Commands;
 pub use editor::{EditorIntent, QueryEditor};
 pub use explorer::{ExplorerIntent, ExplorerPanel, SchemaState};
 pub use results::{ResultsIntent, ResultsPanel};
 pub use saved::{SavedIntent, SavedPanel};
-pub use tab::{Grid, SAMPLE_QUERY, Tab, View};
+pub use tab::{Grid, Running, SAMPLE_QUERY, Tab, View};
 pub use tab_bar::{TabBar, TabIntent};
 pub use tabs::Tabs;
 pub use webhooks::{ListenerForm, ListenerStatus, WebhooksIntent, WebhooksPanel};

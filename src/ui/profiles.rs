@@ -1,19 +1,20 @@
 //! Connection profiles: the built-in sandbox and the saved ones; a window to add, edit, delete
 //! and test them. Secrets go to the OS keyring; where none runs, the app says so once and keeps
 //! them in memory for this session only. The window does no I/O: the worker reads the profiles
-//! file, writes it and the keyring (`Command::SaveProfile`, `DeleteProfile`), and reads a
+//! file, writes it and the keyring (`ProfilesCommand::Save`, `Delete`), and reads a
 //! profile's secret when a request needs it; the window shows a change at once and says so when
 //! the worker could not make it.
 
 use std::collections::HashMap;
 
+use super::commands::Commands;
 use super::state::Requested;
 use super::status_bar::lifetime;
 use crate::api::{ApiError, BaseUrl, Credentials, TokenState};
 use crate::profiles::{Profile, SecretStore};
 use crate::scopes::{Scope, ScopeSet};
 use crate::secret::Secret;
-use crate::worker::{Command, Connection, JobId};
+use crate::worker::{Connection, JobId, ProfilesCommand, ProfilesEvent};
 
 /// The connection chosen in the toolbar.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,7 +100,7 @@ impl ProfilesWindow {
 
     /// The profiles of the profiles file, as the worker read them at start-up. Those saved in
     /// this window meanwhile are newer and stay.
-    pub fn loaded(&mut self, profiles: Vec<Profile>) {
+    fn loaded(&mut self, profiles: Vec<Profile>) {
         for profile in profiles {
             if !self.profiles.iter().any(|p| p.name == profile.name) {
                 self.profiles.push(profile);
@@ -110,7 +111,7 @@ impl ProfilesWindow {
 
     /// A save ended: what it could not do is shown in the window (the profile, already listed,
     /// stays for this session).
-    pub fn saved(&mut self, name: &str, result: Result<Option<String>, String>) {
+    fn saved(&mut self, name: &str, result: Result<Option<String>, String>) {
         match result {
             Ok(notice) => self.notice = notice.or(self.notice.take()),
             Err(e) => self.notice = Some(format!("{e}; the profile '{name}' is kept for this session only")),
@@ -118,7 +119,7 @@ impl ProfilesWindow {
     }
 
     /// A delete ended: when the profile could not be removed from the file, it is listed again.
-    pub fn deleted(&mut self, profile: Profile, result: Result<Option<String>, String>) {
+    fn deleted(&mut self, profile: Profile, result: Result<Option<String>, String>) {
         match result {
             Ok(notice) => self.notice = notice.or(self.notice.take()),
             Err(e) => {
@@ -180,7 +181,7 @@ impl ProfilesWindow {
     }
 
     /// Records the result of a connection test.
-    pub fn tested(&mut self, job: JobId, result: Result<TokenState, ApiError>) {
+    fn tested(&mut self, job: JobId, result: Result<TokenState, ApiError>) {
         if let Some((test_job, state)) = self.test.as_mut()
             && *test_job == job
         {
@@ -188,11 +189,23 @@ impl ProfilesWindow {
         }
     }
 
-    /// Draws the window when open; returns the commands to send (a connection test, a save, a
-    /// delete).
-    pub fn window_ui(&mut self, ctx: &egui::Context, next_job: &mut JobId) -> Vec<Command> {
+    /// Takes what the worker says of profiles; a profiles file that could not be read is
+    /// returned, to be shown above the work.
+    pub fn on_event(&mut self, event: ProfilesEvent) -> Option<String> {
+        match event {
+            ProfilesEvent::Loaded(Ok(profiles)) => self.loaded(profiles),
+            ProfilesEvent::Loaded(Err(problem)) => return Some(problem),
+            ProfilesEvent::Saved { name, result } => self.saved(&name, result),
+            ProfilesEvent::Deleted { profile, result } => self.deleted(profile, result),
+            ProfilesEvent::Tested { job, result } => self.tested(job, result),
+        }
+        None
+    }
+
+    /// Draws the window when open, and sends what it asks (a connection test, a save, a delete).
+    pub fn window_ui(&mut self, ctx: &egui::Context, sender: &mut Commands) {
         if !self.open {
-            return Vec::new();
+            return;
         }
         let mut commands = Vec::new();
         let mut open = self.open;
@@ -207,26 +220,28 @@ impl ProfilesWindow {
                     ui.colored_label(ui.visuals().warn_fg_color, notice);
                     ui.separator();
                 }
-                commands.extend(self.list_ui(ui, next_job));
+                commands.extend(self.list_ui(ui, sender));
                 ui.separator();
-                commands.extend(self.draft_ui(ui, next_job));
+                commands.extend(self.draft_ui(ui, sender));
                 self.test_ui(ui);
             });
         self.open = open;
         if !open {
             self.notice = None;
         }
-        commands
+        for command in commands {
+            sender.send(command);
+        }
     }
 
-    fn list_ui(&mut self, ui: &mut egui::Ui, next_job: &mut JobId) -> Vec<Command> {
+    fn list_ui(&mut self, ui: &mut egui::Ui, jobs: &mut Commands) -> Vec<ProfilesCommand> {
         let mut command = None;
         ui.horizontal(|ui| {
             ui.strong("Sandbox");
             ui.weak("built in: this machine, generated data, no secret needed");
             // Named apart from the form's "Test connection", for screen readers and tests.
             if ui.button("Test connection").accessible_name("Test the sandbox connection").clicked() {
-                command = Some(self.start_test(next_job, Connection::Sandbox));
+                command = Some(self.start_test(jobs, Connection::Sandbox));
             }
         });
         let mut delete = None;
@@ -260,15 +275,15 @@ impl ProfilesWindow {
 
     /// Takes the profile off the list at once; the worker removes it from the file and its
     /// secret from the keyring.
-    fn delete(&mut self, name: &str) -> Option<Command> {
+    fn delete(&mut self, name: &str) -> Option<ProfilesCommand> {
         let at = self.profiles.iter().position(|p| p.name == name)?;
         let profile = self.profiles.remove(at);
         self.session.remove(name);
         self.notice = None;
-        Some(Command::DeleteProfile(profile))
+        Some(ProfilesCommand::Delete(profile))
     }
 
-    fn draft_ui(&mut self, ui: &mut egui::Ui, next_job: &mut JobId) -> Vec<Command> {
+    fn draft_ui(&mut self, ui: &mut egui::Ui, jobs: &mut Commands) -> Vec<ProfilesCommand> {
         let mut command = None;
         let Some(draft) = self.draft.as_mut() else { return Vec::new() };
         let mut save = false;
@@ -316,7 +331,7 @@ impl ProfilesWindow {
             }
             cancel = ui.button("Cancel").clicked();
         });
-        let command = command.map(|connection| self.start_test(next_job, connection));
+        let command = command.map(|connection| self.start_test(jobs, connection));
         let save = if save { self.save_draft() } else { None };
         if cancel {
             self.draft = None;
@@ -326,7 +341,7 @@ impl ProfilesWindow {
 
     /// Lists the draft's profile at once (its typed secret for this session) and returns the
     /// command that writes it; none when the draft is not valid (it says why).
-    fn save_draft(&mut self) -> Option<Command> {
+    fn save_draft(&mut self) -> Option<ProfilesCommand> {
         let draft = self.draft.as_mut()?;
         let name = draft.name.trim().to_owned();
         if let Err(e) = crate::profiles::check_name(&name) {
@@ -356,16 +371,15 @@ impl ProfilesWindow {
         self.profiles.sort_by(|a, b| a.name.cmp(&b.name));
         self.draft = None;
         self.notice = None;
-        Some(Command::SaveProfile { profile, original, secret })
+        Some(ProfilesCommand::Save { profile, original, secret })
     }
 
-    fn start_test(&mut self, next_job: &mut JobId, connection: Connection) -> Command {
-        *next_job += 1;
-        let job = *next_job;
+    fn start_test(&mut self, jobs: &mut Commands, connection: Connection) -> ProfilesCommand {
+        let job = jobs.job();
         let mut state = Requested::Idle;
         state.start();
         self.test = Some((job, state));
-        Command::TestConnection { job, connection }
+        ProfilesCommand::Test { job, connection }
     }
 
     fn test_ui(&self, ui: &mut egui::Ui) {

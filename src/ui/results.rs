@@ -235,7 +235,7 @@ impl ResultsPanel {
             },
             View::Raw => match tab.result.value() {
                 Some(result) => {
-                    let mut text = result.raw.as_str();
+                    let mut text = result.raw();
                     egui::ScrollArea::both().id_salt(("raw", tab.id)).show(ui, |ui| {
                         let label = ui.label("Response");
                         let edit = egui::TextEdit::multiline(&mut text)
@@ -256,13 +256,17 @@ impl ResultsPanel {
 
     fn toolbar_ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab, intent: &mut Option<ResultsIntent>) {
         ui.horizontal_wrapped(|ui| {
+            let before = tab.view;
             ui.selectable_value(&mut tab.view, View::Grid, "Grid");
             ui.selectable_value(&mut tab.view, View::Tree, "Tree");
             ui.selectable_value(&mut tab.view, View::Raw, "Raw");
+            if tab.view != before {
+                tab.touch();
+            }
             if let Some(result) = tab.result.value()
                 && ui.button("Copy response").on_hover_text("The whole response, as JSON").clicked()
             {
-                *intent = Some(ResultsIntent::CopyText(result.raw.clone()));
+                *intent = Some(ResultsIntent::CopyText(result.raw().to_owned()));
             }
             ui.separator();
             let fetching = tab.fetch_all.as_ref().filter(|f| f.outcome.is_pending());
@@ -391,7 +395,7 @@ impl ResultsPanel {
             if needle.is_empty() || tab.view != View::Raw {
                 return;
             }
-            let matches = crate::query::typing::find_all(&result.raw, needle);
+            let matches = crate::query::typing::find_all(result.raw(), needle);
             if matches.is_empty() {
                 ui.weak("No match");
                 return;
@@ -401,7 +405,8 @@ impl ResultsPanel {
                 let current = self.search.current.map_or(0, |i| (i + 1) % matches.len());
                 self.search.current = Some(current);
                 let range = &matches[current];
-                let (from, to) = (result.raw[..range.start].chars().count(), result.raw[..range.end].chars().count());
+                let (from, to) =
+                    (result.raw()[..range.start].chars().count(), result.raw()[..range.end].chars().count());
                 let id = raw_id(tab.id);
                 let mut state = egui::TextEdit::load_state(ui.ctx(), id).unwrap_or_default();
                 state.cursor.set_char_range(Some(egui::text::CCursorRange::two(

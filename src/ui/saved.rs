@@ -7,20 +7,26 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::commands::Commands;
+use super::tab::Tab;
 use crate::explorer::SchemaModel;
 use crate::query::validate::{Severity, validate};
 use crate::store::SavedOperation;
-use crate::worker::OperationChange;
+use crate::worker::{OperationChange, OperationsCommand, OperationsEvent};
 
-/// What the list asks for.
+/// What the list asks of the tabs (its changes to the saved operations it sends itself).
 #[derive(Debug, Clone, PartialEq)]
 pub enum SavedIntent {
     /// Open this operation in a tab.
     Open(SavedOperation),
-    /// Change the saved operations.
-    Change(OperationChange),
     /// Save the active tab (opens the window when it has no name yet).
     SaveActive,
+}
+
+/// What the list asks: of the tabs, or a change it sends itself.
+enum Asked {
+    Tabs(SavedIntent),
+    Change(OperationChange),
 }
 
 /// How an operation fares against the chosen connection's schema.
@@ -41,6 +47,8 @@ struct SaveForm {
 /// The saved operations panel and the "Save operation" window.
 #[derive(Default)]
 pub struct SavedPanel {
+    /// The tab whose save went to the worker: the answer makes it the operation's tab.
+    saving_tab: Option<u64>,
     /// The operations, by collection then name.
     pub list: Vec<SavedOperation>,
     filter: String,
@@ -52,7 +60,7 @@ pub struct SavedPanel {
     form: Option<SaveForm>,
     folder: String,
     /// The last change's sentence, or why it failed.
-    pub said: Option<Result<String, String>>,
+    said: Option<Result<String, String>>,
 }
 
 fn hash(text: &str) -> u64 {
@@ -64,7 +72,7 @@ fn hash(text: &str) -> u64 {
 
 impl SavedPanel {
     /// The operations arrived.
-    pub fn loaded(&mut self, list: Vec<SavedOperation>) {
+    fn loaded(&mut self, list: Vec<SavedOperation>) {
         self.marks.retain(|id, _| list.iter().any(|op| op.id == *id));
         self.list = list;
     }
@@ -101,18 +109,70 @@ impl SavedPanel {
         mark
     }
 
-    /// Draws the list; `schema` is the chosen connection's (named `connection`).
+    /// Takes what the worker says of saved operations; a save of a tab that ended makes that
+    /// tab the operation's (its id and title), returned for the tabs to take.
+    pub fn on_event(&mut self, event: OperationsEvent) -> Result<Option<(u64, SavedOperation)>, String> {
+        match event {
+            OperationsEvent::Listed(list) => {
+                self.loaded(list);
+                Ok(None)
+            }
+            OperationsEvent::Changed(outcome) => {
+                let mut saved_tab = None;
+                if let (Ok((said, Some(operation))), Some(tab)) = (&outcome, self.saving_tab)
+                    && said.starts_with("Saved")
+                {
+                    self.saving_tab = None;
+                    saved_tab = Some((tab, operation.clone()));
+                }
+                let failed = outcome.as_ref().err().cloned();
+                self.said = Some(outcome.map(|(said, _)| said));
+                failed.map_or(Ok(saved_tab), Err)
+            }
+        }
+    }
+
+    /// Saves `tab` (Ctrl+S): as the operation it belongs to, or, for a tab that belongs to none
+    /// yet, under a name asked for in the window.
+    pub fn save(&mut self, tab: &Tab, commands: &mut Commands) {
+        let own = tab.saved.and_then(|id| self.list.iter().find(|op| op.id == id)).cloned();
+        match own {
+            Some(operation) => self.send_save(tab, operation.collection, operation.name, commands),
+            None => self.ask_name(first_operation_name(&tab.query), &tab.title, ""),
+        }
+    }
+
+    fn send_save(&mut self, tab: &Tab, collection: String, name: String, commands: &mut Commands) {
+        self.saving_tab = Some(tab.id);
+        let change =
+            OperationChange::Save { collection, name, query: tab.query.clone(), variables: tab.variables.clone() };
+        commands.send(OperationsCommand::Change(change));
+    }
+
+    /// Draws the list and sends the changes it asks; returns what it asks of the tabs.
+    /// `schema` is the chosen connection's (named `connection`).
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
         schema: Option<&Arc<SchemaModel>>,
         connection: &str,
+        commands: &mut Commands,
     ) -> Option<SavedIntent> {
+        match self.draw(ui, schema, connection)? {
+            Asked::Tabs(intent) => Some(intent),
+            Asked::Change(change) => {
+                commands.send(OperationsCommand::Change(change));
+                None
+            }
+        }
+    }
+
+    fn draw(&mut self, ui: &mut egui::Ui, schema: Option<&Arc<SchemaModel>>, connection: &str) -> Option<Asked> {
         let mut intent = None;
         ui.horizontal(|ui| {
             ui.heading("Saved operations");
             if ui.button("Save tab…").on_hover_text("Save the tab's operation and variables (Ctrl+S)").clicked() {
-                intent = Some(SavedIntent::SaveActive);
+                intent = Some(Asked::Tabs(SavedIntent::SaveActive));
             }
         });
         let label = ui.label("Filter saved");
@@ -172,14 +232,14 @@ impl SavedPanel {
                 .on_hover_text("Read every .graphql file under the folder")
                 .clicked()
             {
-                intent = Some(SavedIntent::Change(OperationChange::Import(folder.clone())));
+                intent = Some(Asked::Change(OperationChange::Import(folder.clone())));
             }
             if ui
                 .add_enabled(ready && !self.list.is_empty(), egui::Button::new("Export"))
                 .on_hover_text("Write each operation as a .graphql file under the folder, by collection")
                 .clicked()
             {
-                intent = Some(SavedIntent::Change(OperationChange::Export(folder)));
+                intent = Some(Asked::Change(OperationChange::Export(folder)));
             }
         });
         intent
@@ -191,7 +251,7 @@ impl SavedPanel {
         operation: &SavedOperation,
         schema: Option<&Arc<SchemaModel>>,
         connection: &str,
-        intent: &mut Option<SavedIntent>,
+        intent: &mut Option<Asked>,
     ) {
         if let Some((id, collection, name)) = self.renaming.as_mut().filter(|(id, ..)| *id == operation.id) {
             let id = *id;
@@ -216,7 +276,7 @@ impl SavedPanel {
             match done {
                 Some(true) => {
                     let (_, collection, name) = self.renaming.take().unwrap_or_default();
-                    *intent = Some(SavedIntent::Change(OperationChange::Rename { id, collection, name }));
+                    *intent = Some(Asked::Change(OperationChange::Rename { id, collection, name }));
                 }
                 Some(false) => self.renaming = None,
                 None => {}
@@ -248,27 +308,33 @@ impl SavedPanel {
         };
         let response = response.inner.on_hover_text(hover);
         if response.clicked() {
-            *intent = Some(SavedIntent::Open(operation.clone()));
+            *intent = Some(Asked::Tabs(SavedIntent::Open(operation.clone())));
         }
         response.context_menu(|ui| {
             if ui.button("Open").clicked() {
-                *intent = Some(SavedIntent::Open(operation.clone()));
+                *intent = Some(Asked::Tabs(SavedIntent::Open(operation.clone())));
             }
             if ui.button("Rename…").clicked() {
                 self.renaming = Some((operation.id, operation.collection.clone(), operation.name.clone()));
                 self.focus_rename = true;
             }
             if ui.button("Duplicate").clicked() {
-                *intent = Some(SavedIntent::Change(OperationChange::Duplicate(operation.id)));
+                *intent = Some(Asked::Change(OperationChange::Duplicate(operation.id)));
             }
             if ui.button("Delete").clicked() {
-                *intent = Some(SavedIntent::Change(OperationChange::Delete(operation.id)));
+                *intent = Some(Asked::Change(OperationChange::Delete(operation.id)));
             }
         });
     }
 
-    /// The "Save operation" window, while open; returns the collection and name chosen.
-    pub fn window_ui(&mut self, ctx: &egui::Context) -> Option<(String, String)> {
+    /// The "Save operation" window, while open: saves `tab` under the name chosen.
+    pub fn window_ui(&mut self, ctx: &egui::Context, tab: &Tab, commands: &mut Commands) {
+        if let Some((collection, name)) = self.form_ui(ctx) {
+            self.send_save(tab, collection, name, commands);
+        }
+    }
+
+    fn form_ui(&mut self, ctx: &egui::Context) -> Option<(String, String)> {
         let form = self.form.as_mut()?;
         let mut chosen = None;
         let mut close = false;

@@ -7,24 +7,32 @@ use std::time::{Duration, Instant};
 
 use super::results::thousands;
 use crate::api::{Activity, ApiError, TokenState, wait_text};
+use crate::worker::{QueryResult, StatusEvent};
 
-/// What the status bar shows.
+/// What the status bar knows of connections. What is running it does not keep: the tabs' runs
+/// say it ([`crate::ui::Tab::running`]), and the app passes it in.
 #[derive(Default)]
 pub struct StatusBar {
     /// The token of each connection, and when it was reported.
-    pub tokens: HashMap<String, (TokenState, Instant)>,
+    tokens: HashMap<String, (TokenState, Instant)>,
     /// HTTP status, time, size and `count` of the last request.
-    pub last: Option<(u16, Duration, usize, Option<u64>)>,
+    last: Option<(u16, Duration, usize, Option<u64>)>,
     /// The in-process sandbox's base URL, once started.
-    pub sandbox: Option<String>,
+    sandbox: Option<String>,
+    /// Connections whose last request failed for want of a token, with why.
+    failed: HashMap<String, String>,
+    /// What a connection's request is doing while it waits, until that request ends.
+    activity: HashMap<String, Activity>,
+}
+
+/// What the bar is drawn with, apart from what it keeps.
+pub struct Now<'a> {
+    /// The chosen connection's name.
+    pub connection: &'a str,
+    /// Whether a run of it is under way.
+    pub waiting: bool,
     /// Where the webhook listener listens, while it does.
     pub webhooks: Option<std::net::SocketAddr>,
-    /// Requests under way, by job, with their connection's name.
-    pub running: HashMap<u64, String>,
-    /// Connections whose last request failed for want of a token, with why.
-    pub failed: HashMap<String, String>,
-    /// What a connection's request is doing while it waits, until that request ends.
-    pub activity: HashMap<String, Activity>,
 }
 
 /// `23 h 12 min`, `4 min 5 s`, `12 s`.
@@ -62,6 +70,22 @@ pub fn activity_text(activity: &Activity) -> Option<String> {
 }
 
 impl StatusBar {
+    /// Takes what the worker says of connections.
+    pub fn on_event(&mut self, event: StatusEvent) {
+        match event {
+            StatusEvent::SandboxStarted { base_url } => self.sandbox = Some(base_url),
+            StatusEvent::Token { connection, state } => {
+                self.tokens.insert(connection, (state, Instant::now()));
+            }
+            StatusEvent::Activity { connection, activity } => self.activity(connection, activity),
+        }
+    }
+
+    /// The in-process sandbox's base URL, once started.
+    pub fn sandbox(&self) -> Option<&str> {
+        self.sandbox.as_deref()
+    }
+
     /// Records what a connection's request is doing; [`Activity::Settled`] clears it.
     pub fn activity(&mut self, connection: String, activity: Activity) {
         match activity {
@@ -79,14 +103,20 @@ impl StatusBar {
         self.activity.get(connection).and_then(activity_text)
     }
 
-    /// Records the end of a request: a failure to get or use a token marks its connection failed;
-    /// any answer clears that. What the request was doing is over unless another request of the
-    /// connection still runs.
-    pub fn finished(&mut self, job: u64, error: Option<&ApiError>) {
-        let Some(connection) = self.running.remove(&job) else { return };
-        if !self.running.values().any(|c| *c == connection) {
-            self.activity.remove(&connection);
+    /// Records the end of a request of `connection` (`still_running`: another of its requests
+    /// is under way): a failure to get or use a token marks its connection failed; any answer
+    /// clears that. What the request was doing is over unless another request still runs.
+    pub fn finished(&mut self, connection: &str, result: Result<&QueryResult, &ApiError>, still_running: bool) {
+        if let Ok(r) = result {
+            self.last = Some((r.status, r.elapsed, r.bytes, r.rows.as_ref().and_then(|rows| rows.total)));
+        } else {
+            self.last = None;
         }
+        if !still_running {
+            self.activity.remove(connection);
+        }
+        let connection = connection.to_owned();
+        let error = result.err();
         match error {
             Some(e @ (ApiError::InvalidClient | ApiError::Unauthorized | ApiError::TokenRefused { .. })) => {
                 self.failed.insert(connection, e.to_string());
@@ -98,10 +128,10 @@ impl StatusBar {
         }
     }
 
-    /// Draws the bar for the connection named `connection`.
-    pub fn ui(&self, ui: &mut egui::Ui, connection: &str) {
+    /// Draws the bar for the chosen connection.
+    pub fn ui(&self, ui: &mut egui::Ui, now: Now<'_>) {
+        let Now { connection, waiting, webhooks } = now;
         ui.horizontal(|ui| {
-            let waiting = self.running.values().any(|c| c == connection);
             let token = self.tokens.get(connection);
             let expired = match token {
                 Some((TokenState::Valid { remaining, .. }, at)) => remaining.saturating_sub(at.elapsed()).is_zero(),
@@ -146,7 +176,7 @@ impl StatusBar {
                 ui.separator();
                 ui.weak(format!("Sandbox at {url}"));
             }
-            if let Some(addr) = &self.webhooks {
+            if let Some(addr) = &webhooks {
                 ui.separator();
                 ui.weak(format!("Webhooks at http://{addr}/"));
             }
@@ -165,24 +195,35 @@ mod tests {
         assert_eq!(size(12_600), "12.3 KB");
     }
 
+    /// An answer without rows, as a request that succeeded brings.
+    fn answer() -> QueryResult {
+        QueryResult {
+            data: None,
+            errors: Vec::new(),
+            raw: Default::default(),
+            rows: None,
+            position: None,
+            status: 200,
+            elapsed: Duration::from_millis(5),
+            bytes: 10,
+            warnings: Vec::new(),
+        }
+    }
+
     #[test]
     fn a_refused_token_marks_its_connection_failed_until_an_answer() {
         let mut bar = StatusBar::default();
-        bar.running.insert(1, "acme".into());
-        bar.finished(1, Some(&ApiError::InvalidClient));
-        assert!(bar.failed.contains_key("acme") && bar.running.is_empty());
-        bar.running.insert(2, "acme".into());
-        bar.finished(2, Some(&ApiError::Cancelled));
+        bar.finished("acme", Err(&ApiError::InvalidClient), false);
         assert!(bar.failed.contains_key("acme"));
-        bar.running.insert(3, "acme".into());
-        bar.finished(3, None);
+        bar.finished("acme", Err(&ApiError::Cancelled), false);
+        assert!(bar.failed.contains_key("acme"));
+        bar.finished("acme", Ok(&answer()), false);
         assert!(bar.failed.is_empty());
     }
 
     #[test]
     fn an_activity_shows_while_it_lasts() {
         let mut bar = StatusBar::default();
-        bar.running.insert(1, "acme".into());
         bar.activity("acme".into(), Activity::Throttled { wait: Duration::from_secs(2) });
         assert_eq!(bar.activity_of("acme").as_deref(), Some("Throttled — retrying in 2 s"));
         assert_eq!(bar.activity_of("Sandbox"), None);
@@ -195,10 +236,9 @@ mod tests {
         bar.activity("acme".into(), Activity::BackingOff { cause, wait: Duration::from_secs(1) });
         assert_eq!(bar.activity_of("acme").as_deref(), Some("Server error 502 — retrying in 1 s"));
         // The request finished (its Settled lost or not yet arrived): the sentence goes with it.
-        bar.running.insert(2, "acme".into());
-        bar.finished(1, None);
+        bar.finished("acme", Ok(&answer()), true);
         assert!(bar.activity_of("acme").is_some(), "another request of the connection still runs");
-        bar.finished(2, None);
+        bar.finished("acme", Ok(&answer()), false);
         assert_eq!(bar.activity_of("acme"), None);
     }
 }

@@ -6,18 +6,19 @@ use std::sync::Arc;
 use super::state::Requested;
 use crate::api::ApiError;
 use crate::table::Row;
-use crate::worker::{Connection, JobId, PagePosition, QueryResult, Rows};
+use crate::worker::{Connection, JobId, PagePosition, QueryResult, Rows, WalkId};
 
 /// How the result is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum View {
-    /// The connection's rows.
-    #[default]
-    Grid,
     /// The response as a tree.
     Tree,
     /// The response as text.
     Raw,
+    /// The connection's rows (also what an unknown kept value becomes: serde wants it last).
+    #[default]
+    #[serde(other)]
+    Grid,
 }
 
 /// The rows the grid shows: the current page, or every page fetched so far.
@@ -104,6 +105,16 @@ impl Grid {
     }
 }
 
+/// A run or a page under way: its job and the connection it went to (which becomes the rows'
+/// source when they arrive). The status bar reads what is running from the tabs' runs.
+#[derive(Debug, Clone)]
+pub struct Running {
+    /// The request.
+    pub job: JobId,
+    /// Where it went.
+    pub on: Connection,
+}
+
 /// A "fetch all pages" under way or done.
 #[derive(Debug, Clone)]
 pub struct FetchAll {
@@ -149,14 +160,14 @@ pub struct Tab {
     pub query: String,
     /// The variables as JSON text.
     pub variables: String,
-    /// The last request.
+    /// The last request (pending while [`Tab::running`] has one).
     pub result: Requested<QueryResult, ApiError>,
-    /// The job of the request under way.
-    pub job: Option<JobId>,
+    /// The run or page under way.
+    running: Option<Running>,
     /// The grid's rows.
     pub grid: Option<Grid>,
     /// The walk of the pages shown (the worker holds its cursors), while it can move.
-    pub walk: Option<JobId>,
+    pub walk: Option<WalkId>,
     /// Where the page shown is in its walk.
     pub position: Option<PagePosition>,
     /// How the result is shown.
@@ -170,14 +181,15 @@ pub struct Tab {
     /// The connection the shown rows came from: their cursors belong to that server, so the
     /// next and previous pages, "Fetch all" and "Export all pages" go there.
     pub source: Option<Connection>,
-    /// The connection of the request under way (it becomes `source` when rows arrive).
-    pub running_on: Option<Connection>,
     /// The connection of its rows before the app was restarted (the rows are not kept).
     pub restored_from: Option<String>,
     /// The saved operation it was opened from or saved as (Ctrl+S saves there).
     pub saved: Option<i64>,
     /// The operation run, by name (`operationName`), when the document has several.
     pub operation: Option<String>,
+    /// Changes of what is kept of the tab (its text, view, title, saved operation, the
+    /// connection of its rows): whoever changes them calls [`Tab::touch`].
+    edits: u64,
 }
 
 impl Tab {
@@ -189,7 +201,7 @@ impl Tab {
             query: query.into(),
             variables: String::new(),
             result: Requested::Idle,
-            job: None,
+            running: None,
             grid: None,
             walk: None,
             position: None,
@@ -198,11 +210,21 @@ impl Tab {
             export: None,
             jump_to: None,
             source: None,
-            running_on: None,
             restored_from: None,
             saved: None,
             operation: None,
+            edits: 0,
         }
+    }
+
+    /// Notes that something kept of the tab changed (the workspace is saved for it).
+    pub fn touch(&mut self) {
+        self.edits += 1;
+    }
+
+    /// How many changes of what is kept the tab has had.
+    pub fn edits(&self) -> u64 {
+        self.edits
     }
 
     /// The name of the connection the shown rows came from, when it is not `chosen` (the
@@ -211,10 +233,15 @@ impl Tab {
         self.source.as_ref().map(Connection::name).filter(|source| *source != chosen)
     }
 
+    /// The run or page under way.
+    pub fn running(&self) -> Option<&Running> {
+        self.running.as_ref()
+    }
+
     /// The jobs this tab has under way (a run, a fetch of every page, an export).
     pub fn jobs(&self) -> Vec<JobId> {
         [
-            self.job,
+            self.running.as_ref().map(|running| running.job),
             self.fetch_all.as_ref().filter(|f| f.outcome.is_pending()).map(|f| f.job),
             self.export.as_ref().filter(|e| e.outcome.is_pending()).map(|e| e.job),
         ]
@@ -225,8 +252,7 @@ impl Tab {
 
     /// Forgets the jobs under way (they were cancelled): nothing shows as running any more.
     pub fn forget_jobs(&mut self) {
-        self.job = None;
-        self.running_on = None;
+        self.running = None;
         if self.result.is_pending() {
             self.result.finish(Err(ApiError::Cancelled));
         }
@@ -238,34 +264,36 @@ impl Tab {
         }
     }
 
-    /// A run or a page (job `job`) was asked for on `connection`.
-    pub fn started(&mut self, job: JobId, connection: Connection) {
+    /// A run or a page (job `job`) was asked for on `connection`; returns the run or page it
+    /// replaces, to cancel.
+    pub fn started(&mut self, job: JobId, connection: Connection) -> Option<JobId> {
         self.result.start();
-        self.job = Some(job);
-        self.running_on = Some(connection);
+        self.running.replace(Running { job, on: connection }).map(|replaced| replaced.job)
     }
 
-    /// A run (one page, or the document as it is) or another page of its walk ended.
-    pub fn on_ran(&mut self, result: Result<QueryResult, ApiError>) {
-        self.job = None;
-        let ran_on = self.running_on.take();
-        if let Ok(result) = &result {
+    /// A run (one page, or the document as it is) or another page of its walk ended; its rows
+    /// move into the grid (they are not kept twice).
+    pub fn on_ran(&mut self, mut result: Result<QueryResult, ApiError>) {
+        let ran_on = self.running.take().map(|running| running.on);
+        if let Ok(result) = &mut result {
+            self.touch();
             self.source = ran_on;
             self.position = result.position;
             if let Some(position) = result.position {
                 self.walk = Some(position.walk);
             }
-            match &result.rows {
+            let has_rows = result.rows.is_some();
+            // Rows open on the grid; a mutation's or a single object's result on the tree.
+            if self.view != View::Raw {
+                self.view = if has_rows || result.data.is_none() { View::Grid } else { View::Tree };
+            }
+            match result.take_rows() {
                 Some(rows) => {
                     let first_row = result.position.map_or(1, |p| p.first_row);
-                    self.grid = Some(Grid::from_rows(rows.clone(), first_row));
+                    self.grid = Some(Grid::from_rows(rows, first_row));
                     self.fetch_all = None;
                 }
                 None => self.grid = None,
-            }
-            // Rows open on the grid; a mutation's or a single object's result on the tree.
-            if self.view != View::Raw {
-                self.view = if result.rows.is_some() || result.data.is_none() { View::Grid } else { View::Tree };
             }
         }
         self.result.finish(result);

@@ -2,7 +2,7 @@
 //! job's events to the tab that started it (which applies them itself).
 
 use super::tab::Tab;
-use crate::worker::JobId;
+use crate::worker::{JobId, WalkId};
 
 /// Closed tabs kept for "Reopen closed tab".
 const CLOSED_KEPT: usize = 20;
@@ -14,6 +14,9 @@ pub struct Tabs {
     active: usize,
     closed: Vec<Tab>,
     next_id: u64,
+    /// Grows with every change of which tabs there are, their order, titles and the active one
+    /// (what a tab holds counts in the tab: [`Tab::touch`]).
+    generation: u64,
 }
 
 impl Tabs {
@@ -25,7 +28,12 @@ impl Tabs {
         }
         let next_id = list.iter().map(|tab| tab.id).max().unwrap_or(0) + 1;
         let active = active.min(list.len() - 1);
-        Tabs { list, active, closed: Vec::new(), next_id }
+        Tabs { list, active, closed: Vec::new(), next_id, generation: 0 }
+    }
+
+    /// A number that grows whenever anything kept of the tabs changes (see [`Tab::touch`]).
+    pub fn generation(&self) -> u64 {
+        self.generation + self.list.iter().map(|tab| tab.edits()).sum::<u64>()
     }
 
     /// The tabs, to change (their ids and order stay).
@@ -65,6 +73,7 @@ impl Tabs {
 
     /// Makes tab `index` the active one.
     pub fn select(&mut self, index: usize) {
+        self.generation += 1;
         if index < self.list.len() {
             self.active = index;
         }
@@ -72,6 +81,7 @@ impl Tabs {
 
     /// Opens a tab after the last one and makes it active.
     pub fn open(&mut self, title: Option<String>, query: String) -> &mut Tab {
+        self.generation += 1;
         let id = self.next_id;
         self.next_id += 1;
         let title = title.unwrap_or_else(|| format!("Query {id}"));
@@ -80,16 +90,18 @@ impl Tabs {
         &mut self.list[self.active]
     }
 
-    /// Closes tab `index`; returns the jobs it had under way (to cancel). The active tab stays
-    /// active when another closes; closing the active tab activates its right neighbour (its
-    /// left one when it was the last). Closing the only tab opens an empty one.
-    pub fn close(&mut self, index: usize) -> Vec<JobId> {
+    /// Closes tab `index`; returns the jobs it had under way (to cancel) and its walk (to end).
+    /// The active tab stays active when another closes; closing the active tab activates its
+    /// right neighbour (its left one when it was the last). Closing the only tab opens an empty one.
+    pub fn close(&mut self, index: usize) -> (Vec<JobId>, Option<WalkId>) {
         if index >= self.list.len() {
-            return Vec::new();
+            return (Vec::new(), None);
         }
         let mut tab = self.list.remove(index);
+        // The closed tab's edits stay counted: the number never goes back.
+        self.generation += 1 + tab.edits();
         // Its walk ends too: a reopened tab shows its rows, and runs again to page.
-        let jobs: Vec<JobId> = tab.jobs().into_iter().chain(tab.walk.take()).collect();
+        let jobs = (tab.jobs(), tab.walk.take());
         tab.forget_jobs();
         self.closed.push(tab);
         if self.closed.len() > CLOSED_KEPT {
@@ -108,6 +120,7 @@ impl Tabs {
     /// Reopens the tab closed last, after the others, as it was (without its jobs); false when
     /// none was closed.
     pub fn reopen(&mut self) -> bool {
+        self.generation += 1;
         let Some(mut tab) = self.closed.pop() else { return false };
         tab.id = self.next_id;
         self.next_id += 1;
@@ -123,6 +136,7 @@ impl Tabs {
 
     /// Moves tab `from` to position `to`; the active tab stays the same tab.
     pub fn move_tab(&mut self, from: usize, to: usize) {
+        self.generation += 1;
         if from >= self.list.len() || to >= self.list.len() || from == to {
             return;
         }
@@ -134,6 +148,7 @@ impl Tabs {
 
     /// Renames tab `index` (a blank name is refused).
     pub fn rename(&mut self, index: usize, title: &str) {
+        self.generation += 1;
         let title = title.trim();
         if let Some(tab) = self.list.get_mut(index)
             && !title.is_empty()
@@ -210,11 +225,12 @@ mod tests {
     #[test]
     fn closing_returns_the_jobs_under_way() {
         let mut t = tabs(2);
-        t.list[1].job = Some(7);
-        assert!(t.of_job(7).is_some());
-        assert_eq!(t.close(1), [7]);
-        assert!(t.of_job(7).is_none());
+        let job = crate::worker::JobIds::default().allocate();
+        t.list[1].started(job, crate::worker::Connection::Sandbox);
+        assert!(t.of_job(job).is_some());
+        assert_eq!(t.close(1), (vec![job], None));
+        assert!(t.of_job(job).is_none());
         t.reopen();
-        assert_eq!(t.active().job, None, "a reopened tab has no job");
+        assert!(t.active().running().is_none(), "a reopened tab has no job");
     }
 }

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::app_state::{MainView, Side};
 use super::tab::{Tab, View};
 
 /// The version of the format written; a text of a later version is set aside, not misread.
@@ -23,12 +24,10 @@ pub struct Workspace {
     pub active: usize,
     /// The chosen connection: "Sandbox" or a profile's name.
     pub connection: String,
-    /// The side panel: "Explorer" or "History".
-    pub side: String,
-    /// The main view: "Queries" or "Webhooks".
-    pub view: String,
-    /// The editor's height above the results, in points (the divider's place).
-    pub editor_height: Option<f32>,
+    /// The side panel (an unknown value reads as the explorer).
+    pub side: Side,
+    /// The main view (an unknown value reads as the queries).
+    pub view: MainView,
     /// Whether the variables pane is open.
     pub variables_open: bool,
 }
@@ -40,9 +39,8 @@ impl Default for Workspace {
             tabs: Vec::new(),
             active: 0,
             connection: "Sandbox".to_owned(),
-            side: "Explorer".to_owned(),
-            view: "Queries".to_owned(),
-            editor_height: None,
+            side: Side::Explorer,
+            view: MainView::Queries,
             variables_open: true,
         }
     }
@@ -58,8 +56,8 @@ pub struct SavedTab {
     pub query: String,
     /// The variables as typed.
     pub variables: String,
-    /// "Grid", "Tree" or "Raw".
-    pub view: String,
+    /// How its result is shown (an unknown value reads as the grid).
+    pub view: View,
     /// The connection its last rows came from, when it had rows.
     pub connection: Option<String>,
     /// The saved operation it belongs to.
@@ -72,7 +70,7 @@ impl Default for SavedTab {
             title: "Query".to_owned(),
             query: String::new(),
             variables: String::new(),
-            view: "Grid".to_owned(),
+            view: View::Grid,
             connection: None,
             saved: None,
         }
@@ -86,7 +84,7 @@ impl SavedTab {
             title: tab.title.clone(),
             query: tab.query.clone(),
             variables: tab.variables.clone(),
-            view: format!("{:?}", tab.view),
+            view: tab.view,
             connection: tab.source.as_ref().map(|source| source.name().to_owned()),
             saved: tab.saved,
         }
@@ -96,11 +94,7 @@ impl SavedTab {
     pub fn restore(self, id: u64) -> Tab {
         let mut tab = Tab::new(id, self.title, self.query);
         tab.variables = self.variables;
-        tab.view = match self.view.as_str() {
-            "Tree" => View::Tree,
-            "Raw" => View::Raw,
-            _ => View::Grid,
-        };
+        tab.view = self.view;
         tab.restored_from = self.connection;
         tab.saved = self.saved;
         tab
@@ -154,7 +148,7 @@ mod tests {
             tabs: vec![SavedTab { title: "Users".into(), query: "{ a }".into(), ..SavedTab::default() }],
             active: 0,
             connection: "acme".into(),
-            editor_height: Some(310.5),
+            side: Side::Saved,
             ..Workspace::default()
         };
         assert_eq!(Workspace::parse(&workspace.to_json()).unwrap(), workspace);
@@ -163,6 +157,8 @@ mod tests {
         assert_eq!(older.tabs[0].query, "{ b }");
         assert!(older.variables_open);
         assert_eq!(older.connection, "Sandbox");
+        let unknown = Workspace::parse(r#"{"side":"Elsewhere","view":"Later","tabs":[{"view":"Chart"}]}"#).unwrap();
+        assert_eq!((unknown.side, unknown.view, unknown.tabs[0].view), (Side::Explorer, MainView::Queries, View::Grid));
     }
 
     #[test]

@@ -1,13 +1,16 @@
-//! The background side of the app (no egui): one tokio runtime owned by `main`, a task per job,
-//! typed [`Command`]s in and [`Event`]s out over bounded channels, and a repaint callback that
-//! wakes the UI after every event.
+//! The background side of the app (no egui): a task per job on the runtime `main` owns, typed
+//! [`Command`]s in and [`Event`]s out over bounded channels, and a repaint callback that wakes
+//! the UI after every event. A feature is a module here with its own command and event enums
+//! and a `handle` that starts its tasks; [`Command`] and [`Event`] only wrap them, and
+//! `dispatch` routes by feature.
 
 mod command;
+mod exports;
 mod history;
-mod jobs;
 mod operations;
 mod profiles;
 mod schema;
+mod status;
 mod support;
 mod walks;
 mod webhooks;
@@ -20,9 +23,16 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use command::*;
-pub use operations::OperationChange;
-pub use schema::LoadedSchema;
-pub use walks::Step;
+pub use exports::{ExportAsked, ExportCommand, ExportEvent};
+pub use history::{HistoryCommand, HistoryEvent};
+pub use operations::{OperationChange, OperationsCommand, OperationsEvent};
+pub use profiles::{ProfilesCommand, ProfilesEvent};
+pub use schema::{LoadedSchema, SchemaCommand, SchemaEvent};
+pub use status::StatusEvent;
+pub use support::{SupportCommand, SupportEvent};
+pub use walks::{QueryCommand, QueryEvent, Step};
+pub use webhooks::{DeliveryBody, ListenerSettings, LoadedDelivery, WebhooksCommand, WebhooksEvent};
+pub use workspace::{WorkspaceCommand, WorkspaceEvent};
 
 use crate::api::{ApiError, Client, ClientOptions, Credentials};
 use crate::profiles::{ProfileFile, SecretStore};
@@ -44,15 +54,21 @@ pub struct Worker {
     commands: mpsc::Sender<Command>,
 }
 
-/// The worker is gone or its queue is full.
+/// The worker did not take a command: its queue is full (it is far behind), or it has stopped.
 #[derive(Debug, thiserror::Error)]
-#[error("the background worker is not taking requests ({0}); restart orgql")]
-pub struct WorkerGone(&'static str);
+pub enum WorkerGone {
+    /// 256 commands wait already; what was asked is dropped and can be asked again.
+    #[error("orgql is still busy with earlier requests, so this one was not started; try again in a moment")]
+    Busy,
+    /// The worker ended (the runtime is stopping).
+    #[error("the background worker has stopped, so nothing more can be sent; close orgql and open it again")]
+    Stopped,
+}
 
 impl Worker {
     /// Starts the worker on `runtime` and returns at once. The worker opens the store at
     /// `store_path` (the history; none, or one that fails to open: history is off, the latter
-    /// reported as an [`Event::Problem`]) and reads `profiles` ([`Event::ProfilesLoaded`])
+    /// reported as an [`Event::Problem`]) and reads `profiles` ([`ProfilesEvent::Loaded`])
     /// before it takes commands, which wait in the queue meanwhile.
     pub fn spawn(
         runtime: &tokio::runtime::Handle,
@@ -114,10 +130,10 @@ impl Worker {
     }
 
     /// Hands a command to the worker without waiting.
-    pub fn send(&self, command: Command) -> Result<(), WorkerGone> {
-        self.commands.try_send(command).map_err(|e| match e {
-            mpsc::error::TrySendError::Full(_) => WorkerGone("its queue is full"),
-            mpsc::error::TrySendError::Closed(_) => WorkerGone("it has stopped"),
+    pub fn send(&self, command: impl Into<Command>) -> Result<(), WorkerGone> {
+        self.commands.try_send(command.into()).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(_) => WorkerGone::Busy,
+            mpsc::error::TrySendError::Closed(_) => WorkerGone::Stopped,
         })
     }
 }
@@ -158,14 +174,14 @@ pub(crate) struct Shared {
     secrets: SecretStore,
     /// The profiles' secrets read so far.
     profile_secrets: Mutex<profiles::SecretCache>,
-    /// The history list is on screen ([`Command::ShowingHistory`]).
+    /// The history list is on screen ([`HistoryCommand::Showing`]).
     history_shown: std::sync::atomic::AtomicBool,
 }
 
 impl Shared {
     /// Sends an event and wakes the UI. An event for a UI that is gone is dropped on purpose.
-    pub(crate) async fn emit(&self, event: Event) {
-        if self.events.send(event).await.is_err() {
+    pub(crate) async fn emit(&self, event: impl Into<Event>) {
+        if self.events.send(event.into()).await.is_err() {
             tracing::debug!("the UI is gone; event dropped");
         }
         (self.repaint)();
@@ -173,8 +189,8 @@ impl Shared {
 
     /// Sends an event without waking the UI: it is taken at the next frame that input or another
     /// event brings (for what is not on screen).
-    pub(crate) async fn emit_quietly(&self, event: Event) {
-        if self.events.send(event).await.is_err() {
+    pub(crate) async fn emit_quietly(&self, event: impl Into<Event>) {
+        if self.events.send(event.into()).await.is_err() {
             tracing::debug!("the UI is gone; event dropped");
         }
     }
@@ -211,7 +227,7 @@ impl Shared {
             return Ok(client.clone());
         }
         let client = Arc::new(Client::new(credentials.clone(), ClientOptions::default(), None)?);
-        jobs::forward_activity(&client, connection.name(), self.events.clone(), self.repaint.clone());
+        status::forward_activity(&client, connection.name(), self.events.clone(), self.repaint.clone());
         clients.insert(connection.name().to_owned(), (credentials, client.clone()));
         Ok(client)
     }
@@ -224,7 +240,7 @@ impl Shared {
             crate::timing::mark("sandbox_up");
             let target = self.webhook_target.lock().unwrap_or_else(PoisonError::into_inner).clone();
             server.set_webhooks(target.into_iter().collect());
-            self.emit(Event::SandboxStarted { base_url: server.base_url().to_owned() }).await;
+            self.emit(StatusEvent::SandboxStarted { base_url: server.base_url().to_owned() }).await;
             *sandbox = Some(server);
         }
         let server = sandbox.as_ref().ok_or_else(|| ApiError::Config("the sandbox did not start".into()))?;
@@ -264,7 +280,7 @@ impl Shared {
         }
     }
 
-    fn start_job(&self, job: JobId) -> CancellationToken {
+    pub(crate) fn start_job(&self, job: JobId) -> CancellationToken {
         let token = CancellationToken::new();
         self.jobs.lock().unwrap_or_else(PoisonError::into_inner).insert(job, token.clone());
         token
@@ -274,9 +290,8 @@ impl Shared {
         self.jobs.lock().unwrap_or_else(PoisonError::into_inner).remove(&job);
     }
 
-    /// Cancels `job` and forgets the walk it started, if any.
+    /// Cancels `job`.
     fn cancel(&self, job: JobId) {
-        self.end_walk(job);
         if let Some(token) = self.jobs.lock().unwrap_or_else(PoisonError::into_inner).remove(&job) {
             token.cancel();
         }
@@ -290,115 +305,16 @@ async fn dispatch(
 ) {
     while let Some(command) = commands.recv().await {
         match command {
-            Command::SaveProfile { profile, original, secret } => {
-                shared.forget_secrets([profile.name.as_str()].into_iter().chain(original.as_deref()));
-                let name = profile.name.clone();
-                let change = profiles::Change::Save { profile, original, secret };
-                if profile_changes.send(change).await.is_err() {
-                    let result = Err("the profiles task has stopped; restart orgql".to_owned());
-                    shared.emit(Event::ProfileSaved { name, result }).await;
-                }
-            }
-            Command::DeleteProfile(profile) => {
-                shared.forget_secrets([profile.name.as_str()]);
-                if profile_changes.send(profiles::Change::Delete(profile.clone())).await.is_err() {
-                    let result = Err("the profiles task has stopped; restart orgql".to_owned());
-                    shared.emit(Event::ProfileDeleted { profile, result }).await;
-                }
-            }
+            Command::Query(command) => walks::handle(&shared, command),
+            Command::Export(command) => exports::handle(&shared, command),
+            Command::History(command) => history::handle(&shared, command),
+            Command::Workspace(command) => workspace::handle(&shared, command).await,
+            Command::Schema(command) => schema::handle(&shared, command),
+            Command::Webhooks(command) => webhooks::handle(&shared, command),
+            Command::Support(command) => support::handle(&shared, command),
+            Command::Operations(command) => operations::handle(&shared, command),
+            Command::Profiles(command) => profiles::handle(&shared, command, &profile_changes).await,
             Command::Cancel(job) => shared.cancel(job),
-            Command::Support { job, connection, request } => {
-                let cancel = shared.start_job(job);
-                tokio::spawn(support::run(shared.clone(), job, connection, request, cancel));
-            }
-            Command::Run { job, spec } => {
-                let cancel = shared.start_job(job);
-                tokio::spawn(walks::run(shared.clone(), job, spec, cancel));
-            }
-            Command::Page { job, walk, step } => {
-                let cancel = shared.start_job(job);
-                tokio::spawn(walks::page(shared.clone(), job, walk, step, cancel));
-            }
-            Command::FetchAll { job, spec } => {
-                let cancel = shared.start_job(job);
-                tokio::spawn(walks::fetch_all(shared.clone(), job, spec, cancel));
-            }
-            Command::CheckExportFile { path } => {
-                tokio::spawn(jobs::check_export_file(shared.clone(), path));
-            }
-            Command::ExportRows { job, columns, rows, path, options } => {
-                tokio::spawn(jobs::export_rows(shared.clone(), job, columns, rows, path, options));
-            }
-            Command::ExportAll { job, spec, path, options, resume, changes_since_last } => {
-                let cancel = shared.start_job(job);
-                let asked = jobs::ExportAsked { path, options, resume, changes_since_last };
-                tokio::spawn(jobs::export_all(shared.clone(), job, spec, asked, cancel));
-            }
-            Command::TestConnection { job, connection } => {
-                tokio::spawn(jobs::test_connection(shared.clone(), job, connection));
-            }
-            Command::LoadOperations => {
-                tokio::spawn(operations::load(shared.clone()));
-            }
-            Command::ChangeOperations(change) => {
-                tokio::spawn(operations::change(shared.clone(), change));
-            }
-            Command::ShowingHistory(shown) => {
-                shared.history_shown.store(shown, std::sync::atomic::Ordering::Relaxed);
-            }
-            Command::LoadHistory => {
-                tokio::spawn(jobs::load_history(shared.clone()));
-            }
-            Command::SearchHistory(search) => {
-                tokio::spawn(history::search(shared.clone(), search));
-            }
-            Command::DeleteHistory(id) => {
-                tokio::spawn(history::delete(shared.clone(), Some(id)));
-            }
-            Command::ClearHistory => {
-                tokio::spawn(history::delete(shared.clone(), None));
-            }
-            Command::LoadWorkspace => {
-                tokio::spawn(workspace::load(shared.clone()));
-            }
-            Command::SaveWorkspace(json) => {
-                tokio::spawn(workspace::save(shared.clone(), json, true));
-            }
-            Command::SaveWorkspaceNow(json) => {
-                // Done before the next command: the app is closing.
-                workspace::save(shared.clone(), json, false).await;
-            }
-            Command::SetWorkspaceAside(reason) => {
-                tokio::spawn(workspace::set_aside(shared.clone(), reason));
-            }
-            Command::LoadSchema { job, connection, refresh } => {
-                let cancel = shared.start_job(job);
-                tokio::spawn(schema::load_schema(shared.clone(), job, connection, refresh, cancel));
-            }
-            Command::PrepareWebhooks { start_on } => {
-                tokio::spawn(webhooks::prepare(shared.clone(), start_on));
-            }
-            Command::StartListener(settings) => {
-                tokio::spawn(webhooks::start_listener(shared.clone(), settings));
-            }
-            Command::StopListener => {
-                tokio::spawn(webhooks::stop_listener(shared.clone()));
-            }
-            Command::LoadDeliveries => {
-                tokio::spawn(webhooks::load_deliveries(shared.clone()));
-            }
-            Command::LoadDelivery(id) => {
-                tokio::spawn(webhooks::load_delivery(shared.clone(), id));
-            }
-            Command::ClearDeliveries => {
-                tokio::spawn(webhooks::clear_deliveries(shared.clone()));
-            }
-            Command::ReplayDelivery { job, id, url } => {
-                tokio::spawn(webhooks::replay(shared.clone(), job, id, url));
-            }
-            Command::ExportDeliveries { job, filter, path } => {
-                tokio::spawn(webhooks::export(shared.clone(), job, filter, path));
-            }
         }
     }
 }

@@ -40,19 +40,50 @@ pub enum OperationChange {
     Import(PathBuf),
 }
 
+/// What the saved operations' list asks.
+#[derive(Debug, Clone)]
+pub enum OperationsCommand {
+    /// Send the saved operations ([`OperationsEvent::Listed`]).
+    Load,
+    /// Change them ([`OperationsEvent::Changed`], then [`OperationsEvent::Listed`]).
+    Change(OperationChange),
+}
+
+/// What comes back to the saved operations' list.
+#[derive(Debug, Clone)]
+pub enum OperationsEvent {
+    /// The saved operations, by collection then name.
+    Listed(Vec<SavedOperation>),
+    /// What came of a change: a sentence (and the operation saved, renamed or copied), or why
+    /// it failed.
+    Changed(Result<(String, Option<SavedOperation>), String>),
+}
+
+/// Starts the task of `command`.
+pub(super) fn handle(shared: &Arc<Shared>, command: OperationsCommand) {
+    match command {
+        OperationsCommand::Load => {
+            tokio::spawn(load(shared.clone()));
+        }
+        OperationsCommand::Change(change) => {
+            tokio::spawn(self::change(shared.clone(), change));
+        }
+    }
+}
+
 /// Sends the saved operations.
-pub(super) async fn load(shared: Arc<Shared>) {
+async fn load(shared: Arc<Shared>) {
     match shared.with_store(|s| s.operations()).await {
-        Some(Ok(list)) => shared.emit(Event::Operations(list)).await,
+        Some(Ok(list)) => shared.emit(OperationsEvent::Listed(list)).await,
         Some(Err(e)) => shared.emit(Event::Problem(e)).await,
         None => {}
     }
 }
 
 /// Applies `change`, then sends what came of it and the list as it is now.
-pub(super) async fn change(shared: Arc<Shared>, change: OperationChange) {
+async fn change(shared: Arc<Shared>, change: OperationChange) {
     let outcome = apply(&shared, change).await;
-    shared.emit(Event::OperationsChanged(outcome)).await;
+    shared.emit(OperationsEvent::Changed(outcome)).await;
     load(shared).await;
 }
 

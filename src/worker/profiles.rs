@@ -7,19 +7,101 @@ use std::sync::{Arc, PoisonError};
 
 use tokio::sync::mpsc;
 
-use super::{Event, Shared};
-use crate::api::ApiError;
+use super::{Connection, JobId, Shared};
+use crate::api::{ApiError, Client, TokenState};
 use crate::profiles::{Profile, ProfileFile, SECRET_ENV};
 use crate::secret::Secret;
+
+/// What the profiles window asks.
+#[derive(Debug, Clone)]
+pub enum ProfilesCommand {
+    /// Write a profile to the profiles file (in place of `original` when renamed) and its
+    /// secret, when one was typed, to the keyring; answered by [`ProfilesEvent::Saved`].
+    Save {
+        /// The profile.
+        profile: Profile,
+        /// Its name before this edit, when it was saved before.
+        original: Option<String>,
+        /// The secret typed (none: the one kept stays).
+        secret: Option<Secret>,
+    },
+    /// Remove a profile from the profiles file and its secret from the keyring; answered by
+    /// [`ProfilesEvent::Deleted`].
+    Delete(Profile),
+    /// Request a fresh token and report what it grants ([`ProfilesEvent::Tested`]).
+    Test {
+        /// The test (its event carries it).
+        job: JobId,
+        /// Where.
+        connection: Connection,
+    },
+}
+
+/// What comes back to the profiles window.
+#[derive(Debug, Clone)]
+pub enum ProfilesEvent {
+    /// The profiles of the profiles file, read at start-up, or why they could not be (one sentence).
+    Loaded(Result<Vec<Profile>, String>),
+    /// A save ended: `Ok(None)` all done, `Ok(Some(notice))` saved with something the user
+    /// should know, `Err` not written to the file.
+    Saved {
+        /// The profile's name.
+        name: String,
+        /// What came of it.
+        result: Result<Option<String>, String>,
+    },
+    /// A deletion ended: `Ok(None)` all done, `Ok(Some(notice))` deleted with something the
+    /// user should know, `Err` not deleted from the file.
+    Deleted {
+        /// The profile (to be listed again when it was not deleted).
+        profile: Profile,
+        /// What came of it.
+        result: Result<Option<String>, String>,
+    },
+    /// A connection test ended.
+    Tested {
+        /// The test.
+        job: JobId,
+        /// What the new token grants, or why there is none.
+        result: Result<TokenState, ApiError>,
+    },
+}
+
+/// Hands `command` to the profiles task (saves and deletes keep their order) or starts a test.
+pub(super) async fn handle(shared: &Arc<Shared>, command: ProfilesCommand, changes: &mpsc::Sender<Change>) {
+    match command {
+        ProfilesCommand::Save { profile, original, secret } => {
+            shared.forget_secrets([profile.name.as_str()].into_iter().chain(original.as_deref()));
+            let name = profile.name.clone();
+            if changes.send(Change::Save { profile, original, secret }).await.is_err() {
+                let result = Err(STOPPED.to_owned());
+                shared.emit(ProfilesEvent::Saved { name, result }).await;
+            }
+        }
+        ProfilesCommand::Delete(profile) => {
+            shared.forget_secrets([profile.name.as_str()]);
+            if changes.send(Change::Delete(profile.clone())).await.is_err() {
+                let result = Err(STOPPED.to_owned());
+                shared.emit(ProfilesEvent::Deleted { profile, result }).await;
+            }
+        }
+        ProfilesCommand::Test { job, connection } => {
+            tokio::spawn(test_connection(shared.clone(), job, connection));
+        }
+    }
+}
+
+/// Why a profile change was not made: the task that makes them is gone (it ends only with the worker).
+const STOPPED: &str = "the profiles task has stopped; close orgql and open it again";
 
 /// Profile changes waiting for the profiles task.
 pub(super) const QUEUE: usize = 32;
 
 /// A change of the profiles, as the UI asked for it.
 pub(super) enum Change {
-    /// See [`super::Command::SaveProfile`].
+    /// See [`ProfilesCommand::Save`].
     Save { profile: Profile, original: Option<String>, secret: Option<Secret> },
-    /// See [`super::Command::DeleteProfile`].
+    /// See [`ProfilesCommand::Delete`].
     Delete(Profile),
 }
 
@@ -77,7 +159,7 @@ impl Shared {
 pub(super) async fn run(shared: Arc<Shared>, file: Option<ProfileFile>, mut changes: mpsc::Receiver<Change>) {
     if let Some(file) = file.clone() {
         let loaded = blocking(move || file.load().map_err(|e| e.to_string())).await;
-        shared.emit(Event::ProfilesLoaded(loaded)).await;
+        shared.emit(ProfilesEvent::Loaded(loaded)).await;
     }
     while let Some(change) = changes.recv().await {
         let event = match change {
@@ -104,7 +186,7 @@ pub(super) async fn run(shared: Arc<Shared>, file: Option<ProfileFile>, mut chan
                     })
                 })
                 .await;
-                Event::ProfileSaved { name, result }
+                ProfilesEvent::Saved { name, result }
             }
             Change::Delete(profile) => {
                 let (file, secrets, name) = (file.clone(), shared.secrets.clone(), profile.name.clone());
@@ -119,7 +201,7 @@ pub(super) async fn run(shared: Arc<Shared>, file: Option<ProfileFile>, mut chan
                         .map(|e| format!("the profile '{name}' was deleted, but not its secret: {e}")))
                 })
                 .await;
-                Event::ProfileDeleted { profile, result }
+                ProfilesEvent::Deleted { profile, result }
             }
         };
         shared.emit(event).await;
@@ -131,4 +213,22 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, String> + 
     tokio::task::spawn_blocking(work)
         .await
         .unwrap_or_else(|e| Err(format!("the profiles task failed ({e}); try again")))
+}
+
+/// Requests a fresh token (not the cached one) and reports what it grants.
+async fn test_connection(shared: Arc<Shared>, job: JobId, connection: Connection) {
+    let result = async {
+        let fresh = Client::new(client_credentials(&shared, &connection).await?, Default::default(), None)?;
+        let token = fresh.tokens().get().await?;
+        Ok(TokenState::Valid { remaining: token.remaining(), scopes: token.scopes })
+    }
+    .await;
+    shared.emit(ProfilesEvent::Tested { job, result }).await;
+}
+
+async fn client_credentials(shared: &Shared, connection: &Connection) -> Result<crate::api::Credentials, ApiError> {
+    match connection {
+        Connection::Remote { credentials, .. } => Ok(credentials.clone()),
+        Connection::Sandbox => shared.sandbox_credentials().await,
+    }
 }

@@ -126,9 +126,47 @@ impl Shared {
     }
 }
 
+/// What the app asks of schemas.
+#[derive(Debug, Clone)]
+pub enum SchemaCommand {
+    /// Load the schema of a connection (from the cache unless `refresh`).
+    Load {
+        /// The load (Cancel stops it).
+        job: JobId,
+        /// Whose.
+        connection: Connection,
+        /// Fetch it from the service even when cached.
+        refresh: bool,
+    },
+}
+
+/// What comes back of schemas.
+#[derive(Debug, Clone)]
+pub enum SchemaEvent {
+    /// A connection's schema loaded (asked for, or read again by the worker after a cached one
+    /// was shown, or after the service refused a document built from it), or why it could not
+    /// be (one sentence).
+    Loaded {
+        /// The connection's name.
+        connection: String,
+        /// The schema.
+        result: Result<LoadedSchema, String>,
+    },
+}
+
+/// Starts the task of `command`.
+pub(super) fn handle(shared: &Arc<Shared>, command: SchemaCommand) {
+    match command {
+        SchemaCommand::Load { job, connection, refresh } => {
+            let cancel = shared.start_job(job);
+            tokio::spawn(load_schema(shared.clone(), job, connection, refresh, cancel));
+        }
+    }
+}
+
 /// Loads the schema of `connection` for the app: known or cached unless `refresh`, else
 /// fetched and cached.
-pub(super) async fn load_schema(
+async fn load_schema(
     shared: Arc<Shared>,
     job: JobId,
     connection: Connection,
@@ -139,16 +177,16 @@ pub(super) async fn load_schema(
         shared.schema(&connection, refresh, &cancel).await.map_err(|e| format!("the schema could not be loaded: {e}"));
     shared.end_job(job);
     let from_cache = matches!(&result, Ok(loaded) if loaded.cached);
-    shared.emit(Event::SchemaLoaded { job, connection: connection.name().to_owned(), result }).await;
+    shared.emit(SchemaEvent::Loaded { connection: connection.name().to_owned(), result }).await;
     if from_cache {
-        refresh_cached(shared, job, connection, cancel).await;
+        refresh_cached(shared, connection, cancel).await;
     }
 }
 
 /// Introspects `connection` again after its cached schema was shown: the fresh schema replaces
 /// it (in memory, the store and the app), with a one-line notice when it changed; a failure
 /// keeps the cached one and is only logged.
-async fn refresh_cached(shared: Arc<Shared>, job: JobId, connection: Connection, cancel: CancellationToken) {
+async fn refresh_cached(shared: Arc<Shared>, connection: Connection, cancel: CancellationToken) {
     let key = schema_key(&connection);
     let read = |shared: &Arc<Shared>| {
         let lookup = key.clone();
@@ -178,5 +216,5 @@ async fn refresh_cached(shared: Arc<Shared>, job: JobId, connection: Connection,
             )))
             .await;
     }
-    shared.emit(Event::SchemaLoaded { job, connection: name, result: Ok(fresh) }).await;
+    shared.emit(SchemaEvent::Loaded { connection: name, result: Ok(fresh) }).await;
 }

@@ -6,13 +6,49 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::{Connection, Event, JobId, Shared};
+use super::{Connection, JobId, Shared};
 use crate::api::ApiError;
-use crate::support::{Capabilities, SupportError, SupportRequest, answer};
+use crate::support::{Capabilities, SupportError, SupportReply, SupportRequest, answer};
+
+/// What the quick find asks.
+#[derive(Debug, Clone)]
+pub enum SupportCommand {
+    /// Find a user, list groups for the picker, or change a user.
+    Ask {
+        /// The request (its answer carries it; Cancel stops it).
+        job: JobId,
+        /// Where.
+        connection: Connection,
+        /// What to ask.
+        request: SupportRequest,
+    },
+}
+
+/// What comes back to the quick find.
+#[derive(Debug, Clone)]
+pub enum SupportEvent {
+    /// A request ended.
+    Answered {
+        /// The request.
+        job: JobId,
+        /// The service's answer, or why there is none.
+        result: Result<SupportReply, SupportError>,
+    },
+}
+
+/// Starts the task of `command`.
+pub(super) fn handle(shared: &Arc<Shared>, command: SupportCommand) {
+    match command {
+        SupportCommand::Ask { job, connection, request } => {
+            let cancel = shared.start_job(job);
+            tokio::spawn(run(shared.clone(), job, connection, request, cancel));
+        }
+    }
+}
 
 /// Runs `request` and reports its answer (a cancelled request reports `cancelled`), then the
 /// connection's token.
-pub(super) async fn run(
+async fn run(
     shared: Arc<Shared>,
     job: JobId,
     connection: Connection,
@@ -28,13 +64,13 @@ pub(super) async fn run(
     };
     let outdated = result.as_ref().is_err_and(outdated);
     shared.end_job(job);
-    shared.emit(Event::Support { job, result }).await;
+    shared.emit(SupportEvent::Answered { job, result }).await;
     if outdated {
         // The service refused a field or argument its schema had: the kept schema is old.
         refresh(&shared, &connection, &cancel).await;
     }
     // The status bar shows the connection's token, which the request may have fetched.
-    super::jobs::report_token(&shared, &connection).await;
+    super::status::report_token(&shared, &connection).await;
 }
 
 /// What the connection's schema offers the find. A schema that cannot be read gives the spec's
@@ -92,7 +128,7 @@ async fn refresh(shared: &Arc<Shared>, connection: &Connection, cancel: &Cancell
     match shared.schema(connection, true, cancel).await {
         Ok(loaded) => {
             let name = connection.name().to_owned();
-            shared.emit(Event::SchemaLoaded { job: 0, connection: name, result: Ok(loaded) }).await;
+            shared.emit(super::SchemaEvent::Loaded { connection: name, result: Ok(loaded) }).await;
         }
         Err(e) => tracing::warn!("the schema of {} could not be read again: {e}", connection.name()),
     }

@@ -8,11 +8,92 @@ use std::sync::{Arc, PoisonError};
 
 use tokio_util::sync::CancellationToken;
 
-use super::{Event, JobId, PagePosition, QueryResult, QuerySpec, Rows, Shared};
+use super::{JobId, PagePosition, QueryResult, QuerySpec, Rows, Shared, WalkId};
 use crate::api::{ApiError, Client, GraphQlRequest, Page, Pager};
 use crate::query::{ConnectionSite, Paging, PagingOptions, detect_paging, prepare_paging};
 use crate::store::{NewRun, RunStatus, operation_name_of};
 use crate::table::{Row, cells};
+
+/// What the query tabs ask: a run, another page of its walk, every page.
+#[derive(Debug, Clone)]
+pub enum QueryCommand {
+    /// Run a query: the first page of its connection when it has one (starting the walk
+    /// [`WalkId::started_by`] the job), otherwise the document as it is.
+    Run {
+        /// Also names the walk it starts.
+        job: JobId,
+        /// What to run.
+        spec: QuerySpec,
+    },
+    /// Show another page of a walk.
+    Page {
+        /// This page's request.
+        job: JobId,
+        /// Whose page.
+        walk: WalkId,
+        /// Which page.
+        step: Step,
+    },
+    /// Fetch every page of the query's connection, streaming rows as they come.
+    FetchAll {
+        /// The fetch (its events carry it).
+        job: JobId,
+        /// What to run.
+        spec: QuerySpec,
+    },
+    /// Forget a walk's cursors (its tab ran again, or closed).
+    EndWalk(WalkId),
+}
+
+/// What comes back to the query tabs.
+#[derive(Debug, Clone)]
+pub enum QueryEvent {
+    /// A run or a page ended.
+    Ran {
+        /// The run's or the page's job.
+        job: JobId,
+        /// Its outcome.
+        result: Result<QueryResult, ApiError>,
+    },
+    /// A page of a "fetch all" arrived.
+    RowsArrived {
+        /// The fetch.
+        job: JobId,
+        /// The page's rows (and columns, on the first page).
+        rows: Rows,
+        /// Rows so far.
+        so_far: u64,
+    },
+    /// A "fetch all" ended.
+    FetchedAll {
+        /// The fetch.
+        job: JobId,
+        /// Rows in all, or why it stopped.
+        result: Result<u64, ApiError>,
+        /// What the rows should be read with (repeated rows, a `count` not reached), one
+        /// sentence each (`Pager::walk_warnings`).
+        warnings: Vec<String>,
+    },
+}
+
+/// Starts the task of `command`.
+pub(super) fn handle(shared: &Arc<Shared>, command: QueryCommand) {
+    match command {
+        QueryCommand::Run { job, spec } => {
+            let cancel = shared.start_job(job);
+            tokio::spawn(run(shared.clone(), job, spec, cancel));
+        }
+        QueryCommand::Page { job, walk, step } => {
+            let cancel = shared.start_job(job);
+            tokio::spawn(page(shared.clone(), job, walk, step, cancel));
+        }
+        QueryCommand::FetchAll { job, spec } => {
+            let cancel = shared.start_job(job);
+            tokio::spawn(fetch_all(shared.clone(), job, spec, cancel));
+        }
+        QueryCommand::EndWalk(walk) => shared.end_walk(walk),
+    }
+}
 
 /// How many walks are kept (the oldest is forgotten first; a tab whose walk is gone says so
 /// when it asks for a page).
@@ -27,8 +108,8 @@ pub(super) struct Walk {
     page_size: u64,
 }
 
-/// The walks, by the job of the run that started them.
-pub(super) type Walks = std::sync::Mutex<BTreeMap<JobId, Arc<tokio::sync::Mutex<Walk>>>>;
+/// The walks the tabs move through.
+pub(super) type Walks = std::sync::Mutex<BTreeMap<WalkId, Arc<tokio::sync::Mutex<Walk>>>>;
 
 /// How a query is run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,13 +189,9 @@ fn rows_of(site: &ConnectionSite, page: &Page, with_columns: bool) -> Rows {
     }
 }
 
-fn pretty(value: &impl serde::Serialize) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("(the response could not be shown: {e})"))
-}
-
-/// Runs a query: the first page of its connection (starting walk `job`), or the document as it
-/// is; recorded in the history.
-pub(super) async fn run(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel: CancellationToken) {
+/// Runs a query: the first page of its connection (starting the walk of `job`), or the document
+/// as it is; recorded in the history.
+async fn run(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel: CancellationToken) {
     let started = std::time::Instant::now();
     let result = first_page(&shared, job, &spec, &cancel).await;
     shared.end_job(job);
@@ -137,7 +214,7 @@ pub(super) async fn run(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel
     let variables = spec.variables.as_ref().map(|v| v.to_string()).unwrap_or_default();
     let (profile, query) = (spec.connection.name().to_owned(), spec.query.clone());
     // The rows go first: the history's write must not hold them back.
-    shared.emit(Event::Ran { job, result }).await;
+    shared.emit(QueryEvent::Ran { job, result }).await;
     let recorded = shared
         .with_store(move |s| {
             let run = NewRun {
@@ -154,10 +231,10 @@ pub(super) async fn run(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel
         })
         .await;
     if let Some(Err(e)) = recorded {
-        shared.emit(Event::Problem(e)).await;
+        shared.emit(super::Event::Problem(e)).await;
     }
-    super::jobs::report_token(&shared, &spec.connection).await;
-    super::jobs::load_history(shared).await;
+    super::status::report_token(&shared, &spec.connection).await;
+    super::history::load(shared).await;
 }
 
 async fn first_page(
@@ -173,9 +250,10 @@ async fn first_page(
         Plan::Pages { paging, warning } => {
             let walk = Walk { pager: paged(client, spec, paging, warning)?, starts: Vec::new(), page_size: 0 };
             let walk = Arc::new(tokio::sync::Mutex::new(walk));
-            let result = step(job, &mut *walk.lock().await, Step::Next, started, cancel).await;
+            let id = WalkId::started_by(job);
+            let result = step(id, &mut *walk.lock().await, Step::Next, started, cancel).await;
             if matches!(&result, Ok(shown) if shown.position.is_some()) {
-                shared.keep_walk(job, walk);
+                shared.keep_walk(id, walk);
             }
             return result;
         }
@@ -195,7 +273,7 @@ async fn first_page(
         _ => None,
     };
     Ok(QueryResult {
-        raw: pretty(&exchange.response),
+        raw: Default::default(),
         data: exchange.response.data,
         errors: exchange.response.errors,
         rows,
@@ -217,7 +295,7 @@ pub enum Step {
 }
 
 /// Shows another page of walk `walk` (as job `job`).
-pub(super) async fn page(shared: Arc<Shared>, job: JobId, walk: JobId, step_to: Step, cancel: CancellationToken) {
+async fn page(shared: Arc<Shared>, job: JobId, walk: WalkId, step_to: Step, cancel: CancellationToken) {
     let started = std::time::Instant::now();
     let known = shared.walks.lock().unwrap_or_else(PoisonError::into_inner).get(&walk).cloned();
     let result = match known {
@@ -225,13 +303,13 @@ pub(super) async fn page(shared: Arc<Shared>, job: JobId, walk: JobId, step_to: 
         None => Err(ApiError::Document("the pages of this result are no longer known; run the query again".into())),
     };
     shared.end_job(job);
-    shared.emit(Event::Ran { job, result }).await;
+    shared.emit(QueryEvent::Ran { job, result }).await;
 }
 
-/// Fetches the page `step_to` of `walk` (numbered `id`) and moves the walk there; a failed
+/// Fetches the page `step_to` of `walk` (known as `id`) and moves the walk there; a failed
 /// page leaves the walk where it was.
 async fn step(
-    id: JobId,
+    id: WalkId,
     walk: &mut Walk,
     step_to: Step,
     started: std::time::Instant,
@@ -262,7 +340,7 @@ async fn step(
                 Ok(_) => Err(ApiError::BadResponse("no page came back".into())),
                 // A page with GraphQL errors is shown as a response with errors, not as a failure.
                 Err(ApiError::GraphQl { errors, data }) => Ok(QueryResult {
-                    raw: pretty(&serde_json::json!({ "data": data, "errors": errors })),
+                    raw: Default::default(),
                     rows: None,
                     position: None,
                     data,
@@ -292,9 +370,9 @@ async fn step(
         has_next: page.has_next,
     };
     Ok(QueryResult {
+        raw: Default::default(),
         rows: Some(rows),
         position: Some(position),
-        raw: pretty(&serde_json::json!({ "data": page.data })),
         status: page.status,
         elapsed: page.elapsed,
         bytes: page.bytes,
@@ -306,7 +384,7 @@ async fn step(
 
 impl Shared {
     /// Keeps `walk` under `id`, forgetting the oldest beyond [`WALKS_KEPT`].
-    fn keep_walk(&self, id: JobId, walk: Arc<tokio::sync::Mutex<Walk>>) {
+    fn keep_walk(&self, id: WalkId, walk: Arc<tokio::sync::Mutex<Walk>>) {
         let mut walks = self.walks.lock().unwrap_or_else(PoisonError::into_inner);
         walks.insert(id, walk);
         while walks.len() > WALKS_KEPT {
@@ -315,14 +393,14 @@ impl Shared {
     }
 
     /// Forgets walk `id` (its tab ran again, or closed).
-    pub(super) fn end_walk(&self, id: JobId) {
+    fn end_walk(&self, id: WalkId) {
         self.walks.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
     }
 }
 
 /// Fetches every page, sending each page's rows as it arrives; ends with the paging guard's
 /// warnings (rows that repeat, a `count` not reached), however the walk ended.
-pub(super) async fn fetch_all(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel: CancellationToken) {
+async fn fetch_all(shared: Arc<Shared>, job: JobId, spec: QuerySpec, cancel: CancellationToken) {
     let mut warnings = Vec::new();
     let result = async {
         let client = shared.client(&spec.connection).await?;
@@ -332,7 +410,7 @@ pub(super) async fn fetch_all(shared: Arc<Shared>, job: JobId, spec: QuerySpec, 
             while let Some(page) = pager.next_page(&cancel).await? {
                 let rows = rows_of(pager.site(), &page, page.number == 1);
                 so_far += rows.rows.len() as u64;
-                shared.emit(Event::RowsArrived { job, rows, so_far }).await;
+                shared.emit(QueryEvent::RowsArrived { job, rows, so_far }).await;
             }
             Ok::<_, ApiError>(())
         }
@@ -342,6 +420,6 @@ pub(super) async fn fetch_all(shared: Arc<Shared>, job: JobId, spec: QuerySpec, 
     }
     .await;
     shared.end_job(job);
-    shared.emit(Event::FetchedAll { job, result, warnings }).await;
-    super::jobs::report_token(&shared, &spec.connection).await;
+    shared.emit(QueryEvent::FetchedAll { job, result, warnings }).await;
+    super::status::report_token(&shared, &spec.connection).await;
 }

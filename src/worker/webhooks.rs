@@ -9,13 +9,15 @@ use std::time::Duration;
 use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
 use tokio::task::JoinHandle;
 
-use super::{Event, JobId, ListenerSettings, Shared};
+use super::{Event, JobId, Shared};
 use crate::sandbox::WebhookTarget;
 use crate::secret::Secret;
 use crate::store::{Delivery, DeliverySummary};
 use crate::webhooks::listener::DEFAULT_BODY_LIMIT;
+use crate::webhooks::replay::Replayed;
 use crate::webhooks::standard::Secret as SigningSecret;
 use crate::webhooks::{DeliveryFilter, Listener, ListenerConfig, ListenerError, RunningListener, Scheme};
+use serde_json::Value;
 
 /// How long arrivals are gathered into one batch for the UI.
 const BATCH_WINDOW: Duration = Duration::from_millis(20);
@@ -23,6 +25,120 @@ const BATCH_WINDOW: Duration = Duration::from_millis(20);
 const BATCH_MAX: usize = 5000;
 /// The path the in-process sandbox posts to on the app's listener.
 pub const SANDBOX_PATH: &str = "/sandbox";
+
+/// What the webhook inspector asks.
+#[derive(Debug, Clone)]
+pub enum WebhooksCommand {
+    /// Find the inspector's secret in the keyring (or make one and keep it there), report it, and
+    /// start the listener on this port with it (a free port when taken), when there is one.
+    Prepare {
+        /// The port to listen on.
+        start_on: Option<u16>,
+    },
+    /// Start (or restart with new settings) the listener; its secret is kept in the keyring.
+    StartListener(ListenerSettings),
+    /// Stop the listener.
+    StopListener,
+    /// Load the summaries of every stored delivery.
+    LoadDeliveries,
+    /// Load one delivery whole, for its detail.
+    LoadDelivery(i64),
+    /// Delete every stored delivery.
+    Clear,
+    /// Send a stored delivery to a URL again.
+    Replay {
+        /// The replay (its event carries it).
+        job: JobId,
+        /// The delivery.
+        id: i64,
+        /// Where to.
+        url: String,
+    },
+    /// Write the deliveries that pass a filter to a JSONL file.
+    Export {
+        /// The export (its event carries it).
+        job: JobId,
+        /// Which.
+        filter: DeliveryFilter,
+        /// Where to.
+        path: PathBuf,
+    },
+}
+
+/// What comes back to the webhook inspector.
+#[derive(Debug, Clone)]
+pub enum WebhooksEvent {
+    /// The inspector's secret, and whether the keyring keeps it.
+    Secret {
+        /// The secret.
+        secret: Secret,
+        /// Whether it is in the keyring (otherwise: this session only).
+        kept: bool,
+    },
+    /// The listener listens (after a start or restart).
+    ListenerStarted {
+        /// Its address.
+        addr: SocketAddr,
+        /// Something the user should know (another port was taken, the secret was not kept).
+        notice: Option<String>,
+    },
+    /// The listener stopped, or could not start (the reason, one sentence).
+    ListenerStopped(Option<String>),
+    /// Delivery summaries, oldest first: the ones that just arrived (`through` none), or every
+    /// stored one up to `through` — these replace the listed ones up to that id.
+    Deliveries {
+        /// Oldest first.
+        rows: Vec<DeliverySummary>,
+        /// The newest id the rows stand for, when they replace the list.
+        through: Option<i64>,
+    },
+    /// One delivery whole, its body parsed (none: it was deleted).
+    DeliveryLoaded(i64, Option<Box<LoadedDelivery>>),
+    /// A replay ended.
+    Replayed {
+        /// The replay.
+        job: JobId,
+        /// The receiver's answer, or why there was none.
+        result: Result<Replayed, String>,
+    },
+    /// A JSONL export of deliveries ended.
+    Exported {
+        /// The export.
+        job: JobId,
+        /// The file and how many deliveries, or why it failed.
+        result: Result<(PathBuf, u64), String>,
+    },
+}
+
+/// Starts the task of `command`.
+pub(super) fn handle(shared: &Arc<Shared>, command: WebhooksCommand) {
+    let shared = shared.clone();
+    match command {
+        WebhooksCommand::Prepare { start_on } => tokio::spawn(prepare(shared, start_on)),
+        WebhooksCommand::StartListener(settings) => tokio::spawn(start_listener(shared, settings)),
+        WebhooksCommand::StopListener => tokio::spawn(stop_listener(shared)),
+        WebhooksCommand::LoadDeliveries => tokio::spawn(load_deliveries(shared)),
+        WebhooksCommand::LoadDelivery(id) => tokio::spawn(load_delivery(shared, id)),
+        WebhooksCommand::Clear => tokio::spawn(clear_deliveries(shared)),
+        WebhooksCommand::Replay { job, id, url } => tokio::spawn(replay(shared, job, id, url)),
+        WebhooksCommand::Export { job, filter, path } => tokio::spawn(export(shared, job, filter, path)),
+    };
+}
+
+/// How the webhook listener runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListenerSettings {
+    /// The port on 127.0.0.1 (0: any free port).
+    pub port: u16,
+    /// When the port is taken, take any free one instead of failing (the app's own start).
+    pub any_port_if_taken: bool,
+    /// The signature scheme.
+    pub scheme: Scheme,
+    /// The signing secret (none: deliveries are stored unchecked).
+    pub secret: Option<Secret>,
+    /// Answer 401 to deliveries that fail verification.
+    pub reject_invalid: bool,
+}
 
 /// A running listener and the task that forwards its deliveries to the UI.
 pub(crate) struct ListenerHandle {
@@ -39,7 +155,7 @@ impl ListenerHandle {
 
 /// Reports the inspector's secret (the keyring's, or a new one kept there) and starts the
 /// listener with it on `start_on`, taking a free port when that one is taken.
-pub(super) async fn prepare(shared: Arc<Shared>, start_on: Option<u16>) {
+async fn prepare(shared: Arc<Shared>, start_on: Option<u16>) {
     let secrets = shared.secrets.clone();
     let found = tokio::task::spawn_blocking(move || match secrets.webhook_secret() {
         Ok(Some(secret)) => (secret, true),
@@ -58,7 +174,7 @@ pub(super) async fn prepare(shared: Arc<Shared>, start_on: Option<u16>) {
             return;
         }
     };
-    shared.emit(Event::WebhookSecret { secret: secret.clone(), kept }).await;
+    shared.emit(WebhooksEvent::Secret { secret: secret.clone(), kept }).await;
     if let Some(port) = start_on {
         let settings = ListenerSettings {
             port,
@@ -73,7 +189,7 @@ pub(super) async fn prepare(shared: Arc<Shared>, start_on: Option<u16>) {
 
 /// Starts the listener with `settings`, stopping the one running first; a new secret is kept in
 /// the keyring (said in the panel when it cannot be).
-pub(super) async fn start_listener(shared: Arc<Shared>, settings: ListenerSettings) {
+async fn start_listener(shared: Arc<Shared>, settings: ListenerSettings) {
     let keyring_notice = keep_secret(&shared, settings.secret.clone()).await;
     let mut slot = shared.listener.lock().await;
     if let Some(old) = slot.take() {
@@ -83,7 +199,7 @@ pub(super) async fn start_listener(shared: Arc<Shared>, settings: ListenerSettin
         drop(slot);
         let why = "webhook deliveries are kept in the local database, which is off for this session; \
                    restart orgql once the database can be opened";
-        shared.emit(Event::ListenerStopped(Some(why.to_owned()))).await;
+        shared.emit(WebhooksEvent::ListenerStopped(Some(why.to_owned()))).await;
         return;
     };
     let mut config = ListenerConfig::new(store_path);
@@ -113,12 +229,12 @@ pub(super) async fn start_listener(shared: Arc<Shared>, settings: ListenerSettin
                 (Some(a), Some(b)) => Some(format!("{a}; {b}")),
                 (a, b) => a.or(b),
             };
-            shared.emit(Event::ListenerStarted { addr, notice }).await;
+            shared.emit(WebhooksEvent::ListenerStarted { addr, notice }).await;
         }
         Err(e) => {
             drop(slot);
             shared.set_webhook_target(None).await;
-            shared.emit(Event::ListenerStopped(Some(e.to_string()))).await;
+            shared.emit(WebhooksEvent::ListenerStopped(Some(e.to_string()))).await;
         }
     }
 }
@@ -153,13 +269,13 @@ fn sandbox_secret(shared: &Shared, settings: &ListenerSettings) -> SigningSecret
 }
 
 /// Stops the listener; the sandbox stops sending webhooks.
-pub(super) async fn stop_listener(shared: Arc<Shared>) {
+async fn stop_listener(shared: Arc<Shared>) {
     let old = shared.listener.lock().await.take();
     if let Some(old) = old {
         old.stop().await;
     }
     shared.set_webhook_target(None).await;
-    shared.emit(Event::ListenerStopped(None)).await;
+    shared.emit(WebhooksEvent::ListenerStopped(None)).await;
 }
 
 /// Sends every stored delivery's summary, then what arrives, in batches.
@@ -193,7 +309,7 @@ async fn forward(shared: Arc<Shared>, mut arrivals: broadcast::Receiver<Delivery
         batch.retain(|d| d.id > last);
         if let Some(newest) = batch.last() {
             last = newest.id;
-            shared.emit(Event::Deliveries { rows: batch, through: None }).await;
+            shared.emit(WebhooksEvent::Deliveries { rows: batch, through: None }).await;
         }
     }
 }
@@ -209,7 +325,7 @@ async fn load_all(shared: &Arc<Shared>) -> i64 {
     match loaded {
         Some(Ok((rows, through))) => {
             let newest = rows.last().map_or(through, |d| d.id.max(through));
-            shared.emit(Event::Deliveries { rows, through: Some(through) }).await;
+            shared.emit(WebhooksEvent::Deliveries { rows, through: Some(through) }).await;
             newest
         }
         Some(Err(e)) => {
@@ -221,22 +337,22 @@ async fn load_all(shared: &Arc<Shared>) -> i64 {
 }
 
 /// Sends every stored delivery's summary as the whole list.
-pub(super) async fn load_deliveries(shared: Arc<Shared>) {
+async fn load_deliveries(shared: Arc<Shared>) {
     load_all(&shared).await;
 }
 
 /// Sends one delivery whole.
-pub(super) async fn load_delivery(shared: Arc<Shared>, id: i64) {
+async fn load_delivery(shared: Arc<Shared>, id: i64) {
     // The body is parsed here, on the blocking thread that read it, not on the UI thread.
     match shared.with_store(move |s| Ok(s.delivery(id)?.map(|d| Box::new(super::LoadedDelivery::new(d))))).await {
-        Some(Ok(delivery)) => shared.emit(Event::DeliveryLoaded(id, delivery)).await,
+        Some(Ok(delivery)) => shared.emit(WebhooksEvent::DeliveryLoaded(id, delivery)).await,
         Some(Err(e)) => shared.emit(Event::Problem(e)).await,
         None => {}
     }
 }
 
 /// Deletes every stored delivery.
-pub(super) async fn clear_deliveries(shared: Arc<Shared>) {
+async fn clear_deliveries(shared: Arc<Shared>) {
     let cleared = shared
         .with_store(|s| {
             let through = s.last_delivery_id()?;
@@ -245,14 +361,14 @@ pub(super) async fn clear_deliveries(shared: Arc<Shared>) {
         })
         .await;
     match cleared {
-        Some(Ok(through)) => shared.emit(Event::Deliveries { rows: Vec::new(), through: Some(through) }).await,
+        Some(Ok(through)) => shared.emit(WebhooksEvent::Deliveries { rows: Vec::new(), through: Some(through) }).await,
         Some(Err(e)) => shared.emit(Event::Problem(e)).await,
         None => {}
     }
 }
 
 /// Sends a stored delivery to `url` again.
-pub(super) async fn replay(shared: Arc<Shared>, job: JobId, id: i64, url: String) {
+async fn replay(shared: Arc<Shared>, job: JobId, id: i64, url: String) {
     let result = async {
         let delivery = match shared.with_store(move |s| s.delivery(id)).await {
             Some(Ok(Some(delivery))) => delivery,
@@ -263,18 +379,18 @@ pub(super) async fn replay(shared: Arc<Shared>, job: JobId, id: i64, url: String
         crate::webhooks::replay::replay(&shared.http, &delivery.delivery, &url).await
     }
     .await;
-    shared.emit(Event::Replayed { job, result }).await;
+    shared.emit(WebhooksEvent::Replayed { job, result }).await;
 }
 
 /// Writes the deliveries that pass `filter` to a JSONL file, which appears only when complete.
-pub(super) async fn export(shared: Arc<Shared>, job: JobId, filter: DeliveryFilter, path: PathBuf) {
+async fn export(shared: Arc<Shared>, job: JobId, filter: DeliveryFilter, path: PathBuf) {
     let target = path.clone();
     let written = shared
         .with_store(move |s| Ok(write_jsonl(s, &filter, &target)))
         .await
         .unwrap_or_else(|| Err("there is no local database to export from".to_owned()))
         .and_then(|inner| inner);
-    shared.emit(Event::DeliveriesExported { job, result: written.map(|n| (path, n)) }).await;
+    shared.emit(WebhooksEvent::Exported { job, result: written.map(|n| (path, n)) }).await;
 }
 
 fn write_jsonl(store: &crate::store::Store, filter: &DeliveryFilter, path: &std::path::Path) -> Result<u64, String> {
@@ -288,4 +404,73 @@ fn write_jsonl(store: &crate::store::Store, filter: &DeliveryFilter, path: &std:
     drop(out);
     file.persist(path).map_err(|e| cannot(&e.error))?;
     Ok(written)
+}
+
+/// A stored delivery whole, with its body parsed for display off the UI thread (bodies reach 1 MiB).
+#[derive(Debug, Clone)]
+pub struct LoadedDelivery {
+    /// The delivery.
+    pub delivery: Delivery,
+    /// Its body, parsed.
+    pub body: DeliveryBody,
+}
+
+impl LoadedDelivery {
+    /// Parses the body of `delivery`.
+    pub fn new(delivery: Delivery) -> Self {
+        let body = DeliveryBody::of(&delivery.delivery.body);
+        LoadedDelivery { delivery, body }
+    }
+}
+
+/// A delivery's body as shown.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeliveryBody {
+    /// JSON.
+    Json(Value),
+    /// Text that is not JSON.
+    Text,
+    /// Bytes that are not UTF-8 (a hex dump of the start).
+    Binary(String),
+}
+
+impl DeliveryBody {
+    /// Parses a body for display.
+    pub fn of(bytes: &[u8]) -> DeliveryBody {
+        if let Ok(value) = serde_json::from_slice::<Value>(bytes) {
+            return DeliveryBody::Json(value);
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(_) => DeliveryBody::Text,
+            Err(_) => DeliveryBody::Binary(hex_dump(&bytes[..bytes.len().min(4096)])),
+        }
+    }
+}
+
+fn hex_dump(bytes: &[u8]) -> String {
+    bytes
+        .chunks(16)
+        .enumerate()
+        .map(|(i, chunk)| {
+            let hex: Vec<String> = chunk.iter().map(|b| format!("{b:02x}")).collect();
+            let text: String = chunk.iter().map(|&b| if b.is_ascii_graphic() { b as char } else { '.' }).collect();
+            format!("{:06x}  {:<47}  {text}", i * 16, hex.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_are_shown_as_json_text_or_bytes() {
+        assert!(matches!(DeliveryBody::of(br#"{"a":1}"#), DeliveryBody::Json(_)));
+        assert!(matches!(DeliveryBody::of(b"plain words"), DeliveryBody::Text));
+        match DeliveryBody::of(&[0xff, b'A', 0x00]) {
+            DeliveryBody::Binary(dump) => assert_eq!(dump, format!("000000  {:<47}  .A.", "ff 41 00")),
+            _ => panic!("not binary"),
+        }
+    }
 }

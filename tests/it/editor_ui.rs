@@ -203,7 +203,7 @@ fn run_runs_the_operation_under_the_cursor_or_asks_which_by_name() {
     s.wait_until_idle();
     assert_eq!(s.app().active_tab().operation.as_deref(), Some("Few"));
     let rows = s.app().active_tab().grid.as_ref().map(|g| g.rows.len());
-    let raw = s.app().active_tab().result.value().map(|r| r.raw.clone());
+    let raw = s.app().active_tab().result.value().map(|r| r.raw().to_owned());
     assert_eq!(rows, Some(2), "the query ran alone: {raw:?} {:?}", s.app().active_tab().result.error());
     // With the cursor in the mutation, Ctrl+Enter runs it.
     s.harness.state_mut().active_tab_mut().jump_to = Some((18, 5));
@@ -213,7 +213,7 @@ fn run_runs_the_operation_under_the_cursor_or_asks_which_by_name() {
     s.wait_until_idle();
     let tab = s.app().active_tab();
     assert_eq!(tab.operation.as_deref(), Some("Make"));
-    let raw = tab.result.value().map(|r| r.raw.clone()).unwrap_or_default();
+    let raw = tab.result.value().map(|r| r.raw().to_owned()).unwrap_or_default();
     assert!(raw.contains("two-ops-1") && !raw.contains("errors"), "{raw}");
     assert_eq!(tab.view, View::Tree, "a mutation's result opens on the tree");
     // An unnamed operation among others cannot be run by name: one sentence says what to do.
@@ -249,7 +249,7 @@ fn results_keep_the_server_s_key_order_filter_rows_search_the_tree_and_copy() {
     // `ref` before `name`: sorted keys would put `name` first.
     s.type_into("Query", "{ paginatedUsers(first: 5) { edges { node { ref name } } } }");
     s.run_query();
-    let raw = s.app().active_tab().result.value().map(|r| r.raw.clone()).unwrap_or_default();
+    let raw = s.app().active_tab().result.value().map(|r| r.raw().to_owned()).unwrap_or_default();
     let (r, n) = (raw.find("\"ref\"").expect("ref"), raw.find("\"name\"").expect("name"));
     assert!(r < n, "the keys in the query's order:\n{raw}");
     assert_eq!(s.app().active_tab().view, View::Grid, "rows open on the grid");

@@ -162,7 +162,7 @@ fn a_mutation_is_built_with_its_input_object_field_by_field_and_runs() {
          {\n    id\n  }\n}"
     );
     s.run_query();
-    let raw = s.app().active_tab().result.value().map(|r| r.raw.clone()).unwrap_or_default();
+    let raw = s.app().active_tab().result.value().map(|r| r.raw().to_owned()).unwrap_or_default();
     assert!(raw.contains("\"createUser\"") && !raw.contains("errors"), "{raw}");
 }
 
@@ -203,7 +203,7 @@ fn a_cached_schema_that_changed_on_the_service_is_replaced_in_the_background_and
     let mut s = s.restart();
     // The cached schema is shown at once; the service's is fetched after it, and replaces it.
     s.wait_for("the fetched schema", |h| h.state().schema().value().is_some_and(|loaded| !loaded.cached));
-    let problems = s.app().state().problems.join(" · ");
+    let problems = s.app().state().problems().join(" · ");
     assert!(problems.contains("The schema of Sandbox changed on the service since it was cached"), "{problems}");
     assert!(s.harness.query_by_role_and_label(Role::CheckBox, "paginatedUsers").is_some(), "{}", s.screen());
     assert!(s.harness.query_by_role_and_label(Role::CheckBox, "onlyInTheOldSchema").is_none(), "{}", s.screen());
@@ -213,7 +213,7 @@ fn a_cached_schema_that_changed_on_the_service_is_replaced_in_the_background_and
 fn a_cached_schema_still_current_is_refreshed_without_a_notice() {
     let mut s = Session::start().restart();
     s.wait_for("the fetched schema", |h| h.state().schema().value().is_some_and(|loaded| !loaded.cached));
-    let problems = s.app().state().problems.join(" · ");
+    let problems = s.app().state().problems().join(" · ");
     assert!(!problems.contains("changed"), "{problems}");
     assert!(s.text_containing("fetched ").is_some(), "{}", s.screen());
 }

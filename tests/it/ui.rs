@@ -329,7 +329,7 @@ fn a_sandbox_mutation_shows_its_verified_delivery_which_replays_to_a_local_recei
     s.wait_for("the app's listener", |h| matches!(h.state().webhooks().status(), ListenerStatus::Listening(_)));
     s.type_into("Query", CREATE_USER);
     s.run_query();
-    let raw = s.app().active_tab().result.value().map(|r| r.raw.clone()).unwrap_or_default();
+    let raw = s.app().active_tab().result.value().map(|r| r.raw().to_owned()).unwrap_or_default();
     assert!(raw.contains("\"ref\": \"inspector-1\""), "the mutation ran: {raw}");
     s.wait_for("the user.created delivery", |h| {
         h.state().webhooks().list.rows().iter().any(|d| d.event_type.as_deref() == Some("user.created"))

@@ -12,10 +12,11 @@ pub use detail::Detail;
 pub use list::DeliveryList;
 pub use settings::ListenerForm;
 
+use super::commands::Commands;
 use crate::store::{Delivery, DeliverySummary};
 use crate::webhooks::DeliveryFilter;
 use crate::webhooks::replay::Replayed;
-use crate::worker::ListenerSettings;
+use crate::worker::{JobId, ListenerSettings, WebhooksCommand, WebhooksEvent};
 use detail::DetailIntent;
 
 /// What the inspector asks for.
@@ -69,9 +70,13 @@ pub struct WebhooksPanel {
     replay_url: String,
     replay: Option<Result<Replayed, String>>,
     replaying: bool,
+    /// The replay under way: only its answer is shown.
+    replay_job: Option<JobId>,
     export_path: String,
     export: Option<Result<(PathBuf, u64), String>>,
     exporting: bool,
+    /// The export under way: only its answer is shown.
+    export_job: Option<JobId>,
     confirm_clear: bool,
     copy: Option<String>,
 }
@@ -89,11 +94,81 @@ impl WebhooksPanel {
             replay_url: String::new(),
             replay: None,
             replaying: false,
+            replay_job: None,
             export_path: export_dir.join("deliveries.jsonl").display().to_string(),
             export: None,
             exporting: false,
+            export_job: None,
             confirm_clear: false,
             copy: None,
+        }
+    }
+
+    /// Asks the worker for the inspector's secret (the keyring's, or a new one kept there: no
+    /// keyring call on the UI thread), and to start the listener on `port` when there is one;
+    /// without a listener, the deliveries stored before are listed (when there is a store).
+    pub fn start(&mut self, port: Option<u16>, has_store: bool, commands: &mut Commands) {
+        self.form = ListenerForm::new(port.unwrap_or(crate::webhooks::listener::DEFAULT_LISTEN.port()), None);
+        if port.is_some() {
+            self.starting();
+        } else if has_store {
+            commands.send(WebhooksCommand::LoadDeliveries);
+        }
+        commands.send(WebhooksCommand::Prepare { start_on: port });
+    }
+
+    /// Takes what the worker says of webhooks.
+    pub fn on_event(&mut self, event: WebhooksEvent) {
+        match event {
+            WebhooksEvent::Secret { secret, kept } => self.secret_found(secret, kept),
+            WebhooksEvent::ListenerStarted { addr, notice } => self.started(addr, notice),
+            WebhooksEvent::ListenerStopped(why) => self.stopped(why),
+            WebhooksEvent::Deliveries { rows, through } => self.deliveries(rows, through),
+            WebhooksEvent::DeliveryLoaded(id, delivery) => self.loaded(id, delivery),
+            WebhooksEvent::Replayed { job, result } => {
+                if self.replay_job == Some(job) {
+                    self.replay_job = None;
+                    self.replayed(result);
+                }
+            }
+            WebhooksEvent::Exported { job, result } => {
+                if self.export_job == Some(job) {
+                    self.export_job = None;
+                    self.exported(result);
+                }
+            }
+        }
+    }
+
+    /// Where the listener listens, while it does.
+    pub fn listening_at(&self) -> Option<SocketAddr> {
+        match self.status {
+            ListenerStatus::Listening(addr) => Some(addr),
+            _ => None,
+        }
+    }
+
+    /// Draws the inspector and sends what it asks.
+    pub fn ui(&mut self, ui: &mut egui::Ui, commands: &mut Commands) {
+        let Some(intent) = self.draw(ui) else { return };
+        match intent {
+            WebhooksIntent::Start(settings) => {
+                self.starting();
+                commands.send(WebhooksCommand::StartListener(settings));
+            }
+            WebhooksIntent::Stop => commands.send(WebhooksCommand::StopListener),
+            WebhooksIntent::Select(id) => commands.send(WebhooksCommand::LoadDelivery(id)),
+            WebhooksIntent::Clear => commands.send(WebhooksCommand::Clear),
+            WebhooksIntent::Replay { id, url } => {
+                let job = commands.job();
+                self.replay_job = Some(job);
+                commands.send(WebhooksCommand::Replay { job, id, url });
+            }
+            WebhooksIntent::Export { filter, path } => {
+                let job = commands.job();
+                self.export_job = Some(job);
+                commands.send(WebhooksCommand::Export { job, filter, path });
+            }
         }
     }
 
@@ -113,7 +188,7 @@ impl WebhooksPanel {
     }
 
     /// The worker found (or made) the inspector's secret; `kept` says whether the keyring has it.
-    pub fn secret_found(&mut self, secret: crate::secret::Secret, kept: bool) {
+    fn secret_found(&mut self, secret: crate::secret::Secret, kept: bool) {
         if self.form.secret.is_empty() {
             self.form.secret = secret.expose().to_owned();
         }
@@ -127,7 +202,7 @@ impl WebhooksPanel {
     }
 
     /// The listener listens.
-    pub fn started(&mut self, addr: SocketAddr, notice: Option<String>) {
+    fn started(&mut self, addr: SocketAddr, notice: Option<String>) {
         self.status = ListenerStatus::Listening(addr);
         self.form.port = addr.port().to_string();
         if notice.is_some() {
@@ -136,7 +211,7 @@ impl WebhooksPanel {
     }
 
     /// The listener stopped, or failed to start.
-    pub fn stopped(&mut self, why: Option<String>) {
+    fn stopped(&mut self, why: Option<String>) {
         self.status = ListenerStatus::Stopped(why);
     }
 
@@ -160,26 +235,26 @@ impl WebhooksPanel {
     }
 
     /// A delivery was loaded for the detail.
-    pub fn loaded(&mut self, id: i64, delivery: Option<Box<crate::worker::LoadedDelivery>>) {
+    fn loaded(&mut self, id: i64, delivery: Option<Box<crate::worker::LoadedDelivery>>) {
         if self.selected == Some(id) {
             self.detail = delivery.map(Detail::new);
         }
     }
 
     /// A replay ended.
-    pub fn replayed(&mut self, result: Result<Replayed, String>) {
+    fn replayed(&mut self, result: Result<Replayed, String>) {
         self.replaying = false;
         self.replay = Some(result);
     }
 
     /// An export ended.
-    pub fn exported(&mut self, result: Result<(PathBuf, u64), String>) {
+    fn exported(&mut self, result: Result<(PathBuf, u64), String>) {
         self.exporting = false;
         self.export = Some(result);
     }
 
-    /// Draws the inspector.
-    pub fn ui(&mut self, ui: &mut egui::Ui) -> Option<WebhooksIntent> {
+    /// Draws the inspector; returns what it asks ([`WebhooksPanel::ui`] sends it).
+    pub fn draw(&mut self, ui: &mut egui::Ui) -> Option<WebhooksIntent> {
         if let Some(text) = self.copy.take() {
             ui.ctx().copy_text(text);
         }

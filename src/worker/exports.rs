@@ -1,4 +1,5 @@
-//! The jobs: each runs as its own task, ends by sending its result, and stops when cancelled.
+//! Exports of the query tabs: the rows a tab holds to a file, or every page of its query (the
+//! same code as `orgql export`, with its resume points and its record for "changes since").
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -6,53 +7,95 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::walks::pager;
-use super::{Connection, Event, JobId, QuerySpec, Repaint, Shared};
-use crate::api::{ApiError, Client, TokenState};
+use super::{JobId, QuerySpec, Shared};
 use crate::export::resume::{self, ExportJob};
 use crate::export::{ExportError, Keeping, changes};
 use crate::table::{CsvFile, CsvOptions, Row};
 
-/// How many history entries the UI lists.
-pub(super) const HISTORY_SHOWN: usize = 200;
+/// What the export window and the results ask.
+#[derive(Debug, Clone)]
+pub enum ExportCommand {
+    /// Find out whether an export can write `path` as it is ([`ExportEvent::FileChecked`]).
+    CheckFile {
+        /// The file the window proposes.
+        path: PathBuf,
+    },
+    /// Write the rows a tab holds to a CSV file or a workbook (by the file's name).
+    Rows {
+        /// The export (its event carries it).
+        job: JobId,
+        /// Column names.
+        columns: Vec<String>,
+        /// The rows, shared with the grid (not copied).
+        rows: Arc<Vec<Row>>,
+        /// Where to.
+        path: PathBuf,
+        /// BOM, raw.
+        options: CsvOptions,
+    },
+    /// Export every page of the query's connection to a CSV file or a workbook (by the file's
+    /// name), or go on with its interrupted export.
+    All {
+        /// The export (its events carry it; Cancel stops it).
+        job: JobId,
+        /// What to run.
+        spec: QuerySpec,
+        /// What the window asked.
+        asked: ExportAsked,
+    },
+}
 
-pub(super) async fn report_token(shared: &Shared, connection: &Connection) {
-    if let Ok(client) = shared.client(connection).await {
-        let state = client.tokens().state().await;
-        shared.emit(Event::Token { connection: connection.name().to_owned(), state }).await;
+/// What comes back of exports.
+#[derive(Debug, Clone)]
+pub enum ExportEvent {
+    /// Whether an export can write a file: `Ok(None)` it can, `Ok(Some(free))` it exists (and
+    /// `free` is a free name beside it), or why it cannot (a folder, a missing folder).
+    FileChecked {
+        /// The file asked about.
+        path: PathBuf,
+        /// The answer.
+        answer: Result<Option<PathBuf>, String>,
+    },
+    /// Rows written so far.
+    Progress {
+        /// The export.
+        job: JobId,
+        /// Rows written.
+        rows: u64,
+        /// Rows expected, when known.
+        total: Option<u64>,
+    },
+    /// An export ended.
+    Exported {
+        /// The export.
+        job: JobId,
+        /// The file and its rows, or why it failed (one sentence).
+        result: Result<(PathBuf, u64), String>,
+        /// The export stopped and can be resumed ([`ExportAsked::resume`]).
+        resumable: bool,
+        /// What else to say of it: what changed since the last export, or that there was none.
+        note: Option<String>,
+    },
+}
+
+/// Starts the task of `command`.
+pub(super) fn handle(shared: &Arc<Shared>, command: ExportCommand) {
+    match command {
+        ExportCommand::CheckFile { path } => {
+            tokio::spawn(check_export_file(shared.clone(), path));
+        }
+        ExportCommand::Rows { job, columns, rows, path, options } => {
+            tokio::spawn(export_rows(shared.clone(), job, columns, rows, path, options));
+        }
+        ExportCommand::All { job, spec, asked } => {
+            let cancel = shared.start_job(job);
+            tokio::spawn(export_all(shared.clone(), job, spec, asked, cancel));
+        }
     }
 }
 
-/// Forwards what `client`'s requests are doing to the UI as [`Event::Activity`], until the client
-/// is dropped (replaced by one with other credentials) or the UI is gone. The client never waits
-/// for this: a UI that falls behind skips the oldest activities.
-pub(super) fn forward_activity(
-    client: &Client,
-    connection: &str,
-    events: tokio::sync::mpsc::Sender<Event>,
-    repaint: Repaint,
-) {
-    use tokio::sync::broadcast::error::RecvError;
-    let mut activity = client.activity();
-    let connection = connection.to_owned();
-    tokio::spawn(async move {
-        loop {
-            match activity.recv().await {
-                Ok(activity) => {
-                    if events.send(Event::Activity { connection: connection.clone(), activity }).await.is_err() {
-                        tracing::debug!("the UI is gone; activity no longer forwarded");
-                        break;
-                    }
-                    repaint();
-                }
-                Err(RecvError::Lagged(skipped)) => tracing::debug!("{skipped} activities not shown"),
-                Err(RecvError::Closed) => break,
-            }
-        }
-    });
-}
-
 /// Whether an export can write `path` as it is, or what the window should ask.
-pub(super) async fn check_export_file(shared: Arc<Shared>, path: PathBuf) {
+async fn check_export_file(shared: Arc<Shared>, path: PathBuf) {
     let target = path.clone();
     let answer = tokio::task::spawn_blocking(move || match crate::table::check_out(&target) {
         Ok(crate::table::OutKind::Replace) => Ok(Some(crate::table::free_name(&target))),
@@ -61,11 +104,11 @@ pub(super) async fn check_export_file(shared: Arc<Shared>, path: PathBuf) {
     })
     .await
     .unwrap_or_else(|e| Err(format!("the file could not be checked ({e})")));
-    shared.emit(Event::ExportFileChecked { path, answer }).await;
+    shared.emit(ExportEvent::FileChecked { path, answer }).await;
 }
 
 /// Writes rows the UI holds to a CSV file, off the UI thread.
-pub(super) async fn export_rows(
+async fn export_rows(
     shared: Arc<Shared>,
     job: JobId,
     columns: Vec<String>,
@@ -97,13 +140,15 @@ pub(super) async fn export_rows(
     })
     .await
     .unwrap_or_else(|e| Err(format!("the export task failed ({e})")));
-    shared.emit(Event::Exported { job, result: written.map(|rows| (path, rows)), resumable: false, note: None }).await;
+    shared
+        .emit(ExportEvent::Exported { job, result: written.map(|rows| (path, rows)), resumable: false, note: None })
+        .await;
 }
 
 /// What the UI asked of an export of every page.
-#[derive(Debug)]
-pub(super) struct ExportAsked {
-    /// The file.
+#[derive(Debug, Clone)]
+pub struct ExportAsked {
+    /// Where to (CSV or a workbook, by its name).
     pub path: PathBuf,
     /// BOM, raw.
     pub options: CsvOptions,
@@ -116,13 +161,7 @@ pub(super) struct ExportAsked {
 /// Exports every page to a CSV file or a workbook, or goes on with an interrupted export: the
 /// same code as `orgql export` (an interruption is recorded for a later resume the same way, and
 /// a finished export in the store, for a later export of what changed since).
-pub(super) async fn export_all(
-    shared: Arc<Shared>,
-    job: JobId,
-    spec: QuerySpec,
-    asked: ExportAsked,
-    cancel: CancellationToken,
-) {
+async fn export_all(shared: Arc<Shared>, job: JobId, spec: QuerySpec, asked: ExportAsked, cancel: CancellationToken) {
     let ExportAsked { path, options, resume, changes_since_last } = asked;
     let mut note = None;
     let result = async {
@@ -185,7 +224,7 @@ pub(super) async fn export_all(
             tokio::spawn(async move {
                 while progress_rx.changed().await.is_ok() {
                     let (rows, total) = *progress_rx.borrow_and_update();
-                    shared.emit(Event::ExportProgress { job, rows, total }).await;
+                    shared.emit(ExportEvent::Progress { job, rows, total }).await;
                 }
             })
         };
@@ -232,7 +271,7 @@ pub(super) async fn export_all(
         Ok(done) => (Ok(done), false),
         Err((error, resumable)) => (Err(error), resumable),
     };
-    shared.emit(Event::Exported { job, result, resumable, note }).await;
+    shared.emit(ExportEvent::Exported { job, result, resumable, note }).await;
 }
 
 /// The sentence of a failed export, once where it stopped is recorded for the app's Resume,
@@ -247,129 +286,5 @@ fn record_resume_point(path: &std::path::Path, export: &ExportJob, error: &Expor
         Ok(true) => (format!("{error}; Resume continues it from there"), true),
         Ok(false) => (error.to_string(), false),
         Err(e) => (format!("{error} ({e}: it cannot be resumed)"), false),
-    }
-}
-
-/// Requests a fresh token (not the cached one) and reports what it grants.
-pub(super) async fn test_connection(shared: Arc<Shared>, job: JobId, connection: Connection) {
-    let result = async {
-        let fresh = Client::new(client_credentials(&shared, &connection).await?, Default::default(), None)?;
-        let token = fresh.tokens().get().await?;
-        Ok(TokenState::Valid { remaining: token.remaining(), scopes: token.scopes })
-    }
-    .await;
-    shared.emit(Event::ConnectionTested { job, result }).await;
-}
-
-async fn client_credentials(shared: &Shared, connection: &Connection) -> Result<crate::api::Credentials, ApiError> {
-    match connection {
-        Connection::Remote { credentials, .. } => Ok(credentials.clone()),
-        Connection::Sandbox => shared.sandbox_credentials().await,
-    }
-}
-
-/// Sends the newest history entries.
-pub(super) async fn load_history(shared: Arc<Shared>) {
-    match shared.with_store(|s| s.history(HISTORY_SHOWN)).await {
-        // A run adds to the history: a frame only when the list is on screen.
-        Some(Ok(entries)) if shared.history_shown() => shared.emit(Event::History(entries)).await,
-        Some(Ok(entries)) => shared.emit_quietly(Event::History(entries)).await,
-        Some(Err(e)) => shared.emit(Event::Problem(e)).await,
-        None => {}
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::time::Duration;
-
-    use super::*;
-    use crate::api::{Activity, BaseUrl, ClientOptions, Credentials, GraphQlRequest};
-    use crate::sandbox::{ADMIN_CLIENT, Config, Server};
-    use crate::worker::Command;
-
-    #[tokio::test]
-    async fn a_clients_activity_reaches_the_ui_as_events_of_its_connection_until_it_is_dropped() {
-        let server = Server::start(Config { users: 5, rate_limit: 1, ..Config::default() }).await.expect("a sandbox");
-        let credentials = Credentials {
-            base_url: BaseUrl::parse(server.base_url()).expect("a base URL"),
-            client_id: ADMIN_CLIENT.to_owned(),
-            client_secret: crate::secret::Secret::new(server.client_secret()),
-            scopes: crate::scopes::ScopeSet::all(),
-        };
-        let client = Client::new(credentials, ClientOptions::default(), None).expect("a client");
-        let (events, mut received) = tokio::sync::mpsc::channel(8);
-        let repaints = Arc::new(AtomicUsize::new(0));
-        let counted = repaints.clone();
-        forward_activity(
-            &client,
-            "Sandbox",
-            events,
-            Arc::new(move || {
-                counted.fetch_add(1, Ordering::Relaxed);
-            }),
-        );
-        // One request a second: the second waits out the rate limit.
-        let request = GraphQlRequest::new("{ paginatedUsers(first: 1) { count } }");
-        let cancel = CancellationToken::new();
-        for _ in 0..2 {
-            let answer = tokio::time::timeout(Duration::from_secs(10), client.execute(&request, &cancel));
-            assert_eq!(answer.await.expect("in time").expect("an answer").status, 200);
-        }
-        drop(client);
-        let mut seen = Vec::new();
-        // The forwarder stops when the client is gone, so the channel ends.
-        while let Some(event) = tokio::time::timeout(Duration::from_secs(5), received.recv()).await.expect("in time") {
-            let Event::Activity { connection, activity } = event else { panic!("not an activity: {event:?}") };
-            assert_eq!(connection, "Sandbox");
-            seen.push(activity);
-        }
-        assert!(matches!(seen.as_slice(), [Activity::Throttled { .. }, Activity::Settled]), "{seen:?}");
-        assert_eq!(repaints.load(Ordering::Relaxed), 2, "the UI is woken for each");
-        server.stop().await;
-    }
-
-    /// The next event that is a history list, within 10 s (others skipped).
-    async fn next_history(events: &mut tokio::sync::mpsc::Receiver<Event>) {
-        loop {
-            let event = tokio::time::timeout(Duration::from_secs(10), events.recv()).await;
-            match event.expect("an event in time").expect("the worker runs") {
-                Event::History(_) => return,
-                _ => continue,
-            }
-        }
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_changed_history_wakes_the_ui_only_when_its_list_is_on_screen() {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let repaints = Arc::new(AtomicUsize::new(0));
-        let counted = repaints.clone();
-        let repaint: crate::worker::Repaint = Arc::new(move || {
-            counted.fetch_add(1, Ordering::Relaxed);
-        });
-        let secrets = crate::profiles::SecretStore::Unavailable("tests".into());
-        let store = Some(dir.path().join("orgql.sqlite3"));
-        let (worker, mut events) =
-            crate::worker::Worker::spawn(&tokio::runtime::Handle::current(), repaint, store, None, secrets, 5, None);
-
-        // The worker sends an event, then wakes the UI: give the wake-up time to come.
-        let settled = || async {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            repaints.load(Ordering::Relaxed)
-        };
-        worker.send(Command::ShowingHistory(false)).expect("sent");
-        worker.send(Command::LoadHistory).expect("sent");
-        next_history(&mut events).await;
-        let before = settled().await;
-        worker.send(Command::LoadHistory).expect("sent");
-        next_history(&mut events).await;
-        assert_eq!(settled().await, before, "hidden: taken at the next frame, none drawn for it");
-
-        worker.send(Command::ShowingHistory(true)).expect("sent");
-        worker.send(Command::LoadHistory).expect("sent");
-        next_history(&mut events).await;
-        assert_eq!(settled().await, before + 1, "on screen: a frame shows it");
     }
 }

@@ -1,0 +1,167 @@
+//! The window's layout: the toolbar, the problems, the status bar, the query view (side panel,
+//! tabs, editor and results) or the webhook inspector, and the windows over them.
+
+use super::OrgqlApp;
+use crate::ui::app_state::{MainView, Side};
+use crate::ui::find_user::Access;
+use crate::ui::saved::SavedIntent;
+use crate::ui::status_bar::Now;
+use crate::worker::HistoryCommand;
+
+/// Saves the active tab as an operation.
+const SAVE_SHORTCUT: egui::KeyboardShortcut = egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::S);
+
+impl OrgqlApp {
+    /// Draws the whole window.
+    pub(super) fn window_ui(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        self.title_ui(&ctx);
+        egui::Panel::top("toolbar").show(ui, |ui| self.toolbar_ui(ui));
+        self.problems_ui(ui);
+        let connection = self.state.connection_name();
+        let waiting = self
+            .state
+            .tabs()
+            .list()
+            .iter()
+            .filter_map(|tab| tab.running())
+            .any(|running| running.on.name() == connection);
+        let now = Now { connection: &connection, waiting, webhooks: self.webhooks.listening_at() };
+        egui::Panel::bottom("status").show(ui, |ui| self.status.ui(ui, now));
+        match self.state.view() {
+            MainView::Queries => self.queries_ui(ui),
+            MainView::Webhooks => {
+                egui::CentralPanel::default().show(ui, |ui| self.webhooks.ui(ui, &mut self.commands));
+            }
+        }
+        let history_shown = self.state.view() == MainView::Queries && self.state.side() == Side::History;
+        if self.history_shown != Some(history_shown) {
+            self.history_shown = Some(history_shown);
+            self.commands.send(HistoryCommand::Showing(history_shown));
+        }
+        self.windows_ui(&ctx);
+        let active = self.state.tabs().active();
+        let shown = crate::timing::Frame {
+            tree: self.state.view() == MainView::Queries
+                && self.state.side() == Side::Explorer
+                && self.state.schema().value().is_some(),
+            rows: active.grid.is_some() && !active.busy(),
+        };
+        crate::timing::frame_end(&ctx, shown);
+    }
+
+    /// The window's title: the active tab and the connection.
+    fn title_ui(&mut self, ctx: &egui::Context) {
+        let title = format!("{} — {} — orgql", self.state.tabs().active().title, self.state.connection_name());
+        if title != self.title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
+    }
+
+    fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            ui.strong("orgql");
+            ui.separator();
+            let mut choice = self.state.connection().clone();
+            self.profiles.choice_ui(ui, &mut choice);
+            self.state.choose(choice);
+            if ui.button("Profiles…").clicked() {
+                self.profiles.open = true;
+            }
+            if ui.button("Find user").on_hover_text("Find a user by ref, email or name").clicked() {
+                self.find_user.show();
+            }
+            if let Some(language) = self.copy_code.menu_ui(ui) {
+                let program = self.code_of_active_tab(language);
+                self.copy_code.show(ui.ctx(), language, program);
+            }
+            ui.separator();
+            let mut view = self.state.view();
+            ui.selectable_value(&mut view, MainView::Queries, "Queries");
+            let count = self.webhooks.list.rows().len();
+            let label = if count == 0 { "Webhooks".to_owned() } else { format!("Webhooks ({count})") };
+            ui.selectable_value(&mut view, MainView::Webhooks, label);
+            self.state.show(view);
+            ui.separator();
+            crate::ui::view_menu::ui(ui);
+        });
+        if self.state.view() == MainView::Queries {
+            let (queries, mut cx) = self.context();
+            queries.tabs_ui(ui, &mut cx);
+        }
+    }
+
+    fn queries_ui(&mut self, ui: &mut egui::Ui) {
+        egui::Panel::left("side").resizable(true).default_size(300.0).show(ui, |ui| {
+            ui.horizontal(|ui| {
+                let mut side = self.state.side();
+                ui.selectable_value(&mut side, Side::Explorer, "Explorer");
+                ui.selectable_value(&mut side, Side::History, "History");
+                ui.selectable_value(&mut side, Side::Saved, "Saved");
+                self.state.set_side(side);
+            });
+            ui.separator();
+            match self.state.side() {
+                Side::Explorer => {
+                    let (queries, mut cx) = self.context();
+                    queries.explorer_ui(ui, &mut cx);
+                }
+                Side::History => {
+                    if let Some(entry) = self.history.ui(ui, &mut self.commands) {
+                        self.open_history(entry);
+                    }
+                }
+                Side::Saved => {
+                    let chosen = self.state.connection_name();
+                    let schema = self.state.schemas().model(&chosen).cloned();
+                    match self.saved.ui(ui, schema.as_ref(), &chosen, &mut self.commands) {
+                        Some(SavedIntent::Open(operation)) => self.open_saved(operation),
+                        Some(SavedIntent::SaveActive) => {
+                            self.saved.save(self.state.tabs().active(), &mut self.commands)
+                        }
+                        None => {}
+                    }
+                }
+            }
+        });
+        egui::CentralPanel::default().show(ui, |ui| {
+            let (queries, mut cx) = self.context();
+            queries.central_ui(ui, &mut cx);
+        });
+    }
+
+    /// The windows over the work: export, profiles, Find user, save operation, copy as code.
+    fn windows_ui(&mut self, ctx: &egui::Context) {
+        let (queries, mut cx) = self.context();
+        queries.export_window_ui(ctx, &mut cx);
+        self.profiles.window_ui(ctx, &mut self.commands);
+        let access = Access {
+            connection: self.state.connection_name(),
+            scopes: self.profiles.scopes_of(self.state.connection()),
+        };
+        let (profiles, choice) = (&self.profiles, self.state.connection());
+        self.find_user.ui(ctx, &access, || profiles.connection(choice), &mut self.commands);
+        if ctx.input_mut(|i| i.consume_shortcut(&SAVE_SHORTCUT)) {
+            self.saved.save(self.state.tabs().active(), &mut self.commands);
+        }
+        self.saved.window_ui(ctx, self.state.tabs().active(), &mut self.commands);
+        self.copy_code.window_ui(ctx);
+    }
+
+    fn problems_ui(&mut self, ui: &mut egui::Ui) {
+        if self.state.problems().is_empty() {
+            return;
+        }
+        egui::Panel::top("problems").show(ui, |ui| {
+            let mut dismiss = false;
+            ui.horizontal_wrapped(|ui| {
+                ui.colored_label(ui.visuals().warn_fg_color, self.state.problems().join(" · "));
+                dismiss = ui.button("Dismiss").clicked();
+            });
+            if dismiss {
+                self.state.dismiss_problems();
+            }
+        });
+    }
+}
