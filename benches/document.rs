@@ -21,7 +21,8 @@ use apollo_compiler::schema::{ExtendedType, FieldDefinition};
 use apollo_compiler::validation::Valid;
 use criterion::{Criterion, criterion_group, criterion_main};
 use orgql::explorer::synthetic::schema_sdl;
-use orgql::query::{OperationKind, Severity, complete, prettify, selected_paths, toggle_field, validate};
+use orgql::query::OperationKind;
+use orgql::query::lang::{Severity, complete, prettify, selected_paths, toggle_field, validate};
 
 /// How deep generated queries nest.
 const MAX_DEPTH: usize = 6;

@@ -39,7 +39,7 @@ use egui::{Event, Modifiers, MouseWheelSource, MouseWheelUnit, Pos2, RawInput, R
 use egui_system_font_provider::SystemFontProvider;
 use orgql::explorer::SchemaModel;
 use orgql::explorer::synthetic::schema_sdl;
-use orgql::query::highlight::Highlighter;
+use orgql::query::lang::highlight::Highlighter;
 use orgql::store::DeliverySummary;
 use orgql::table::{RowIndex, normalize};
 use orgql::ui::{ExplorerIntent, ExplorerPanel, SchemaState};

@@ -31,7 +31,6 @@ pub enum ExportError {
     /// A page could not be fetched (or the export was cancelled); what was written is kept.
     #[error("{cause}; {}", partial.describe(out))]
     Interrupted {
-        /// Why.
         cause: ApiError,
         /// What was kept.
         partial: Partial,
@@ -43,7 +42,6 @@ pub enum ExportError {
     /// Writing a row failed (disk full, say); what was written is kept.
     #[error("{reason}; {}", partial.describe(out))]
     Write {
-        /// Why.
         reason: String,
         /// What was kept.
         partial: Partial,

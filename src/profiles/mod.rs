@@ -78,15 +78,12 @@ pub enum ProfileError {
     Io {
         /// `read` or `write`.
         action: &'static str,
-        /// The file.
         path: PathBuf,
-        /// Why.
         source: std::io::Error,
     },
     /// The file is not valid TOML of profiles.
     #[error("{path} is not a valid profiles file ({message}); fix it or remove it")]
     Format {
-        /// The file.
         path: PathBuf,
         /// The parser's message.
         message: String,

@@ -7,8 +7,9 @@ use std::ops::Range;
 use apollo_parser::Parser;
 use apollo_parser::cst::{self, CstNode};
 
+use super::OperationKind;
 use super::document::{operation_kind, span};
-use super::{OperationKind, TextEdit};
+use super::lang::TextEdit;
 
 /// One operation of a document.
 #[derive(Debug, Clone, PartialEq, Eq)]

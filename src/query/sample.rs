@@ -89,7 +89,7 @@ mod tests {
     fn sample(sdl: &str) -> String {
         let schema = Schema::parse_and_validate(sdl, "t.graphql").expect("a valid test schema");
         let text = sample_query(&schema);
-        let problems = crate::query::validate(&schema, &text);
+        let problems = crate::query::lang::validate(&schema, &text);
         assert!(problems.is_empty(), "{problems:?} in\n{text}");
         text
     }

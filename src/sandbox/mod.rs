@@ -96,7 +96,6 @@ pub enum StartError {
     Bind {
         /// The address asked for.
         addr: SocketAddr,
-        /// Why.
         source: std::io::Error,
     },
     /// The minimal variant was given webhook receivers.

@@ -1,5 +1,6 @@
-//! The local SQLite database (WAL mode): the history of run queries and received webhook deliveries
-//! (and, later, saved queries and schema caches). One file in the platform's data directory.
+//! The local SQLite database (WAL mode), one owner-only file in the platform's data directory:
+//! the history of runs, webhook deliveries, saved operations, the schema cache, the workspace
+//! and the record of exports (for "changes since the last export").
 
 mod delivery_list;
 mod exports;
@@ -27,7 +28,6 @@ use serde_json::{Value, json};
 pub struct StoreError {
     /// The database file.
     pub path: PathBuf,
-    /// Why.
     pub reason: String,
 }
 

@@ -25,7 +25,6 @@ use crate::query::Column;
 pub struct FileError {
     /// The file asked for.
     pub path: PathBuf,
-    /// Why.
     pub reason: String,
 }
 
@@ -144,7 +143,6 @@ impl Partial {
 #[derive(Debug, thiserror::Error)]
 #[error("{error}; {}", partial.describe(&error.path))]
 pub struct CommitError {
-    /// Why.
     pub error: FileError,
     /// What was kept.
     pub partial: Partial,

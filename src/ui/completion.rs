@@ -10,7 +10,7 @@ use std::ops::Range;
 use egui::{Key, KeyboardShortcut, Modifiers};
 
 use crate::explorer::SchemaModel;
-use crate::query::{Completions, complete};
+use crate::query::lang::{Completions, complete};
 
 /// Ctrl+Space asks for completions where none are offered.
 pub const COMPLETE_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Space);

@@ -3,7 +3,7 @@
 //!
 //! Keys beyond typing: Enter keeps the indentation (one step more after an opening bracket);
 //! brackets and quotes close as they open, and a typed closer steps over the one there;
-//! Shift+Ctrl+P prettifies the document (comments kept, [`crate::query::prettify`]); Ctrl+F
+//! Shift+Ctrl+P prettifies the document (comments kept, [`crate::query::lang::prettify`]); Ctrl+F
 //! opens a find bar (Next, Previous); Ctrl+/ comments the lines out or in; Ctrl+Space asks for
 //! completions; Esc closes them and the editor keeps the focus. Undo goes back a pause of typing
 //! at a time (egui's undoer, told to group by pauses of [`UNDO_PAUSE`]) and an explorer's tick,
@@ -25,10 +25,11 @@ use super::completion::{COMPLETE_SHORTCUT, Completion, KeyOutcome};
 use super::problems::Problems;
 use super::tab::Tab;
 use crate::explorer::SchemaModel;
-use crate::query::highlight::Highlighter;
+use crate::query::lang::highlight::Highlighter;
+use crate::query::lang::prettify;
+use crate::query::lang::typing::{self, Typed};
 use crate::query::operations::UNNAMED_AMONG_SEVERAL;
-use crate::query::typing::{self, Typed};
-use crate::query::{RunChoice, prettify, run_choice};
+use crate::query::{RunChoice, run_choice};
 
 /// An underline: the bytes of a problem and its colour.
 type Mark = (Range<usize>, Color32);
@@ -651,7 +652,7 @@ fn char_index(text: &str, line: u32, column: u32) -> usize {
 
 /// The highlighted text as a layout job, with `marks` (byte ranges of problems) underlined in
 /// their colour.
-fn layout_job(text: &str, spans: &[crate::query::highlight::Span], font: &FontId, marks: &[Mark]) -> LayoutJob {
+fn layout_job(text: &str, spans: &[crate::query::lang::highlight::Span], font: &FontId, marks: &[Mark]) -> LayoutJob {
     let mut job = LayoutJob::default();
     let mut end = 0;
     for span in spans {

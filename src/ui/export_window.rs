@@ -17,7 +17,6 @@ use crate::table::Format;
 /// An export the user asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExportRequest {
-    /// The file.
     pub path: PathBuf,
     /// Start with a UTF-8 BOM.
     pub bom: bool,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use egui::Color32;
 
 use crate::explorer::SchemaModel;
-use crate::query::{Problem, Severity, validate};
+use crate::query::lang::{Problem, Severity, validate};
 
 /// The problems of the last text validated.
 #[derive(Default)]

@@ -395,7 +395,7 @@ impl ResultsPanel {
             if needle.is_empty() || tab.view != View::Raw {
                 return;
             }
-            let matches = crate::query::typing::find_all(result.raw(), needle);
+            let matches = crate::query::lang::typing::find_all(result.raw(), needle);
             if matches.is_empty() {
                 ui.weak("No match");
                 return;

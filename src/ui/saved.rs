@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::commands::Commands;
 use super::tab::Tab;
 use crate::explorer::SchemaModel;
-use crate::query::validate::{Severity, validate};
+use crate::query::lang::validate::{Severity, validate};
 use crate::store::SavedOperation;
 use crate::worker::{OperationChange, OperationsCommand, OperationsEvent};
 

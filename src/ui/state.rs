@@ -18,7 +18,6 @@ pub enum Requested<T, E> {
     Failed {
         /// What was shown before.
         previous: Option<T>,
-        /// Why.
         error: E,
     },
 }

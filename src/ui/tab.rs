@@ -118,7 +118,6 @@ pub struct Running {
 /// A "fetch all pages" under way or done.
 #[derive(Debug, Clone)]
 pub struct FetchAll {
-    /// The job.
     pub job: JobId,
     /// Rows so far.
     pub so_far: u64,
@@ -133,7 +132,6 @@ pub struct FetchAll {
 /// An export under way or done.
 #[derive(Debug, Clone)]
 pub struct Export {
-    /// The job.
     pub job: JobId,
     /// What was asked (a Resume asks it again, resuming).
     pub request: super::export_window::ExportRequest,

@@ -26,7 +26,6 @@ pub enum TabIntent {
     },
     /// Rename a tab.
     Rename {
-        /// Which.
         index: usize,
         /// Its new name.
         title: String,

@@ -89,7 +89,6 @@ pub enum ListenerError {
     Bind {
         /// The address.
         addr: SocketAddr,
-        /// Why.
         source: std::io::Error,
     },
     /// A scheme was given without a secret.

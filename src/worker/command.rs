@@ -73,7 +73,6 @@ impl Connection {
 /// A query to run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QuerySpec {
-    /// Where.
     pub connection: Connection,
     /// The document.
     pub query: String,

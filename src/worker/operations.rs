@@ -23,7 +23,6 @@ pub enum OperationChange {
     },
     /// Rename (and move) an operation.
     Rename {
-        /// Which.
         id: i64,
         /// Its new collection.
         collection: String,

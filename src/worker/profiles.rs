@@ -32,7 +32,6 @@ pub enum ProfilesCommand {
     Test {
         /// The test (its event carries it).
         job: JobId,
-        /// Where.
         connection: Connection,
     },
 }

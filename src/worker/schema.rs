@@ -133,7 +133,6 @@ pub enum SchemaCommand {
     Load {
         /// The load (Cancel stops it).
         job: JobId,
-        /// Whose.
         connection: Connection,
         /// Fetch it from the service even when cached.
         refresh: bool,

@@ -17,7 +17,6 @@ pub enum SupportCommand {
     Ask {
         /// The request (its answer carries it; Cancel stops it).
         job: JobId,
-        /// Where.
         connection: Connection,
         /// What to ask.
         request: SupportRequest,

@@ -58,7 +58,6 @@ pub enum WebhooksCommand {
     Export {
         /// The export (its event carries it).
         job: JobId,
-        /// Which.
         filter: DeliveryFilter,
         /// Where to.
         path: PathBuf,

@@ -15,7 +15,7 @@ use orgql::api::{
     read_introspection_json,
 };
 use orgql::explorer::SchemaModel;
-use orgql::query::{Severity, complete, validate};
+use orgql::query::lang::{Severity, complete, validate};
 use orgql::secret::Secret;
 use orgql::store::Store;
 use serde_json::{Value, json};

@@ -105,7 +105,7 @@ fn pages_fetch_all_and_export(server: Server) {
     s.click("+");
     let sample = s.app().active_tab().query.clone();
     assert!(sample.contains("paginatedUsers(first: 50)"), "{server:?}: {sample}");
-    let problems = orgql::query::validate(s.app().schema_model().expect("a schema").schema(), &sample);
+    let problems = orgql::query::lang::validate(s.app().schema_model().expect("a schema").schema(), &sample);
     assert!(problems.is_empty(), "{server:?}: {problems:?} in\n{sample}");
 
     s.run_query();

@@ -12,7 +12,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::state::Requested;
 use crate::explorer::SchemaModel;
-use crate::query::{OperationKind, SelectionState, TextEdit, selected_paths};
+use crate::query::OperationKind;
+use crate::query::lang::{SelectionState, TextEdit, selected_paths};
 use crate::worker::LoadedSchema;
 
 /// What the explorer asks for.

@@ -6,7 +6,8 @@ use std::collections::{HashMap, HashSet};
 use super::Focus;
 use super::arguments::ArgumentInputs;
 use crate::explorer::{FieldInfo, SchemaModel};
-use crate::query::{OperationKind, SelectionState, TextEdit, set_argument, toggle_field};
+use crate::query::OperationKind;
+use crate::query::lang::{SelectionState, TextEdit, set_argument, toggle_field};
 
 /// How deep the tree opens (a guard against cycles such as `User.manager.manager…`).
 const MAX_DEPTH: usize = 12;
@@ -193,8 +194,10 @@ impl TreeView<'_> {
         ui.indent(("args", &key), |ui| {
             if ticked && !field.arguments.is_empty() {
                 let (text, kind) = (self.text, self.kind);
-                let current =
-                    self.values.entry(key.clone()).or_insert_with(|| crate::query::argument_values(text, kind, path));
+                let current = self
+                    .values
+                    .entry(key.clone())
+                    .or_insert_with(|| crate::query::lang::argument_values(text, kind, path));
                 if let Some((name, value)) = self.arguments.ui(ui, self.model, &key, &field.arguments, current) {
                     self.action = Some(Action::Argument { path: path.clone(), name, value });
                 }

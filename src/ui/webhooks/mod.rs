@@ -34,16 +34,10 @@ pub enum WebhooksIntent {
     Replay {
         /// The delivery.
         id: i64,
-        /// Where.
         url: String,
     },
     /// Write the listed deliveries to a JSONL file.
-    Export {
-        /// Which.
-        filter: DeliveryFilter,
-        /// The file.
-        path: PathBuf,
-    },
+    Export { filter: DeliveryFilter, path: PathBuf },
 }
 
 /// The listener as the inspector knows it.

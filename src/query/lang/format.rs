@@ -11,8 +11,8 @@
 
 use apollo_parser::{Lexer, Parser, TokenKind};
 
-use super::DocumentError;
-use super::document::line_column;
+use super::super::DocumentError;
+use super::super::document::line_column;
 
 const INDENT: &str = "  ";
 

@@ -1,6 +1,6 @@
 //! Setting and reading arguments, and building a query by clicking.
 
-use super::super::OperationKind::Query;
+use super::super::super::OperationKind::Query;
 use super::tests_toggle::{SAMPLE, toggled};
 use super::*;
 

@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use apollo_parser::cst::{self, CstNode};
 
-use super::super::OperationKind;
+use super::super::super::OperationKind;
 use super::Target;
 use super::tree::{Tree, enclosing_fragment};
 

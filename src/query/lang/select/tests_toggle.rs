@@ -1,6 +1,6 @@
 //! Ticking and unticking fields.
 
-use super::super::OperationKind::{Mutation, Query};
+use super::super::super::OperationKind::{Mutation, Query};
 use super::*;
 
 /// A document with comments, variables, a named fragment, an inline fragment and aliases.

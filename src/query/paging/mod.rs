@@ -4,15 +4,16 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::connection::{ArgumentValue, ConnectionSite, find, locate};
-use super::document::{OperationKind, Parsed, operation_kind, span};
-use super::edit::{Edit, apply, original_byte, sort};
-use super::rewrite::{
+use self::rewrite::{
     append_selections, argument_edits, define_variable, field_text, first_selection_set, fresh_variable,
     operations_using, rewrite_error,
 };
+use super::connection::{ArgumentValue, ConnectionSite, find, locate};
+use super::document::{OperationKind, Parsed, operation_kind, span};
+use super::edit::{Edit, apply, original_byte, sort};
 use super::{DocumentError, fields::Merged};
 
+mod rewrite;
 mod style;
 
 pub use style::{Paging, PagingStyle, detect_paging};

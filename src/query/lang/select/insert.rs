@@ -4,8 +4,8 @@ use std::cmp::Reverse;
 
 use apollo_parser::cst;
 
-use super::super::document::span;
-use super::super::operations::{fresh_name, name_anonymous};
+use super::super::super::document::span;
+use super::super::super::operations::{fresh_name, name_anonymous};
 use super::layout::{definition_insertion, has_break, indent_unit, item_indent, newline, starts_line};
 use super::tree::{Tree, keyword};
 use super::{EditError, Target, TextEdit};

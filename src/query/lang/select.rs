@@ -54,7 +54,7 @@ mod tests_toggle;
 pub use error::EditError;
 pub use state::{FieldUse, SelectedField, SelectionState};
 
-use super::OperationKind;
+use super::super::OperationKind;
 use super::text_edit::TextEdit;
 use tree::{Tree, is_name};
 

@@ -8,8 +8,8 @@ use apollo_compiler::schema::{FieldDefinition, InputValueDefinition, NamedType};
 use apollo_parser::cst::{self, CstNode};
 use apollo_parser::{SyntaxKind, SyntaxNode};
 
-use super::super::OperationKind;
-use super::super::document::operation_kind;
+use super::super::super::OperationKind;
+use super::super::super::document::operation_kind;
 
 /// The type whose fields `set` selects.
 pub(super) fn set_type<'s>(schema: &'s Schema, set: &cst::SelectionSet) -> Option<&'s NamedType> {

@@ -3,7 +3,7 @@
 use apollo_parser::Parser;
 use apollo_parser::cst::{self, CstNode};
 
-use super::super::document::span;
+use super::super::super::document::span;
 use super::layout::{item_indent, list_removal, newline, spaces_before};
 use super::remove::{cut, range, runs};
 use super::{EditError, TextEdit};

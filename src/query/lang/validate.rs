@@ -12,7 +12,7 @@ use apollo_compiler::diagnostic::ToCliReport;
 use apollo_compiler::validation::{Valid, WithErrors};
 use apollo_compiler::{ExecutableDocument, Schema};
 
-use super::document::line_column;
+use super::super::document::line_column;
 use super::tokens::is_blank;
 
 /// How serious a [`Problem`] is.

@@ -5,10 +5,10 @@ use std::collections::HashSet;
 
 use apollo_parser::cst::{self, CstNode};
 
-use super::DocumentError;
-use super::document::{Parsed, span, spread_name};
-use super::edit::{Edit, append};
-use super::fields::Merged;
+use super::super::DocumentError;
+use super::super::document::{Parsed, span, spread_name};
+use super::super::edit::{Edit, append};
+use super::super::fields::Merged;
 
 /// The edits to one occurrence of the connection field: replace the values of the named
 /// arguments (`replacements`: argument name, new value text) and append `added` arguments.
@@ -156,7 +156,7 @@ pub(crate) fn operations_using(parsed: &Parsed, fields: &[cst::Field]) -> Vec<cs
     let containing: HashSet<String> = fields
         .iter()
         .filter_map(|field| field.syntax().ancestors().find_map(cst::FragmentDefinition::cast))
-        .filter_map(|fragment| super::document::fragment_name(&fragment))
+        .filter_map(|fragment| super::super::document::fragment_name(&fragment))
         .collect();
     let chosen = span(&parsed.operation);
     parsed
@@ -192,8 +192,8 @@ pub(crate) fn rewrite_error(detail: &str) -> DocumentError {
 
 #[cfg(test)]
 mod tests {
-    use super::super::document::Parsed;
-    use super::super::fields::Collector;
+    use super::super::super::document::Parsed;
+    use super::super::super::fields::Collector;
     use super::*;
 
     fn parsed(text: &str) -> Parsed {
@@ -233,7 +233,7 @@ mod tests {
         for (before, after) in cases {
             let document = parsed(before);
             let edit = define_variable(before, &document.operation, "$v: String").map_err(|e| e.to_string());
-            let result = edit.and_then(|edit| super::super::edit::apply(before, vec![edit]));
+            let result = edit.and_then(|edit| super::super::super::edit::apply(before, vec![edit]));
             assert_eq!(result.as_deref(), Ok(after), "{before}");
         }
     }

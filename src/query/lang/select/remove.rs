@@ -7,7 +7,7 @@ use std::ops::Range;
 use apollo_parser::SyntaxNode;
 use apollo_parser::cst::{self, CstNode};
 
-use super::super::document::{fragment_name, span, spread_name};
+use super::super::super::document::{fragment_name, span, spread_name};
 use super::TextEdit;
 use super::layout::{definition_removal, list_removal};
 use super::tree::Tree;

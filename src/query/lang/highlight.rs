@@ -11,7 +11,7 @@ use syntect::highlighting::{
 use syntect::parsing::{ParseState, ScopeStack, SyntaxDefinition, SyntaxSet, SyntaxSetBuilder};
 
 /// The syntax definition, compiled into the binary.
-const SYNTAX: &str = include_str!("../../assets/graphql.sublime-syntax");
+const SYNTAX: &str = include_str!("../../../assets/graphql.sublime-syntax");
 
 /// A run of text in one style.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! Reading the ticks from a document.
 
-use super::super::OperationKind::{Mutation, Query};
+use super::super::super::OperationKind::{Mutation, Query};
 use super::tests_toggle::SAMPLE;
 use super::*;
 

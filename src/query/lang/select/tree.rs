@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use apollo_parser::Parser;
 use apollo_parser::cst::{self, CstNode};
 
-use super::super::OperationKind;
-use super::super::document::{fragment_name, line_column, operation_kind, spread_name};
+use super::super::super::OperationKind;
+use super::super::super::document::{fragment_name, line_column, operation_kind, spread_name};
 use super::super::tokens::is_blank;
 use super::{EditError, Target};
 
