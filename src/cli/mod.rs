@@ -169,7 +169,7 @@ fn desktop() -> Result<(), Failure> {
         profiles: crate::profiles::ProfileFile::default_location().ok(),
         secrets: connection::secret_store(),
         store_path: crate::store::Store::default_path(),
-        sandbox_users: 500,
+        sandbox_users: crate::ui::bench_sandbox_users().unwrap_or(500),
         export_dir,
         webhook_port: Some(crate::webhooks::listener::DEFAULT_LISTEN.port()),
         worker_finished: Some(finished),

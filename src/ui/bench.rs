@@ -7,7 +7,12 @@
 //!   the first frame counts as drawn when the second begins (after the first was painted);
 //! - `ORGQL_BENCH_RUN=1` runs the first tab's query (the sample query: 50 users) once the
 //!   chosen connection's schema is in, as a click on Run would (`ORGQL_LOG=orgql::timing=debug`
-//!   traces it: [`crate::timing`]).
+//!   traces it: [`crate::timing`]);
+//! - `ORGQL_BENCH_FETCH_ALL=1` fetches every page of the first tab's query into the grid once the
+//!   schema is in, as "Fetch all pages" would, and prints `orgql-bench: fetched_all rows=N ms=…`
+//!   to stderr when the last page is in (`benches/fetch-all-memory.sh` then reads the process's
+//!   memory);
+//! - `ORGQL_BENCH_SANDBOX_USERS=N` gives the in-process sandbox `N` users instead of 500.
 
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -67,13 +72,23 @@ pub fn synthetic_rows(count: usize) -> Rows {
     Rows { columns: COLUMNS.map(str::to_owned).to_vec(), rows, total: Some(count as u64) }
 }
 
+/// A number from the environment variable `name`.
+fn var(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok())
+}
+
+/// `ORGQL_BENCH_SANDBOX_USERS`, when set.
+pub fn bench_sandbox_users() -> Option<usize> {
+    var("ORGQL_BENCH_SANDBOX_USERS").map(|n| n as usize)
+}
+
 /// The app, wrapped in the hooks when their environment variables ask for them.
 pub(crate) fn wrap(mut app: OrgqlApp) -> Box<dyn eframe::App> {
-    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok());
     let rows = var("ORGQL_BENCH_ROWS");
     let exit_after = var("ORGQL_BENCH_EXIT_AFTER_FRAMES");
     let run = var("ORGQL_BENCH_RUN").is_some_and(|v| v != 0);
-    if rows.is_none() && exit_after.is_none() && !run {
+    let fetch_all = var("ORGQL_BENCH_FETCH_ALL").is_some_and(|v| v != 0);
+    if rows.is_none() && exit_after.is_none() && !run && !fetch_all {
         return Box::new(app);
     }
     let started = Instant::now();
@@ -88,7 +103,18 @@ pub(crate) fn wrap(mut app: OrgqlApp) -> Box<dyn eframe::App> {
         rows: rows.unwrap_or(0),
         generated_ms: generated.as_millis(),
         run_pending: run,
+        fetch_all: fetch_all.then_some(FetchAllHook::Pending),
     })
+}
+
+/// Where `ORGQL_BENCH_FETCH_ALL` is.
+enum FetchAllHook {
+    /// Waiting for the schema.
+    Pending,
+    /// Fetching since then.
+    Fetching(Instant),
+    /// Reported.
+    Done,
 }
 
 struct Hooked {
@@ -99,6 +125,8 @@ struct Hooked {
     generated_ms: u128,
     /// `ORGQL_BENCH_RUN`: the query is still to be run.
     run_pending: bool,
+    /// `ORGQL_BENCH_FETCH_ALL`.
+    fetch_all: Option<FetchAllHook>,
 }
 
 impl eframe::App for Hooked {
@@ -114,6 +142,22 @@ impl eframe::App for Hooked {
         if self.run_pending && self.app.schema_model().is_some() {
             self.run_pending = false;
             self.app.run_active_query();
+        }
+        match self.fetch_all {
+            Some(FetchAllHook::Pending) if self.app.schema_model().is_some() => {
+                self.app.fetch_all_pages();
+                self.fetch_all = Some(FetchAllHook::Fetching(Instant::now()));
+            }
+            Some(FetchAllHook::Fetching(started)) => {
+                let tab = self.app.active_tab();
+                if let Some(fetch) = tab.fetch_all.as_ref().filter(|fetch| !fetch.outcome.is_pending()) {
+                    let rows = tab.grid.as_ref().map_or(0, |grid| grid.rows.len());
+                    let ms = started.elapsed().as_millis();
+                    eprintln!("orgql-bench: fetched_all rows={rows} ms={ms} so_far={}", fetch.so_far);
+                    self.fetch_all = Some(FetchAllHook::Done);
+                }
+            }
+            _ => {}
         }
     }
 

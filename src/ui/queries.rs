@@ -186,6 +186,11 @@ impl Queries {
         cx.commands.send(QueryCommand::Page { job, walk, step });
     }
 
+    /// Fetches every page of the active tab's query into its grid.
+    pub fn fetch_all_pages(&mut self, cx: &mut Context<'_>) {
+        Self::fetch_all(cx);
+    }
+
     fn fetch_all(cx: &mut Context<'_>) {
         let spec = match cx.spec_of_rows() {
             Ok(spec) => spec,

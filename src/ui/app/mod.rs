@@ -208,6 +208,13 @@ impl OrgqlApp {
         Queries::run(&mut cx);
     }
 
+    /// Fetches every page of the active tab's query into its grid, as "Fetch all pages" does
+    /// (for benchmarks).
+    pub fn fetch_all_pages(&mut self) {
+        let (queries, mut cx) = self.context();
+        queries.fetch_all_pages(&mut cx);
+    }
+
     /// The active tab, to change (for benchmarks and tests).
     pub fn active_tab_mut(&mut self) -> &mut Tab {
         self.state.tabs_mut().active_mut()
