@@ -154,7 +154,12 @@ impl Client {
         self.activity.subscribe()
     }
 
-    /// The connection's tokens.
+    /// Where its GraphQL requests go (the schema of that address is kept under it).
+    pub fn graphql_url(&self) -> &str {
+        &self.graphql_url
+    }
+
+    /// The token cache and its credentials.
     pub fn tokens(&self) -> &Tokens {
         &self.tokens
     }

@@ -39,6 +39,17 @@ pub struct Page {
     pub bytes: usize,
 }
 
+/// The paging of `query` from a kept schema (`sdl`), when the schema still builds and the query
+/// validates against it; `None` sends the caller to the service for the schema.
+fn paging_from_cache(sdl: &str, query: &str, operation_name: Option<&str>) -> Option<Paging> {
+    let model = crate::explorer::SchemaModel::from_sdl(sdl).ok()?;
+    let problems = crate::query::lang::validate(model.schema(), query);
+    if problems.iter().any(|problem| problem.severity == crate::query::lang::Severity::Error) {
+        return None;
+    }
+    detect_paging(model.schema(), query, operation_name).ok()
+}
+
 /// Whether `error` says that the service answers, but not its schema: introspection turned
 /// off or limited (GraphQL errors, a 4xx, a scope it wants, an answer that cannot be read).
 pub(crate) fn introspection_refused(error: &ApiError) -> bool {
@@ -112,13 +123,36 @@ impl Pager {
         query: &str,
         variables: Option<Value>,
         operation_name: Option<&str>,
-        mut options: PagingOptions,
+        options: PagingOptions,
         cancel: &CancellationToken,
     ) -> Result<Self, ApiError> {
+        let (pager, _) = Self::discover_cached(client, query, variables, operation_name, options, None, cancel).await?;
+        Ok(pager)
+    }
+
+    /// Like [`discover`](Self::discover), reading the paging from `cached` (a schema's SDL kept
+    /// from an earlier run) when the query validates against it: no introspection request then.
+    /// Returns the SDL it introspected, when it did, for the caller to keep.
+    pub async fn discover_cached(
+        client: Arc<Client>,
+        query: &str,
+        variables: Option<Value>,
+        operation_name: Option<&str>,
+        mut options: PagingOptions,
+        cached: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Result<(Self, Option<String>), ApiError> {
         let mut note = None;
+        let mut fetched = None;
+        if options.paging.is_none() {
+            options.paging = cached.and_then(|sdl| paging_from_cache(sdl, query, operation_name));
+        }
         if options.paging.is_none() {
             options.paging = Some(match crate::explorer::load::fetch(&client, cancel).await {
-                Ok((model, _)) => detect_paging(model.schema(), query, operation_name).map_err(ApiError::Document)?,
+                Ok((model, sdl)) => {
+                    fetched = Some(sdl);
+                    detect_paging(model.schema(), query, operation_name).map_err(ApiError::Document)?
+                }
                 // What stops introspection stops every request: say that, not a guess.
                 Err(error) if !introspection_refused(&error) => return Err(error),
                 Err(error) => {
@@ -138,7 +172,7 @@ impl Pager {
         if let Some(note) = note {
             pager.add_warning(note);
         }
-        Ok(pager)
+        Ok((pager, fetched))
     }
 
     /// Where the connection is in each page's data, and its columns.

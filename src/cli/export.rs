@@ -51,6 +51,10 @@ pub struct ExportArgs {
     /// this connection, which orgql keeps) or a CSV file orgql wrote of the same query.
     #[arg(long, value_name = "last|FILE")]
     changes_since: Option<String>,
+    /// Read the service's schema again instead of the copy orgql keeps of it (it is read again
+    /// anyway when the query does not validate against the copy).
+    #[arg(long)]
+    refresh_schema: bool,
     #[command(flatten)]
     connection: ConnectionArgs,
 }
@@ -132,9 +136,24 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
     let activity = ActivityWatch::start(&client, progress.clone());
     let options = PagingOptions { ensure_count: true, paging: None };
     let operation = args.input.operation.as_deref();
-    let discovered = Pager::discover(client, &query, variables, operation, options, &cancel).await;
+    let store = open_store();
+    // The schema as an earlier run (or the app) kept it: no introspection when it still fits.
+    let schema_key = format!("orgql export {}", client.graphql_url());
+    let cached = match (&store, args.refresh_schema) {
+        (Ok(store), false) => store.cached_schema(&schema_key).ok().flatten().map(|(sdl, _)| sdl),
+        _ => None,
+    };
+    let discovered =
+        Pager::discover_cached(client, &query, variables, operation, options, cached.as_deref(), &cancel).await;
     let mut pager = match discovered {
-        Ok(pager) => pager,
+        Ok((pager, fetched)) => {
+            if let (Some(sdl), Ok(store)) = (fetched, &store)
+                && let Err(e) = store.save_schema(&schema_key, &sdl, chrono::Utc::now())
+            {
+                tracing::warn!("the schema is not kept for the next export: {e}");
+            }
+            pager
+        }
         Err(ApiError::Cancelled) => {
             activity.finish().await;
             progress.finish_and_clear();
@@ -145,7 +164,6 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
     for warning in pager.warnings() {
         progress.suspend(|| eprintln!("orgql: {warning}"));
     }
-    let store = open_store();
     let mut keeping = keeping(&args, &pager, &identity, &connection, store.as_ref(), from.is_some(), &progress)?;
     if let (Some(keeping), Ok(store)) = (keeping.as_mut(), store) {
         let access: changes::StoreAccess = Box::new(move |work| work(&store).map_err(|e| e.to_string()));

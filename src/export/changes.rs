@@ -89,7 +89,15 @@ pub struct RowRecorder {
     id: Option<i64>,
     kept: i64,
     failed: Option<String>,
+    /// The columns and key column of the rows waiting.
+    shape: Option<(Vec<String>, String)>,
+    /// Rows waiting to be written with the next batch (at most [`RECORD_BATCH`]).
+    waiting: Vec<(String, RowDigest, Row)>,
 }
+
+/// Rows written to the store in one transaction: a few dozen transactions for 100,000 rows
+/// instead of one a page, with at most this many rows (about a megabyte) held meanwhile.
+const RECORD_BATCH: usize = 5_000;
 
 impl std::fmt::Debug for RowRecorder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -108,16 +116,32 @@ impl RowRecorder {
             id: None,
             kept: 0,
             failed: None,
+            shape: None,
+            waiting: Vec::new(),
         }
     }
 
-    /// Keeps a page's rows (`columns` named, keyed by `key_column`).
+    /// Keeps a page's rows (`columns` named, keyed by `key_column`): they are written with the
+    /// next batch.
     pub fn keep(&mut self, columns: &[String], key_column: &str, rows: &[(String, RowDigest, Row)]) {
         if self.failed.is_some() {
             return;
         }
+        if self.shape.is_none() {
+            self.shape = Some((columns.to_vec(), key_column.to_owned()));
+        }
+        self.waiting.extend_from_slice(rows);
+        if self.waiting.len() >= RECORD_BATCH {
+            self.write_waiting();
+        }
+    }
+
+    /// Writes the rows waiting, in one transaction.
+    fn write_waiting(&mut self) {
+        let rows = std::mem::take(&mut self.waiting);
+        let Some((columns, key_column)) = self.shape.as_ref().filter(|_| self.failed.is_none()) else { return };
         let (identity, query, connection) = (&self.identity, &self.query, &self.connection);
-        let (id, first) = (&mut self.id, self.kept);
+        let (id, first, rows) = (&mut self.id, self.kept, &rows);
         let result = (self.access)(&mut |store: &Store| {
             let export = match *id {
                 Some(export) => export,
@@ -140,6 +164,7 @@ impl RowRecorder {
 
     /// The export is complete in `file` with `rows` rows: it becomes the latest of its query.
     pub fn finish(mut self, file: &str, rows: u64) -> Result<(), String> {
+        self.write_waiting();
         if let Some(failed) = self.failed.take() {
             return Err(failed);
         }

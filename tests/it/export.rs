@@ -447,6 +447,8 @@ struct BreakingProxy {
     upstream: String,
     pages: usize,
     seen: AtomicUsize,
+    /// Introspection requests passed.
+    introspections: AtomicUsize,
     http: reqwest::Client,
 }
 
@@ -454,6 +456,9 @@ async fn forward(State(proxy): State<Arc<BreakingProxy>>, uri: Uri, headers: Hea
     // The schema (which orgql reads to learn how the connection pages) passes; pages are counted.
     let text = String::from_utf8_lossy(&body);
     let introspection = text.contains("__schema") || text.contains("__type");
+    if introspection {
+        proxy.introspections.fetch_add(1, Ordering::SeqCst);
+    }
     if uri.path() == "/graphql/" && !introspection && proxy.seen.fetch_add(1, Ordering::SeqCst) >= proxy.pages {
         let body = json!({ "data": null, "errors": [{ "message": "The service broke off the walk" }] });
         return (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response();
@@ -482,6 +487,7 @@ async fn an_export_that_fails_midway_keeps_a_partial_file_and_says_how_many_rows
         upstream: server.base_url().to_owned(),
         pages: 3,
         seen: AtomicUsize::new(0),
+        introspections: AtomicUsize::new(0),
         http: crate::harness::http(),
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
@@ -515,6 +521,45 @@ async fn an_export_that_fails_midway_keeps_a_partial_file_and_says_how_many_rows
     left.sort();
     let point = home.path("out").join("users.csv.partial.resume");
     assert_eq!(left, [partial, point], "no temporary file is left, and where the rows stop is kept");
+}
+
+#[tokio::test]
+async fn a_second_export_reads_the_schema_kept_by_the_first_unless_asked_to_refresh_it() {
+    let server = sandbox(120).await;
+    let proxy = Arc::new(BreakingProxy {
+        upstream: server.base_url().to_owned(),
+        pages: usize::MAX,
+        seen: AtomicUsize::new(0),
+        introspections: AtomicUsize::new(0),
+        http: crate::harness::http(),
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+    let front = format!("http://{}", listener.local_addr().expect("an address"));
+    let app = axum::Router::new().fallback(forward).with_state(proxy.clone());
+    let serving = tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let home = Home::new();
+    let out = home.path("out").join("users.csv");
+    let conn = ["--base-url", front.as_str(), "--client-id", "sandbox-admin", "--scope", "users.read"];
+    let export = |extra: &'static [&'static str]| {
+        let mut list = vec!["export", "-e", "{ paginatedUsers { edges { node { ref name } } } }", "--out"];
+        list.push(out.to_str().expect("a UTF-8 path"));
+        list.extend_from_slice(extra);
+        output(home.orgql_with_secret(SECRET, &args(&list, &conn)))
+    };
+    let first = export(&[]).await;
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let asked = proxy.introspections.load(Ordering::SeqCst);
+    assert!(asked >= 1, "the first export reads the schema");
+    let second = export(&[]).await;
+    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+    assert_eq!(proxy.introspections.load(Ordering::SeqCst), asked, "the second takes the kept schema");
+    let refreshed = export(&["--refresh-schema"]).await;
+    assert_eq!(refreshed.status.code(), Some(0), "{}", stderr(&refreshed));
+    assert_eq!(proxy.introspections.load(Ordering::SeqCst), 2 * asked, "--refresh-schema reads it again");
+    serving.abort();
+    let rows = read_csv(&std::fs::read(&out).expect("the file"));
+    assert_eq!(rows.len(), 121, "the header and every user, each time");
 }
 
 #[tokio::test]
