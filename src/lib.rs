@@ -14,6 +14,7 @@ pub mod sandbox;
 pub mod scopes;
 pub mod secret;
 pub mod serve;
+pub mod shape;
 pub mod signal;
 pub mod store;
 pub mod support;
