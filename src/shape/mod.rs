@@ -22,7 +22,7 @@ mod mutations;
 mod payload;
 mod related;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use apollo_compiler::Schema;
 use apollo_compiler::ast::Type;

@@ -45,21 +45,22 @@ pub struct Related {
     pub first: Option<String>,
     /// The cursor argument (`after`) and its type, when its pages can be walked.
     pub after: Option<(String, String)>,
-    /// Whether the connection has `count`.
-    pub count: bool,
+    /// The connection's count field (`count`, `totalCount`), when it has one.
+    pub count: Option<String>,
     /// How its items are shown.
     pub display: Display,
 }
 
 /// What of a connection's arguments and fields lets it be read page by page.
-fn paging_of(schema: &Schema, f: &FieldDefinition) -> (Option<String>, Option<(String, String)>, bool) {
+fn paging_of(schema: &Schema, f: &FieldDefinition) -> (Option<String>, Option<(String, String)>, Option<String>) {
     let arg = |name: &str| f.arguments.iter().find(|a| a.name == name);
     let first = arg("first").filter(|a| a.ty.inner_named_type() == "Int").map(|a| a.name.to_string());
     let named = f.ty.inner_named_type().as_str();
     let has_page_info = field(schema, named, "pageInfo").is_some();
     let after =
         arg("after").filter(|_| has_page_info).map(|a| (a.name.to_string(), a.ty.inner_named_type().to_string()));
-    let count = field(schema, named, "count").is_some() || field(schema, named, "totalCount").is_some();
+    let count =
+        ["count", "totalCount"].into_iter().find(|name| field(schema, named, name).is_some()).map(str::to_owned);
     (first, after, count)
 }
 

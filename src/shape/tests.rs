@@ -102,7 +102,7 @@ fn the_sandboxs_learning_data_is_found_as_root_connections_taking_the_users_ref(
     assert!(
         matches!(&enrollments.place, Place::Root { argument, key: Key::Ref, inside: None, .. } if argument == "userRef")
     );
-    assert!(enrollments.connection && enrollments.count && enrollments.after.is_some());
+    assert!(enrollments.connection && enrollments.count.is_some() && enrollments.after.is_some());
     let display = &enrollments.display;
     assert_eq!(display.titles[0], ["offer", "title"], "the offer's title first: {display:?}");
     let (state, enum_type, values) = display.state.clone().expect("a state");
@@ -132,7 +132,7 @@ fn the_nested_shapes_learning_data_is_found_on_the_user_and_in_a_filter_input() 
         ]
     );
     assert_eq!(found[0].place, Place::Nested);
-    assert!(found[0].connection && found[0].count, "totalCount counts");
+    assert!(found[0].connection && found[0].count.as_deref() == Some("totalCount"), "totalCount counts");
     assert_eq!(found[0].display.titles[0], ["session", "title"]);
     assert_eq!(found[1].display.percent, Some(vec!["progressPercent".to_owned()]));
     assert_eq!(found[2].display.expires, Some(vec!["expiresOn".to_owned()]));

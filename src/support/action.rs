@@ -115,6 +115,7 @@ mod tests {
 
     fn card() -> UserCard {
         UserCard {
+            sections: Vec::new(),
             id: Some("VXNlcjox".into()),
             ref_: "u00001".into(),
             name: "Anna Smith".into(),

@@ -189,6 +189,9 @@ pub struct Capabilities {
     pub group_search: Option<GroupSearch>,
     /// The mutations.
     pub mutations: Mutations,
+    /// The lists and connections related to a user (the card's sections), as the schema shapes
+    /// them.
+    pub sections: Vec<crate::shape::Related>,
     /// A sentence for the card when the schema could not be read.
     pub notice: Option<String>,
 }
@@ -221,6 +224,7 @@ impl Capabilities {
             },
             group_search: None,
             mutations: Mutations::default(),
+            sections: Vec::new(),
             notice: Some(reason),
         }
     }
@@ -257,7 +261,9 @@ impl Capabilities {
         let mutations = root_fields(schema, OperationType::Mutation)
             .map(|fields| mutations(schema, &fields, &user_type))
             .unwrap_or_default();
+        let sections = crate::shape::related(schema, &user_type);
         Ok(Capabilities {
+            sections,
             roles: roles(schema, &user_type),
             groups: groups(schema, &user_type),
             extra_fields: extra_fields(schema, &user_type),

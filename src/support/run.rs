@@ -31,6 +31,15 @@ pub enum SupportRequest {
     Open(String),
     /// List the groups whose name contains this text (all, for an empty one), for the picker.
     Groups(String),
+    /// Read section `index` of the user's card (a page, or every row up to [`super::ALL_ROWS`]).
+    Section {
+        /// The user.
+        user: super::UserKeys,
+        /// Which section ([`super::SectionInfo::index`]).
+        index: usize,
+        /// Every row, not only the first page.
+        all: bool,
+    },
     /// Change the user with `user_ref`.
     Act {
         /// The user.
@@ -52,12 +61,14 @@ pub enum Found {
 }
 
 /// The service's answer to a [`SupportRequest`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum SupportReply {
     /// The answer to `Find` or `Open`.
     Found(Found),
     /// The groups for the picker.
     Groups(Vec<GroupRef>),
+    /// Rows of a section.
+    Section(super::SectionPage),
     /// A change was made.
     Acted {
         /// The change.
@@ -113,7 +124,53 @@ pub async fn answer(
             Ok(SupportReply::Groups(groups))
         }
         SupportRequest::Act { user_ref, action } => act(&client, caps, &user_ref, action, cancel).await,
+        SupportRequest::Section { user, index, all } => {
+            section(&client, caps, &user, index, all, cancel).await.map(SupportReply::Section)
+        }
     }
+}
+
+/// Reads section `index` of `user`: its first page, or (`all`) every page up to
+/// [`super::ALL_ROWS`] rows.
+async fn section(
+    client: &Arc<Client>,
+    caps: &Capabilities,
+    user: &super::UserKeys,
+    index: usize,
+    all: bool,
+    cancel: &CancellationToken,
+) -> Result<super::SectionPage, SupportError> {
+    let related = caps.sections.get(index).ok_or_else(|| bad(format!("the card has no section {index}")))?;
+    let mut after: Option<String> = None;
+    let mut page = None::<super::SectionPage>;
+    loop {
+        let (request, path) =
+            super::sections::request(related, &caps.by_ref, user, Some(super::SECTION_PAGE), after.as_deref())
+                .map_err(|why| ApiError::Document(format!("{}: {why}", related.label)))?;
+        let data = ask(client, &request, cancel).await?;
+        let value = path.iter().try_fold(&data, |v, key| v.get(key)).cloned().unwrap_or(Value::Null);
+        if value.is_null() {
+            return Err(bad(format!("the service gave no {} for this user", related.label.to_lowercase())));
+        }
+        let (rows, total, next) = super::sections::read(related, &value);
+        let shown = page.get_or_insert_with(|| super::SectionPage {
+            index,
+            rows: Vec::new(),
+            total,
+            more: false,
+            query: request.query.clone(),
+            variables: request.variables.clone().unwrap_or(Value::Null),
+        });
+        shown.rows.extend(rows);
+        shown.more = next.is_some();
+        match next {
+            Some(cursor) if all && shown.rows.len() < super::ALL_ROWS && after.as_deref() != Some(&cursor) => {
+                after = Some(cursor);
+            }
+            _ => break,
+        }
+    }
+    page.ok_or_else(|| bad("no page came back".into()))
 }
 
 async fn find(
@@ -364,7 +421,14 @@ async fn ask(client: &Client, request: &GraphQlRequest, cancel: &CancellationTok
 }
 
 fn read(caps: &Capabilities, user: &Value) -> Result<UserCard, SupportError> {
-    UserCard::read(user, &caps.dates, &caps.offers()).map_err(bad)
+    let mut card = UserCard::read(user, &caps.dates, &caps.offers()).map_err(bad)?;
+    card.sections = caps
+        .sections
+        .iter()
+        .enumerate()
+        .map(|(index, related)| super::SectionInfo { index, label: related.label.clone() })
+        .collect();
+    Ok(card)
 }
 
 fn bad(message: String) -> SupportError {

@@ -29,6 +29,9 @@ pub struct UserCard {
     pub dates: Vec<Moment>,
     /// The changes the connection's schema offers for users.
     pub offers: Offers,
+    /// The lists related to the user that the connection's schema has (read one by one, after
+    /// the card opens: [`super::SupportRequest::Section`]).
+    pub sections: Vec<super::SectionInfo>,
 }
 
 /// The changes to users a connection's schema offers (whether the profile's scopes allow them
@@ -127,7 +130,13 @@ impl UserCard {
             extra_fields,
             dates,
             offers: offers.clone(),
+            sections: Vec::new(),
         })
+    }
+
+    /// The user's keys, for the requests of their sections.
+    pub fn keys(&self) -> super::UserKeys {
+        super::UserKeys { ref_: self.ref_.clone(), id: self.id.clone() }
     }
 
     /// Active or archived.

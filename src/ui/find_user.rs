@@ -58,17 +58,30 @@ impl FindUserWindow {
         connection: impl FnOnce() -> Result<Connection, String>,
         commands: &mut Commands,
     ) {
-        let Some(request) = self.draw(ctx, access) else { return };
+        let mut requests: Vec<SupportRequest> = self.draw(ctx, access).into_iter().collect();
+        if let Some(Found::User(user)) = self.found.value() {
+            requests.extend(self.card.section_requests(user));
+        }
+        if requests.is_empty() {
+            return;
+        }
         match connection() {
             Ok(connection) => {
-                let job = commands.job();
-                if let Some(replaced) = self.sent(job, &request) {
-                    commands.cancel(replaced);
+                for request in requests {
+                    let job = commands.job();
+                    if let Some(replaced) = self.sent(job, &request) {
+                        commands.cancel(replaced);
+                    }
+                    commands.send(SupportCommand::Ask { job, connection: connection.clone(), request });
                 }
-                commands.send(SupportCommand::Ask { job, connection, request });
             }
             Err(message) => self.not_sent(message),
         }
+    }
+
+    /// A card section's query to open in a new tab (its text and variables), once asked.
+    pub fn take_open_query(&mut self) -> Option<(String, String)> {
+        self.card.take_open_query()
     }
 
     /// Records that `request` was sent as `job`; returns an older job it replaces, to cancel.
@@ -82,7 +95,9 @@ impl FindUserWindow {
                 self.found.start();
                 self.find_job.replace(job)
             }
-            SupportRequest::Groups(_) | SupportRequest::Act { .. } => self.card.sent(job, request),
+            SupportRequest::Groups(_) | SupportRequest::Act { .. } | SupportRequest::Section { .. } => {
+                self.card.sent(job, request)
+            }
         }
     }
 

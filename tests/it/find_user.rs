@@ -437,3 +437,67 @@ mod documents {
         }
     }
 }
+
+/// The learning sections of a user as the sandbox answers them directly: enrollments (offer
+/// title and status), progress (training title and percent), certificates (training title).
+/// Enrollments (offer, status in words), progress (training, percent) and the number of certificates.
+type Learning = (Vec<(String, String)>, Vec<(String, i64)>, usize);
+
+fn learning_of(s: &mut Session, user_ref: &str) -> Learning {
+    let query = "query($u: String!) {
+      paginatedEnrollments(userRef: $u, first: 50) { edges { node { status offer { title } } } }
+      paginatedProgress(userRef: $u, first: 50) { edges { node { percent training { title } } } }
+      paginatedCertificates(userRef: $u, first: 50) { count }
+    }";
+    let url = s.sandbox_url();
+    let data = s.runtime.block_on(async {
+        let token = admin_token(&url, "users.read trainings.read events.read").await;
+        let body = graphql(&url, &token, query, json!({ "u": user_ref })).await;
+        assert!(body.get("errors").is_none(), "{body}");
+        body["data"].clone()
+    });
+    let edges = |name: &str| data[name]["edges"].as_array().cloned().unwrap_or_default();
+    let enrollments = edges("paginatedEnrollments")
+        .iter()
+        .map(|e| {
+            let status = orgql::shape::enum_words(e["node"]["status"].as_str().unwrap());
+            (one_line(e["node"]["offer"]["title"].as_str().unwrap()), status)
+        })
+        .collect();
+    let progress = edges("paginatedProgress")
+        .iter()
+        .map(|e| (one_line(e["node"]["training"]["title"].as_str().unwrap()), e["node"]["percent"].as_i64().unwrap()))
+        .collect();
+    (enrollments, progress, data["paginatedCertificates"]["count"].as_u64().unwrap() as usize)
+}
+
+#[test]
+fn the_card_shows_the_learners_enrollments_progress_and_certificates_from_the_schema() {
+    let mut s = open_window();
+    // A user with enrollments and progress in the generated data.
+    let user_ref = (1..=60)
+        .map(|n| format!("u{n:05}"))
+        .find(|r| {
+            let (enrollments, progress, _) = learning_of(&mut s, r);
+            !enrollments.is_empty() && !progress.is_empty()
+        })
+        .expect("a learner with enrollments and progress among the first 60 users");
+    let (enrollments, progress, certificates) = learning_of(&mut s, &user_ref);
+    open_card(&mut s, &user_ref);
+    s.wait_for_text(&format!("Enrollments ({})", enrollments.len()));
+    s.wait_for_text(&format!("Progress ({})", progress.len()));
+    s.wait_for_text(&format!("Certificates ({certificates})"));
+    let (offer, status) = &enrollments[0];
+    s.wait_for_text(offer);
+    s.wait_for_text(status);
+    let (training, percent) = &progress[0];
+    s.wait_for_text(training);
+    s.wait_for_text(&format!("{percent} %"));
+    // Each section opens as a query in a new tab, with its variables.
+    let tabs = s.app().tabs().len();
+    s.click("Open Enrollments as a query");
+    assert_eq!(s.app().tabs().len(), tabs + 1);
+    let tab = s.app().active_tab();
+    assert!(tab.query.contains("paginatedEnrollments(userRef: $user"), "{}", tab.query);
+    assert!(tab.variables.contains(&user_ref), "{}", tab.variables);
+}
