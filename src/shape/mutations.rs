@@ -59,6 +59,8 @@ pub enum Supply {
     GroupKey(Key),
     /// An enum value: the new state.
     State,
+    /// One user field as its own argument (`editUser(ref:, name:, isActive:)`).
+    Field(String),
     /// An input object of user fields; `key` names its field that takes the user's key, when the
     /// key travels inside it.
     Input {
@@ -96,6 +98,7 @@ impl Mutation {
             .iter()
             .flat_map(|(_, _, supply)| match supply {
                 Supply::Input { fields, .. } => fields.iter().map(String::as_str).collect(),
+                Supply::Field(field) => vec![field.as_str()],
                 _ => Vec::new(),
             })
             .collect()
@@ -174,6 +177,9 @@ fn classify(schema: &Schema, f: &FieldDefinition, user_type: &str, related: &[&s
     let mut group = None;
     let mut state = None;
     let mut input = None;
+    let mut own_fields = 0;
+    let user_fields: Vec<String> =
+        object_fields(schema, user_type).unwrap_or_default().iter().map(|f| plain(&f.name)).collect();
     let mut unknown_required = false;
     for a in &f.arguments {
         let (name, ty) = (a.name.as_str(), &a.ty);
@@ -198,6 +204,12 @@ fn classify(schema: &Schema, f: &FieldDefinition, user_type: &str, related: &[&s
         {
             bare = Some((a.name.to_string(), a.ty.to_string(), key));
             None
+        } else if is_text_list(ty)
+            && let Some(key) = key_of(name, ty, "")
+        {
+            // A bare list of keys (`refs`) is of users: what lists name is members.
+            user_keys += 1;
+            Some(Supply::UserKeys(key))
         } else if is_text(ty) && (plain(name).ends_with("ref") || plain(name).ends_with("id")) {
             let key = if plain(name).ends_with("ref") { Key::Ref } else { Key::Id };
             other = Some(key);
@@ -208,6 +220,9 @@ fn classify(schema: &Schema, f: &FieldDefinition, user_type: &str, related: &[&s
         } else if let Some((fields, key)) = user_input(schema, named, user_type).filter(|_| !ty.is_list()) {
             input = Some((fields.clone(), key.clone()));
             Some(Supply::Input { fields, key })
+        } else if super::is_leaf(schema, named) && !ty.is_list() && user_fields.contains(&plain(name)) {
+            own_fields += 1;
+            Some(Supply::Field(a.name.to_string()))
         } else {
             None
         };
@@ -240,6 +255,7 @@ fn classify(schema: &Schema, f: &FieldDefinition, user_type: &str, related: &[&s
             ["update", "edit", "change", "patch", "modify"].iter().any(|v| n.contains(v))
         };
         let action = match (&input, keyed) {
+            (_, true) if own_fields > 0 => Action::UpdateUser,
             (Some(_), true) => Action::UpdateUser,
             // The key travels in the input: a create (its new ref) unless the verb says update.
             (Some((_, Some(_))), false) if says_update => Action::UpdateUser,
@@ -252,9 +268,6 @@ fn classify(schema: &Schema, f: &FieldDefinition, user_type: &str, related: &[&s
             },
             (None, false) => return None,
         };
-        if answer == Returns::Scalar && !matches!(action, Action::DeleteUser) {
-            return None;
-        }
         return Some(Mutation { field: name.to_owned(), action, args, returns: answer, target: user_type.to_owned() });
     }
     // Groups: users' keys and a group's key (a bare key is the group's).

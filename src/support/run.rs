@@ -402,9 +402,26 @@ async fn act(
     if !response.errors.is_empty() {
         return Err(SupportError::Refused(refusals(&response.errors)));
     }
+    let data = response.data.unwrap_or(Value::Null);
+    // Errors returned as data (a payload's `errors`/`userErrors`) refuse the change as GraphQL
+    // errors do, each at the field it names.
+    let returned = call.returns.errors(&data["result"]);
+    if !returned.is_empty() {
+        let errors: Vec<crate::api::GraphQlError> = returned
+            .iter()
+            .map(|e| crate::api::GraphQlError { message: e.sentence(), locations: Vec::new(), path: Vec::new() })
+            .collect();
+        return Err(SupportError::Refused(refusals(&errors)));
+    }
     let user = if call.returns_user() {
-        let data = response.data.unwrap_or(Value::Null);
-        read(caps, &data["result"])?
+        match call.returns.object(&data["result"]) {
+            Some(user) => read(caps, user)?,
+            None => {
+                return Err(bad(format!(
+                    "the service gave no answer to the change (neither the user nor an error); look at {user_ref} again"
+                )));
+            }
+        }
     } else {
         by_ref(client, caps, user_ref, cancel)
             .await?

@@ -412,8 +412,9 @@ impl CardEditor {
             };
             ui.horizontal(|ui| {
                 ui.strong(format!("{}{count}", section.info.label));
+                // Words, not a spinner: the answer wakes the window, and nothing repaints meanwhile.
                 if section.rows.is_pending() {
-                    ui.spinner();
+                    ui.weak("reading…");
                 }
                 if let Some(page) = section.rows.value() {
                     let open = ui

@@ -436,6 +436,101 @@ mod documents {
             other => panic!("{other:?}"),
         }
     }
+
+    /// A noun-first service whose mutations answer with payloads and return errors as data.
+    const NOUN_FIRST: &str = r#"
+type Query { user(ref: String!): User  paginatedUsers(first: Int!, after: String): UserConnection! }
+type Mutation {
+  userUpdate(ref: String!, input: UserUpdateInput!): UserPayload!
+  userArchive(ref: String!): UserPayload!
+  userActivate(ref: String!): UserPayload!
+}
+type User { id: ID! ref: String! name: String! email: String! isActive: Boolean! }
+input UserUpdateInput { name: String email: String isActive: Boolean }
+type FieldError { field: String messages: [String!]! }
+type UserPayload { user: User errors: [FieldError!]! }
+type PageInfo { hasNextPage: Boolean! endCursor: String }
+type UserEdge { node: User! cursor: String! }
+type UserConnection { edges: [UserEdge!]! pageInfo: PageInfo! }
+"#;
+
+    /// Serves a token and, for each mutation, the answer `answers` gives for its operation name.
+    async fn payload_service(answers: fn(&str) -> serde_json::Value) -> (String, tokio::task::JoinHandle<()>) {
+        use axum::routing::post;
+        let token = post(|| async {
+            axum::Json(
+                serde_json::json!({ "access_token": "t", "token_type": "Bearer", "expires_in": 3600, "scope": "users.read users.write" }),
+            )
+        });
+        let graphql = post(move |body: axum::Json<serde_json::Value>| async move {
+            let query = body["query"].as_str().unwrap_or_default().to_owned();
+            let operation =
+                query.split_whitespace().nth(1).unwrap_or_default().split('(').next().unwrap_or_default().to_owned();
+            axum::Json(answers(&operation))
+        });
+        let app = axum::Router::new().route("/oauth/token/", token).route("/graphql/", graphql);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+        let base = format!("http://{}", listener.local_addr().expect("an address"));
+        let serving = tokio::spawn(async move {
+            if let Err(e) = axum::serve(listener, app).await {
+                eprintln!("the test service stopped: {e}");
+            }
+        });
+        (base, serving)
+    }
+
+    #[tokio::test]
+    async fn noun_first_mutations_refuse_with_the_errors_their_payload_returns_at_their_field() {
+        let (base, serving) = payload_service(|operation| match operation {
+            "SupportEditUser" => serde_json::json!({ "data": { "result": {
+                "user": null, "errors": [{ "field": "email", "messages": ["Enter a valid email address."] }] } } }),
+            "SupportArchiveUser" => serde_json::json!({ "data": { "result": {
+                "user": { "id": "1", "ref": "u1", "name": "Ana", "email": "ana@example.org", "isActive": false },
+                "errors": [] } } }),
+            _ => serde_json::json!({ "data": { "result": { "user": null, "errors": [] } } }),
+        })
+        .await;
+        let schema = apollo_compiler::Schema::parse_and_validate(NOUN_FIRST, "noun-first.graphql").expect("valid");
+        let caps = Capabilities::from_schema(&schema).expect("capabilities");
+        let offers = caps.offers();
+        assert!(offers.archive && offers.activate && offers.edit_email, "found by shape: {offers:?}");
+        assert_eq!(caps.mutations.archive.as_ref().map(|c| c.field.as_str()), Some("userArchive"));
+        let credentials = Credentials {
+            base_url: BaseUrl::parse(&base).expect("a base URL"),
+            client_id: "c".into(),
+            client_secret: Secret::new("s"),
+            scopes: "users.read users.write".parse().expect("scopes"),
+        };
+        let client = Arc::new(Client::new(credentials, ClientOptions::default(), None).expect("a client"));
+        let act = |action: orgql::support::SupportAction| {
+            let (client, caps) = (client.clone(), caps.clone());
+            async move {
+                let request = SupportRequest::Act { user_ref: "u1".into(), action };
+                let cancel = CancellationToken::new();
+                tokio::time::timeout(Duration::from_secs(30), answer(client, &caps, request, &cancel))
+                    .await
+                    .expect("the change ends in time")
+            }
+        };
+        let edit = orgql::support::UserEdit { name: None, email: Some("not-an-address".into()) };
+        match act(orgql::support::SupportAction::Edit(edit)).await {
+            Err(orgql::support::SupportError::Refused(refusals)) => {
+                assert_eq!(refusals.len(), 1);
+                assert_eq!(refusals[0].field, Some(orgql::support::RefusedField::Email), "{refusals:?}");
+                assert_eq!(refusals[0].sentence, "The service refused the email: Enter a valid email address.");
+            }
+            other => panic!("not refused: {other:?}"),
+        }
+        match act(orgql::support::SupportAction::Archive).await {
+            Ok(SupportReply::Acted { user, .. }) => assert!(!user.is_active),
+            other => panic!("not archived: {other:?}"),
+        }
+        match act(orgql::support::SupportAction::Activate).await {
+            Err(e) => assert!(e.to_string().contains("gave no answer"), "{e}"),
+            other => panic!("an empty payload must not pass for an answer: {other:?}"),
+        }
+        serving.abort();
+    }
 }
 
 /// The learning sections of a user as the sandbox answers them directly: enrollments (offer
