@@ -195,6 +195,8 @@ pub struct Capabilities {
     /// The lists and connections related to a user (the card's sections), as the schema shapes
     /// them.
     pub sections: Vec<crate::shape::Related>,
+    /// For each section, the mutation that changes its rows' state, when the schema has one.
+    pub state_changes: Vec<Option<crate::shape::Mutation>>,
     /// A sentence for the card when the schema could not be read.
     pub notice: Option<String>,
 }
@@ -228,6 +230,7 @@ impl Capabilities {
             group_search: None,
             mutations: Mutations::default(),
             sections: Vec::new(),
+            state_changes: Vec::new(),
             notice: Some(reason),
         }
     }
@@ -263,8 +266,22 @@ impl Capabilities {
         let group_search = group_search(schema, &query);
         let mutations = mutations(schema, &user_type);
         let sections = crate::shape::related(schema, &user_type);
+        let found = crate::shape::mutations(schema, &user_type, &sections);
+        let state_changes = sections
+            .iter()
+            .map(|section| {
+                found
+                    .iter()
+                    .find(|m| {
+                        matches!(&m.action, crate::shape::Action::ChangeState { node_type, .. } if *node_type == section.node_type)
+                            && m.arg(|s| matches!(s, crate::shape::Supply::ObjectKey(_))).is_some()
+                    })
+                    .cloned()
+            })
+            .collect();
         Ok(Capabilities {
             sections,
+            state_changes,
             roles: roles(schema, &user_type),
             groups: groups(schema, &user_type),
             extra_fields: extra_fields(schema, &user_type),

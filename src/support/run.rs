@@ -40,6 +40,17 @@ pub enum SupportRequest {
         /// Every row, not only the first page.
         all: bool,
     },
+    /// Give a row of a section another state (an enrollment's status).
+    ChangeState {
+        /// The user (the section is read again after).
+        user: super::UserKeys,
+        /// Which section.
+        index: usize,
+        /// The row's key.
+        key: String,
+        /// The new state, as the service names it.
+        state: String,
+    },
     /// Change the user with `user_ref`.
     Act {
         /// The user.
@@ -127,6 +138,33 @@ pub async fn answer(
         SupportRequest::Section { user, index, all } => {
             section(&client, caps, &user, index, all, cancel).await.map(SupportReply::Section)
         }
+        SupportRequest::ChangeState { user, index, key, state } => {
+            let change = caps.state_changes.get(index).cloned().flatten().ok_or_else(|| {
+                ApiError::Document("This service's schema offers no way to change this; nothing was changed.".into())
+            })?;
+            let request = super::sections::change_state(&change, &key, &state);
+            let response = client.execute(&request, cancel).await?.response;
+            if !response.errors.is_empty() {
+                return Err(SupportError::Refused(refusals(&response.errors)));
+            }
+            let data = response.data.unwrap_or(Value::Null);
+            let returned = change.returns.errors(&data["result"]);
+            if !returned.is_empty() {
+                let errors: Vec<crate::api::GraphQlError> = returned
+                    .iter()
+                    .map(|e| crate::api::GraphQlError {
+                        message: e.sentence(),
+                        locations: Vec::new(),
+                        path: Vec::new(),
+                    })
+                    .collect();
+                return Err(SupportError::Refused(refusals(&errors)));
+            }
+            if data["result"].is_null() {
+                return Err(bad("the service gave no answer to the change; read the section again".into()));
+            }
+            section(&client, caps, &user, index, false, cancel).await.map(SupportReply::Section)
+        }
     }
 }
 
@@ -152,7 +190,13 @@ async fn section(
         if value.is_null() {
             return Err(bad(format!("the service gave no {} for this user", related.label.to_lowercase())));
         }
-        let (rows, total, next) = super::sections::read(related, &value);
+        let key = caps.state_changes.get(index).cloned().flatten().and_then(|change| {
+            change.arg(|s| matches!(s, crate::shape::Supply::ObjectKey(_))).and_then(|(_, _, supply)| match supply {
+                crate::shape::Supply::ObjectKey(key) => Some(key.field()),
+                _ => None,
+            })
+        });
+        let (rows, total, next) = super::sections::read(related, &value, key);
         let shown = page.get_or_insert_with(|| super::SectionPage {
             index,
             rows: Vec::new(),
@@ -443,7 +487,17 @@ fn read(caps: &Capabilities, user: &Value) -> Result<UserCard, SupportError> {
         .sections
         .iter()
         .enumerate()
-        .map(|(index, related)| super::SectionInfo { index, label: related.label.clone() })
+        .map(|(index, related)| super::SectionInfo {
+            index,
+            label: related.label.clone(),
+            states: match caps.state_changes.get(index) {
+                Some(Some(change)) => match &change.action {
+                    crate::shape::Action::ChangeState { values, .. } => values.clone(),
+                    _ => Vec::new(),
+                },
+                _ => Vec::new(),
+            },
+        })
         .collect();
     Ok(card)
 }

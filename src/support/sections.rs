@@ -20,11 +20,18 @@ pub struct SectionInfo {
     pub index: usize,
     /// Its heading ("Enrollments").
     pub label: String,
+    /// The states a row can be given, when the schema has a mutation that changes them (by
+    /// shape: the row's key and the state's enum): `CONFIRMED`, `NO_SHOW`, ….
+    pub states: Vec<String>,
 }
 
 /// One row of a section.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SectionRow {
+    /// Its key (`id` or `ref` as the schema's state change takes it), to act on it.
+    pub key: Option<String>,
+    /// Its state as the service names it (`NO_SHOW`).
+    pub state_value: Option<String>,
     /// What it is about: its title, or of what it points to ("Fire safety · May session").
     pub title: String,
     /// Its state in words ("No show").
@@ -154,13 +161,13 @@ fn selection(section: &Related) -> String {
 
 /// A page read: the rows of `value` (the section's value in the answer), its count, and the
 /// cursor of the next page when one follows.
-pub fn read(section: &Related, value: &Value) -> (Vec<SectionRow>, Option<u64>, Option<String>) {
+pub fn read(section: &Related, value: &Value, key: Option<&str>) -> (Vec<SectionRow>, Option<u64>, Option<String>) {
     let nodes: Vec<&Value> = if section.connection {
         value["edges"].as_array().map(|edges| edges.iter().map(|edge| &edge["node"]).collect()).unwrap_or_default()
     } else {
         value.as_array().map(|items| items.iter().collect()).unwrap_or_default()
     };
-    let rows = nodes.into_iter().map(|node| row(&section.display, node)).collect();
+    let rows = nodes.into_iter().map(|node| row_keyed(&section.display, node, key)).collect();
     let total = section.count.as_ref().and_then(|count| value[count].as_u64());
     let next = (value["pageInfo"]["hasNextPage"] == json!(true))
         .then(|| value["pageInfo"]["endCursor"].as_str().map(str::to_owned))
@@ -193,8 +200,8 @@ fn passed(value: &str) -> bool {
     }
 }
 
-/// One row of `node` as `display` says.
-pub fn row(display: &Display, node: &Value) -> SectionRow {
+/// One row of `node` as `display` says, keyed by its field `key` (when a change takes one).
+pub fn row_keyed(display: &Display, node: &Value, key: Option<&str>) -> SectionRow {
     let mut titles: Vec<String> = Vec::new();
     for path in &display.titles {
         if let Some(title) = at(node, path).and_then(text).filter(|t| !t.is_empty() && !titles.contains(t)) {
@@ -204,7 +211,9 @@ pub fn row(display: &Display, node: &Value) -> SectionRow {
             break;
         }
     }
-    let state = display.state.as_ref().and_then(|(path, _, _)| at(node, path)?.as_str().map(enum_words));
+    let state_value = display.state.as_ref().and_then(|(path, _, _)| at(node, path)?.as_str().map(str::to_owned));
+    let state = state_value.as_deref().map(enum_words);
+    let key = key.and_then(|field| node.get(field).and_then(text));
     let percent = display.percent.as_ref().and_then(|path| at(node, path)?.as_f64());
     let dates = display
         .dates
@@ -220,7 +229,7 @@ pub fn row(display: &Display, node: &Value) -> SectionRow {
     if let Some((name, value)) = expiry {
         dates.push((name, moment(value)));
     }
-    SectionRow { title: titles.join(" · "), state, percent, dates, expired }
+    SectionRow { key, state_value, title: titles.join(" · "), state, percent, dates, expired }
 }
 
 #[cfg(test)]
@@ -258,9 +267,10 @@ mod tests {
                            "moduleGroup": { "title": "Fire safety", "training": { "title": "Fire safety" } } }
             } }]
         });
-        let (rows, total, next) = read(enrollments, &value);
+        let (rows, total, next) = read(enrollments, &value, Some("ref"));
         assert_eq!((total, next.as_deref()), (Some(2), Some("c2")));
         assert_eq!(rows[0].title, "May session · Fire safety");
+        assert_eq!((rows[0].key.as_deref(), rows[0].state_value.as_deref()), (Some("e00001"), Some("NO_SHOW")));
         assert_eq!(rows[0].state.as_deref(), Some("No show"));
         assert!(
             rows[0].dates.contains(&("Starts at".to_owned(), "2026-05-03 09:00".to_owned())),
@@ -274,12 +284,13 @@ mod tests {
         let sections = sandbox_sections();
         let certificates = sections.iter().find(|s| s.field == "paginatedCertificates").expect("certificates");
         let old = json!({ "ref": "c1", "issuedAt": "2020-01-01T00:00:00Z", "expiresAt": "2021-01-01T00:00:00Z", "training": { "title": "First aid" } });
-        let row = row(&certificates.display, &old);
+        let row = row_keyed(&certificates.display, &old, None);
         assert!(row.expired && row.title == "First aid", "{row:?}");
         let progress = sections.iter().find(|s| s.field == "paginatedProgress").expect("progress");
-        let row = super::row(
+        let row = super::row_keyed(
             &progress.display,
             &json!({ "percent": 40, "status": "IN_PROGRESS", "training": { "title": "Safety" } }),
+            None,
         );
         assert_eq!((row.percent, row.state.as_deref()), (Some(40.0), Some("In progress")));
     }
@@ -308,4 +319,31 @@ mod tests {
         let errors = apollo_compiler::ExecutableDocument::parse_and_validate(&schema, &request.query, "q.graphql");
         assert!(errors.is_ok(), "{:?}", errors.err());
     }
+}
+
+/// The mutation that gives a row of `section` another state, with the row's key and the state as
+/// variables; its answer under the alias `result`.
+pub fn change_state(change: &crate::shape::Mutation, key: &str, state: &str) -> GraphQlRequest {
+    use crate::shape::Supply;
+    let mut declarations = Vec::new();
+    let mut passed = Vec::new();
+    let mut variables = Map::new();
+    for (name, ty, supply) in &change.args {
+        let value = match supply {
+            Supply::ObjectKey(_) => json!(key),
+            Supply::State => json!(state),
+            _ => continue,
+        };
+        declarations.push(format!("${name}: {ty}"));
+        passed.push(format!("{name}: ${name}"));
+        variables.insert(name.clone(), value);
+    }
+    let selection = change.returns.selection("{ __typename }");
+    let query = format!(
+        "mutation SupportChangeState({}) {{\n  result: {}({}) {selection}\n}}\n",
+        declarations.join(", "),
+        change.field,
+        passed.join(", ")
+    );
+    GraphQlRequest { query, variables: Some(Value::Object(variables)), operation_name: None }
 }

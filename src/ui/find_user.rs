@@ -95,9 +95,10 @@ impl FindUserWindow {
                 self.found.start();
                 self.find_job.replace(job)
             }
-            SupportRequest::Groups(_) | SupportRequest::Act { .. } | SupportRequest::Section { .. } => {
-                self.card.sent(job, request)
-            }
+            SupportRequest::Groups(_)
+            | SupportRequest::Act { .. }
+            | SupportRequest::Section { .. }
+            | SupportRequest::ChangeState { .. } => self.card.sent(job, request),
         }
     }
 

@@ -23,6 +23,17 @@ struct Pending {
     question: String,
 }
 
+/// A row's new state being chosen, before the person's yes.
+struct StateChoice {
+    user: crate::support::UserKeys,
+    index: usize,
+    key: String,
+    about: String,
+    states: Vec<String>,
+    current: String,
+    chosen: String,
+}
+
 /// One learning section of the card: asked for when the card opens, on its own.
 struct Section {
     info: SectionInfo,
@@ -41,6 +52,8 @@ pub struct CardEditor {
     sections: Vec<Section>,
     /// A section's document to open in a new tab (taken by the app).
     open_query: Option<(String, String)>,
+    /// A row's new state being chosen: the section, the row's key and title, the state chosen.
+    confirm_state: Option<StateChoice>,
     name: String,
     email: String,
     group_filter: String,
@@ -96,6 +109,11 @@ impl CardEditor {
             SupportRequest::Section { index, all, .. } => {
                 let section = self.sections.iter_mut().find(|s| s.info.index == *index)?;
                 section.asked = Some(*all);
+                section.rows.start();
+                section.job.replace(job)
+            }
+            SupportRequest::ChangeState { index, .. } => {
+                let section = self.sections.iter_mut().find(|s| s.info.index == *index)?;
                 section.rows.start();
                 section.job.replace(job)
             }
@@ -348,8 +366,53 @@ impl CardEditor {
         self.confirm = Some(Pending { user_ref: user.ref_.clone(), action, question });
     }
 
+    /// The choice of a row's new state, as a modal that names the change; returns it once
+    /// confirmed.
+    fn confirm_state_ui(&mut self, ctx: &egui::Context) -> Option<SupportRequest> {
+        let choice = self.confirm_state.as_mut()?;
+        let mut answer = None;
+        let modal = egui::Modal::new(egui::Id::unique("find-user-confirm-state")).show(ctx, |ui| {
+            ui.set_max_width(420.0);
+            ui.strong("Change the status");
+            ui.label(format!("{} is {}. Its new status:", choice.about, crate::shape::enum_words(&choice.current)));
+            for state in &choice.states {
+                ui.radio_value(&mut choice.chosen, state.clone(), crate::shape::enum_words(state));
+            }
+            let changed = choice.chosen != choice.current;
+            if changed {
+                ui.label(format!(
+                    "Change it to {}? The service may tell the learner.",
+                    crate::shape::enum_words(&choice.chosen)
+                ));
+            }
+            ui.add_space(8.0);
+            ui.horizontal(|ui| {
+                if ui.add_enabled(changed, egui::Button::new("Confirm")).clicked() {
+                    answer = Some(true);
+                }
+                if ui.button("Cancel").clicked() {
+                    answer = Some(false);
+                }
+            });
+        });
+        if modal.should_close() {
+            answer.get_or_insert(false);
+        }
+        let confirmed = answer?;
+        let choice = self.confirm_state.take()?;
+        confirmed.then_some(SupportRequest::ChangeState {
+            user: choice.user,
+            index: choice.index,
+            key: choice.key,
+            state: choice.chosen,
+        })
+    }
+
     /// The confirmation of a change, as a modal; returns the change once confirmed.
     pub fn confirm_ui(&mut self, ctx: &egui::Context) -> Option<SupportRequest> {
+        if self.confirm_state.is_some() {
+            return self.confirm_state_ui(ctx);
+        }
         let pending = self.confirm.as_ref()?;
         let mut answer = None;
         let modal = egui::Modal::new(egui::Id::unique("find-user-confirm")).show(ctx, |ui| {
@@ -437,16 +500,33 @@ impl CardEditor {
                 ui.weak("None.");
                 continue;
             }
+            let busy = section.rows.is_pending();
+            let mut change = None;
             egui::Grid::new(("find-user-section", section.info.index))
                 .num_columns(3)
                 .spacing([12.0, 4.0])
                 .striped(true)
                 .show(ui, |ui| {
                     for row in &page.rows {
-                        section_row_ui(ui, row);
+                        let offer = row.key.as_ref().filter(|_| !section.info.states.is_empty());
+                        if let Some(state) = section_row_ui(ui, &section.info, row, offer.is_some() && !busy) {
+                            change = offer.map(|key| (key.clone(), row.title.clone(), state));
+                        }
                         ui.end_row();
                     }
                 });
+            if let Some((key, title, current)) = change {
+                let about = if title.is_empty() { key.clone() } else { format!("{title} ({key})") };
+                self.confirm_state = Some(StateChoice {
+                    user: user.keys(),
+                    index: section.info.index,
+                    key,
+                    about,
+                    states: section.info.states.clone(),
+                    chosen: current.clone(),
+                    current,
+                });
+            }
             if page.more && !section.rows.is_pending() {
                 let all = page.total.map_or_else(|| "Show all".to_owned(), |total| format!("Show all {total}"));
                 let button = ui.button(&all).on_hover_text("Read every row (up to 1,000)");
@@ -463,13 +543,26 @@ impl CardEditor {
 pub const NO_LEARNING: &str =
     "This service's schema offers no learning data about users (no enrollments, progress or certificates).";
 
-/// A row: what it is about, its state, its progress, its dates.
-fn section_row_ui(ui: &mut egui::Ui, row: &SectionRow) {
+/// The state a row can be given, in a list of the enum's values in words; returns the one chosen.
+fn state_choice_ui(ui: &mut egui::Ui, info: &SectionInfo, row: &SectionRow) -> Option<String> {
+    let name = format!("Change the status of {}", if row.title.is_empty() { "this row" } else { row.title.as_str() });
+    let button = ui.small_button("Change…").on_hover_text("Give it another status (asks first)");
+    let current = row.state_value.clone().or_else(|| info.states.first().cloned()).unwrap_or_default();
+    button.accessible_name(name).clicked().then_some(current)
+}
+
+/// A row: what it is about; its state (with the choice of another when `can_change`), its
+/// progress, whether it expired; its dates. Returns the state chosen.
+fn section_row_ui(ui: &mut egui::Ui, info: &SectionInfo, row: &SectionRow, can_change: bool) -> Option<String> {
     let title = if row.title.is_empty() { "—" } else { row.title.as_str() };
     ui.add(egui::Label::new(title).wrap());
+    let mut chosen = None;
     ui.horizontal(|ui| {
         if let Some(state) = &row.state {
             ui.label(state);
+        }
+        if can_change {
+            chosen = state_choice_ui(ui, info, row);
         }
         if let Some(percent) = row.percent {
             let bar = egui::ProgressBar::new((percent / 100.0).clamp(0.0, 1.0) as f32)
@@ -482,7 +575,8 @@ fn section_row_ui(ui: &mut egui::Ui, row: &SectionRow) {
         }
     });
     let dates: Vec<String> = row.dates.iter().map(|(label, value)| format!("{label} {value}")).collect();
-    ui.weak(dates.join(" · "));
+    ui.add(egui::Label::new(egui::RichText::new(dates.join(" · ")).weak()).wrap());
+    chosen
 }
 
 /// The refusals of the last change that are about `field` (`None`: about no field shown).

@@ -596,3 +596,38 @@ fn the_card_shows_the_learners_enrollments_progress_and_certificates_from_the_sc
     assert!(tab.query.contains("paginatedEnrollments(userRef: $user"), "{}", tab.query);
     assert!(tab.variables.contains(&user_ref), "{}", tab.variables);
 }
+
+#[test]
+fn an_enrollments_status_changes_from_the_card_after_a_question() {
+    let mut s = open_window();
+    let user_ref = (1..=60)
+        .map(|n| format!("u{n:05}"))
+        .find(|r| !learning_of(&mut s, r).0.is_empty())
+        .expect("a learner with an enrollment among the first 60 users");
+    let (enrollments, _, _) = learning_of(&mut s, &user_ref);
+    let (offer, status) = enrollments[0].clone();
+    open_card(&mut s, &user_ref);
+    s.wait_for_text(&format!("Enrollments ({})", enrollments.len()));
+    let new = if status == "Attended" { "Confirmed" } else { "Attended" };
+    let choice = |node: &egui_kittest::kittest::AccessKitNode<'_>| {
+        node.role() == Role::Button
+            && node.label().is_some_and(|l| l.starts_with("Change the status of") && l.contains(offer.as_str()))
+    };
+    s.harness.query_all_by(choice).next().expect("a status change on the enrollment's row").scroll_to_me();
+    // The scroll is animated over a few frames.
+    for _ in 0..20 {
+        s.harness.step();
+    }
+    let button = s.harness.query_all_by(choice).next().expect("a status change on the enrollment's row");
+    button.click();
+    s.harness.step();
+    s.wait_for_text(&format!("is {status}. Its new status:"));
+    s.harness.get_by_role_and_label(Role::RadioButton, new).click();
+    s.harness.step();
+    s.wait_for_text(&format!("Change it to {new}?"));
+    s.click("Confirm");
+    // The section is read again after the change: its row says the new status.
+    s.wait_for_label(new);
+    let (after, _, _) = learning_of(&mut s, &user_ref);
+    assert!(after.iter().any(|(o, st)| *o == offer && st == new), "the service has it: {after:?}");
+}
