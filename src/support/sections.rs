@@ -232,6 +232,33 @@ pub fn row_keyed(display: &Display, node: &Value, key: Option<&str>) -> SectionR
     SectionRow { key, state_value, title: titles.join(" · "), state, percent, dates, expired }
 }
 
+/// The mutation that gives a row of `section` another state, with the row's key and the state as
+/// variables; its answer under the alias `result`.
+pub fn change_state(change: &crate::shape::Mutation, key: &str, state: &str) -> GraphQlRequest {
+    use crate::shape::Supply;
+    let mut declarations = Vec::new();
+    let mut passed = Vec::new();
+    let mut variables = Map::new();
+    for (name, ty, supply) in &change.args {
+        let value = match supply {
+            Supply::ObjectKey(_) => json!(key),
+            Supply::State => json!(state),
+            _ => continue,
+        };
+        declarations.push(format!("${name}: {ty}"));
+        passed.push(format!("{name}: ${name}"));
+        variables.insert(name.clone(), value);
+    }
+    let selection = change.returns.selection("{ __typename }");
+    let query = format!(
+        "mutation SupportChangeState({}) {{\n  result: {}({}) {selection}\n}}\n",
+        declarations.join(", "),
+        change.field,
+        passed.join(", ")
+    );
+    GraphQlRequest { query, variables: Some(Value::Object(variables)), operation_name: None }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,31 +346,4 @@ mod tests {
         let errors = apollo_compiler::ExecutableDocument::parse_and_validate(&schema, &request.query, "q.graphql");
         assert!(errors.is_ok(), "{:?}", errors.err());
     }
-}
-
-/// The mutation that gives a row of `section` another state, with the row's key and the state as
-/// variables; its answer under the alias `result`.
-pub fn change_state(change: &crate::shape::Mutation, key: &str, state: &str) -> GraphQlRequest {
-    use crate::shape::Supply;
-    let mut declarations = Vec::new();
-    let mut passed = Vec::new();
-    let mut variables = Map::new();
-    for (name, ty, supply) in &change.args {
-        let value = match supply {
-            Supply::ObjectKey(_) => json!(key),
-            Supply::State => json!(state),
-            _ => continue,
-        };
-        declarations.push(format!("${name}: {ty}"));
-        passed.push(format!("{name}: ${name}"));
-        variables.insert(name.clone(), value);
-    }
-    let selection = change.returns.selection("{ __typename }");
-    let query = format!(
-        "mutation SupportChangeState({}) {{\n  result: {}({}) {selection}\n}}\n",
-        declarations.join(", "),
-        change.field,
-        passed.join(", ")
-    );
-    GraphQlRequest { query, variables: Some(Value::Object(variables)), operation_name: None }
 }
