@@ -98,6 +98,8 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
     let checking = config.secret.is_some();
     let listener = Listener::start(config).await.map_err(Failure::usage)?;
     let mut events = listener.subscribe();
+    // Listening for the stop before saying where: whoever reads that line may stop it at once.
+    let stop = crate::signal::Interrupt::listen();
     println!(
         "orgql webhooks listening at http://{} — storing into {}{}; Ctrl+C stops",
         listener.addr(),
@@ -114,7 +116,7 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
             }
         }
     });
-    crate::signal::shutdown_signal().await;
+    stop.token().cancelled().await;
     listener.stop().await;
     // The deliveries stored before the stop are printed; a connection still trickling a body (it
     // keeps the listener's channel open) does not hold the command.

@@ -502,19 +502,14 @@ impl CardEditor {
             }
             let busy = section.rows.is_pending();
             let mut change = None;
-            egui::Grid::new(("find-user-section", section.info.index))
-                .num_columns(3)
-                .spacing([12.0, 4.0])
-                .striped(true)
-                .show(ui, |ui| {
-                    for row in &page.rows {
-                        let offer = row.key.as_ref().filter(|_| !section.info.states.is_empty());
-                        if let Some(state) = section_row_ui(ui, &section.info, row, offer.is_some() && !busy) {
-                            change = offer.map(|key| (key.clone(), row.title.clone(), state));
-                        }
-                        ui.end_row();
+            ui.push_id(("find-user-section", section.info.index), |ui| {
+                for row in &page.rows {
+                    let offer = row.key.as_ref().filter(|_| !section.info.states.is_empty());
+                    if let Some(state) = section_row_ui(ui, &section.info, row, offer.is_some() && !busy) {
+                        change = offer.map(|key| (key.clone(), row.title.clone(), state));
                     }
-                });
+                }
+            });
             if let Some((key, title, current)) = change {
                 let about = if title.is_empty() { key.clone() } else { format!("{title} ({key})") };
                 self.confirm_state = Some(StateChoice {
@@ -551,13 +546,14 @@ fn state_choice_ui(ui: &mut egui::Ui, info: &SectionInfo, row: &SectionRow) -> O
     button.accessible_name(name).clicked().then_some(current)
 }
 
-/// A row: what it is about; its state (with the choice of another when `can_change`), its
-/// progress, whether it expired; its dates. Returns the state chosen.
+/// A row: what it is about on its own line; below, its state (with the choice of another when
+/// `can_change`), its progress, whether it expired, and its dates. Returns the state chosen.
 fn section_row_ui(ui: &mut egui::Ui, info: &SectionInfo, row: &SectionRow, can_change: bool) -> Option<String> {
     let title = if row.title.is_empty() { "—" } else { row.title.as_str() };
     ui.add(egui::Label::new(title).wrap());
     let mut chosen = None;
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
+        ui.add_space(12.0);
         if let Some(state) = &row.state {
             ui.label(state);
         }
@@ -573,9 +569,11 @@ fn section_row_ui(ui: &mut egui::Ui, info: &SectionInfo, row: &SectionRow, can_c
         if row.expired {
             ui.colored_label(ui.visuals().warn_fg_color, "expired");
         }
+        for (label, value) in &row.dates {
+            ui.weak(format!("{label} {value}"));
+        }
     });
-    let dates: Vec<String> = row.dates.iter().map(|(label, value)| format!("{label} {value}")).collect();
-    ui.add(egui::Label::new(egui::RichText::new(dates.join(" · ")).weak()).wrap());
+    ui.add_space(2.0);
     chosen
 }
 
