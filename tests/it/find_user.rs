@@ -630,4 +630,24 @@ fn an_enrollments_status_changes_from_the_card_after_a_question() {
     s.wait_for_label(new);
     let (after, _, _) = learning_of(&mut s, &user_ref);
     assert!(after.iter().any(|(o, st)| *o == offer && st == new), "the service has it: {after:?}");
+
+    // The webhook the change caused, at the foot of the card (the sandbox sends it to the app's
+    // listener after the change): it opens in the inspector.
+    s.wait_for("the delivery in the store", |h| {
+        h.state().webhooks().list.rows().iter().any(|d| d.event_type.as_deref() == Some("enrollment.status_changed"))
+    });
+    s.harness.get_by_label("Refresh lately").scroll_to_me();
+    for _ in 0..20 {
+        s.harness.step();
+    }
+    s.click("Refresh lately");
+    let link = s.wait_for_text("(enrollment.status_changed)");
+    s.harness.get_by_label(&link).scroll_to_me();
+    for _ in 0..20 {
+        s.harness.step();
+    }
+    s.click(&link);
+    s.wait_for("the inspector showing the delivery", |h| {
+        h.state().webhooks().detail().is_some_and(|d| String::from_utf8_lossy(&d.delivery.body).contains(&user_ref))
+    });
 }
