@@ -184,6 +184,9 @@ pub struct Capabilities {
     pub extra_fields: Option<(String, String)>,
     /// Date fields of the user (`createdAt`, `updatedAt`, …), in the schema's order.
     pub dates: Vec<String>,
+    /// Every other scalar field of the user (`department`, `locale`, …), in the schema's order,
+    /// deprecated ones left out: the card's "More".
+    pub more: Vec<String>,
     /// How a user is found by ref.
     pub by_ref: ByRef,
     /// `paginatedUsers`.
@@ -215,6 +218,7 @@ impl Capabilities {
             groups: None,
             extra_fields: None,
             dates: Vec::new(),
+            more: Vec::new(),
             by_ref: ByRef::Field {
                 field: "user".to_owned(),
                 arg: Arg { name: "ref".to_owned(), ty: "String!".to_owned() },
@@ -286,6 +290,7 @@ impl Capabilities {
             groups: groups(schema, &user_type),
             extra_fields: extra_fields(schema, &user_type),
             dates: dates(schema, &user_type),
+            more: more(schema, &user_type),
             core,
             user_type,
             by_ref,
@@ -473,6 +478,22 @@ fn dates(schema: &Schema, user_type: &str) -> Vec<String> {
             !deprecated && (ty.contains("date") || ty.contains("time") || f.name.ends_with("At"))
         })
         .map(|f| f.name.to_string())
+        .collect()
+}
+
+/// The user's other scalar fields: leaves selectable without arguments that are neither the
+/// guaranteed ones, the roles, the dates, the extra fields nor deprecated.
+fn more(schema: &Schema, user_type: &str) -> Vec<String> {
+    let Some(all) = fields(schema, user_type) else { return Vec::new() };
+    let shown = dates(schema, user_type);
+    all.filter(|f| no_required_args(f) && is_leaf(schema, f.ty.inner_named_type()))
+        .filter(|f| f.directives.get("deprecated").is_none())
+        .map(|f| f.name.to_string())
+        .filter(|name| {
+            !CORE.contains(&name.as_str())
+                && !shown.contains(name)
+                && !["roles", "extraFields", "customFields", "groups"].contains(&name.as_str())
+        })
         .collect()
 }
 

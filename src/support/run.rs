@@ -483,6 +483,7 @@ async fn ask(client: &Client, request: &GraphQlRequest, cancel: &CancellationTok
 
 fn read(caps: &Capabilities, user: &Value) -> Result<UserCard, SupportError> {
     let mut card = UserCard::read(user, &caps.dates, &caps.offers()).map_err(bad)?;
+    card.read_more(user, &caps.more);
     card.sections = caps
         .sections
         .iter()

@@ -181,6 +181,17 @@ impl CardEditor {
             ui.add_space(6.0);
             extra_fields_ui(ui, user);
         }
+        if !user.more.is_empty() {
+            ui.add_space(6.0);
+            ui.strong("More");
+            egui::Grid::new("find-user-more").num_columns(2).spacing([12.0, 4.0]).show(ui, |ui| {
+                for (label, value) in &user.more {
+                    ui.label(label);
+                    ui.add(egui::Label::new(value).selectable(true));
+                    ui.end_row();
+                }
+            });
+        }
         ui.add_space(6.0);
         if let Some(more) = self.sections_ui(ui, user) {
             search = Some(more);
