@@ -21,6 +21,7 @@ mod display;
 mod mutations;
 mod payload;
 mod related;
+mod search;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -32,6 +33,7 @@ pub use display::{Display, Path, at};
 pub use mutations::{Action, Mutation, Supply, mutations};
 pub use payload::{ErrorList, PayloadError, Returns, payload_errors, returns};
 pub use related::{Place, Related, related};
+pub use search::{Search, search_for};
 
 /// The user's type: the node of `paginatedUsers` (the spec guarantees it), else what `user`
 /// returns.

@@ -255,3 +255,25 @@ fn names_and_values_read_as_words() {
     assert_eq!(label("trainingStatus"), "Training status");
     assert_eq!(label("user_groups"), "User groups");
 }
+
+#[test]
+fn the_other_object_of_an_enrollment_is_chosen_from_its_root_list() {
+    let schema = sandbox();
+    let found = mutations(&schema, "User", &related(&schema, "User"));
+    let search = search_for(&schema, find(&found, "enrollUser"), "User").expect("offers to choose from");
+    assert_eq!(
+        (search.type_name.as_str(), search.field.as_str(), search.key.as_str()),
+        ("Offer", "paginatedOffers", "ref")
+    );
+    assert!(search.text.is_none(), "the sandbox's offers have no title filter: compared by orgql");
+    assert_eq!(search.display.titles[0], ["title"]);
+    let nested = schema_of_nested();
+    let found = mutations(&nested, "User", &related(&nested, "User"));
+    let search = search_for(&nested, find(&found, "registrationCreate"), "User").expect("sessions");
+    assert_eq!((search.field.as_str(), search.key.as_str()), ("sessions", "id"));
+    assert_eq!(search.text, Some(("search".to_owned(), "String".to_owned())));
+}
+
+fn schema_of_nested() -> Valid<Schema> {
+    schema(NESTED_SDL)
+}

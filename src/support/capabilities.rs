@@ -200,6 +200,9 @@ pub struct Capabilities {
     pub sections: Vec<crate::shape::Related>,
     /// For each section, the mutation that changes its rows' state, when the schema has one.
     pub state_changes: Vec<Option<crate::shape::Mutation>>,
+    /// Enrolling the user: the mutation, the section its result belongs to, and where the
+    /// other object (an offer) is chosen from.
+    pub enroll: Option<(crate::shape::Mutation, usize, crate::shape::Search)>,
     /// A sentence for the card when the schema could not be read.
     pub notice: Option<String>,
 }
@@ -235,6 +238,7 @@ impl Capabilities {
             mutations: Mutations::default(),
             sections: Vec::new(),
             state_changes: Vec::new(),
+            enroll: None,
             notice: Some(reason),
         }
     }
@@ -283,9 +287,16 @@ impl Capabilities {
                     .cloned()
             })
             .collect();
+        let enroll = found.iter().find_map(|m| {
+            let crate::shape::Action::Enroll { node_type } = &m.action else { return None };
+            let section = sections.iter().position(|s| s.node_type == *node_type)?;
+            let search = crate::shape::search_for(schema, m, &user_type)?;
+            Some((m.clone(), section, search))
+        });
         Ok(Capabilities {
             sections,
             state_changes,
+            enroll,
             roles: roles(schema, &user_type),
             groups: groups(schema, &user_type),
             extra_fields: extra_fields(schema, &user_type),

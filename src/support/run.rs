@@ -51,6 +51,15 @@ pub enum SupportRequest {
         /// The new state, as the service names it.
         state: String,
     },
+    /// List what the user can be enrolled in whose title holds this text (all for an empty one).
+    Choices(String),
+    /// Enroll the user in the object with this key (then the section is read again).
+    Enroll {
+        /// The user.
+        user: super::UserKeys,
+        /// The chosen object's key.
+        key: String,
+    },
     /// Change the user with `user_ref`.
     Act {
         /// The user.
@@ -80,6 +89,8 @@ pub enum SupportReply {
     Groups(Vec<GroupRef>),
     /// Rows of a section.
     Section(super::SectionPage),
+    /// What the user can be enrolled in.
+    Choices(Vec<super::Choice>),
     /// A change was made.
     Acted {
         /// The change.
@@ -137,6 +148,39 @@ pub async fn answer(
         SupportRequest::Act { user_ref, action } => act(&client, caps, &user_ref, action, cancel).await,
         SupportRequest::Section { user, index, all } => {
             section(&client, caps, &user, index, all, cancel).await.map(SupportReply::Section)
+        }
+        SupportRequest::Choices(text) => {
+            let (_, _, search) = caps
+                .enroll
+                .as_ref()
+                .ok_or_else(|| ApiError::Document("This service's schema offers no way to enroll users.".into()))?;
+            let mut choices = Vec::new();
+            let mut after: Option<String> = None;
+            // Four pages at most: without a filter of its own, the list is read and compared here.
+            for _ in 0..4 {
+                let request = super::sections::choices_request(search, &text, after.as_deref());
+                let data = ask(&client, &request, cancel).await?;
+                let (mut found, next) = super::sections::read_choices(search, &data["choices"], &text);
+                choices.append(&mut found);
+                match next {
+                    Some(cursor) if search.text.is_none() && after.as_deref() != Some(&cursor) => after = Some(cursor),
+                    _ => break,
+                }
+            }
+            Ok(SupportReply::Choices(choices))
+        }
+        SupportRequest::Enroll { user, key } => {
+            let (enroll, index, _) = caps.enroll.clone().ok_or_else(|| {
+                ApiError::Document("This service's schema offers no way to enroll users; nothing was changed.".into())
+            })?;
+            let request = super::sections::enroll_request(&enroll, &user, &key).map_err(ApiError::Document)?;
+            let response = client.execute(&request, cancel).await?.response;
+            if !response.errors.is_empty() {
+                return Err(SupportError::Refused(refusals(&response.errors)));
+            }
+            let data = response.data.unwrap_or(Value::Null);
+            refused_by_payload(&enroll.returns, &data["result"])?;
+            section(&client, caps, &user, index, false, cancel).await.map(SupportReply::Section)
         }
         SupportRequest::ChangeState { user, index, key, state } => {
             let change = caps.state_changes.get(index).cloned().flatten().ok_or_else(|| {
@@ -476,6 +520,23 @@ async fn act(
     Ok(SupportReply::Acted { action, user: Box::new(user), outcome })
 }
 
+/// The errors a mutation's payload returns as data, as refusals at their field; an answer that is
+/// null (neither the object nor an error) as "no answer".
+fn refused_by_payload(returns: &crate::shape::Returns, result: &Value) -> Result<(), SupportError> {
+    let returned = returns.errors(result);
+    if !returned.is_empty() {
+        let errors: Vec<crate::api::GraphQlError> = returned
+            .iter()
+            .map(|e| crate::api::GraphQlError { message: e.sentence(), locations: Vec::new(), path: Vec::new() })
+            .collect();
+        return Err(SupportError::Refused(refusals(&errors)));
+    }
+    if result.is_null() {
+        return Err(bad("the service gave no answer to the change; read the section again".into()));
+    }
+    Ok(())
+}
+
 /// Sends a query and returns its data; GraphQL errors fail it.
 async fn ask(client: &Client, request: &GraphQlRequest, cancel: &CancellationToken) -> Result<Value, SupportError> {
     Ok(client.execute(request, cancel).await?.response.into_data()?)
@@ -498,6 +559,11 @@ fn read(caps: &Capabilities, user: &Value) -> Result<UserCard, SupportError> {
                 },
                 _ => Vec::new(),
             },
+            enroll_in: caps
+                .enroll
+                .as_ref()
+                .filter(|(_, section, _)| *section == index)
+                .map(|(_, _, search)| crate::shape::label(&search.type_name).to_lowercase()),
         })
         .collect();
     Ok(card)

@@ -23,6 +23,19 @@ pub struct SectionInfo {
     /// The states a row can be given, when the schema has a mutation that changes them (by
     /// shape: the row's key and the state's enum): `CONFIRMED`, `NO_SHOW`, ….
     pub states: Vec<String>,
+    /// What the user can be enrolled in from this section ("offer"), when the schema has it.
+    pub enroll_in: Option<String>,
+}
+
+/// Something to enroll the user in, as a list offers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    /// Its key, as the enrolling mutation takes it.
+    pub key: String,
+    /// What a person reads: its title(s) and first dates.
+    pub title: String,
+    /// Its dates, shown beside.
+    pub when: String,
 }
 
 /// One row of a section.
@@ -230,6 +243,99 @@ pub fn row_keyed(display: &Display, node: &Value, key: Option<&str>) -> SectionR
         dates.push((name, moment(value)));
     }
     SectionRow { key, state_value, title: titles.join(" · "), state, percent, dates, expired }
+}
+
+/// The document that lists the objects of `search` (a page of 50), its text filter given
+/// `text` when it has one.
+pub fn choices_request(search: &crate::shape::Search, text: &str, after: Option<&str>) -> GraphQlRequest {
+    let mut declarations = Vec::new();
+    let mut passed = Vec::new();
+    let mut variables = Map::new();
+    if let Some(first) = &search.first {
+        declarations.push("$first: Int".to_owned());
+        passed.push(format!("{first}: $first"));
+        variables.insert("first".into(), json!(SECTION_PAGE));
+    }
+    if let Some((name, ty)) = search.text.as_ref().filter(|_| !text.trim().is_empty()) {
+        declarations.push(format!("$text: {ty}"));
+        passed.push(format!("{name}: $text"));
+        variables.insert("text".into(), json!(text.trim()));
+    }
+    if let Some(after) = after.filter(|_| search.connection) {
+        declarations.push("$after: String".to_owned());
+        passed.push("after: $after".to_owned());
+        variables.insert("after".into(), json!(after));
+    }
+    let node = search.display.selection();
+    let node = if search.display.keys.contains(&search.key) {
+        node
+    } else {
+        format!("{{ {} {} }}", search.key, &node[2..node.len() - 2])
+    };
+    let body = if search.connection {
+        format!("{{ pageInfo {{ hasNextPage endCursor }} edges {{ node {node} }} }}")
+    } else {
+        node
+    };
+    let declared = if declarations.is_empty() { String::new() } else { format!("({})", declarations.join(", ")) };
+    let arguments = if passed.is_empty() { String::new() } else { format!("({})", passed.join(", ")) };
+    let query = format!("query SupportChoices{declared} {{\n  choices: {}{arguments} {body}\n}}\n", search.field);
+    GraphQlRequest { query, variables: Some(Value::Object(variables)), operation_name: None }
+}
+
+/// The choices in `value` (the list's value in the answer), those whose title holds `text` when
+/// the list could not filter itself.
+pub fn read_choices(search: &crate::shape::Search, value: &Value, text: &str) -> (Vec<Choice>, Option<String>) {
+    let nodes: Vec<&Value> = if search.connection {
+        value["edges"].as_array().map(|edges| edges.iter().map(|edge| &edge["node"]).collect()).unwrap_or_default()
+    } else {
+        value.as_array().map(|items| items.iter().collect()).unwrap_or_default()
+    };
+    let wanted = text.trim().to_lowercase();
+    let choices = nodes
+        .into_iter()
+        .filter_map(|node| {
+            let row = row_keyed(&search.display, node, Some(&search.key));
+            let key = row.key.clone()?;
+            let when = row.dates.iter().take(2).map(|(label, value)| format!("{label} {value}")).collect::<Vec<_>>();
+            Some(Choice { key, title: row.title, when: when.join(" · ") })
+        })
+        .filter(|c| search.text.is_some() || wanted.is_empty() || c.title.to_lowercase().contains(&wanted))
+        .collect();
+    let next = (value["pageInfo"]["hasNextPage"] == json!(true))
+        .then(|| value["pageInfo"]["endCursor"].as_str().map(str::to_owned))
+        .flatten();
+    (choices, next)
+}
+
+/// The enrolling mutation for `user` and the chosen object's `key`; its answer under `result`.
+pub fn enroll_request(enroll: &crate::shape::Mutation, user: &UserKeys, key: &str) -> Result<GraphQlRequest, String> {
+    use crate::shape::Supply;
+    let mut declarations = Vec::new();
+    let mut passed = Vec::new();
+    let mut variables = Map::new();
+    for (name, ty, supply) in &enroll.args {
+        let value = match supply {
+            Supply::UserKey(Key::Ref) => json!(user.ref_),
+            Supply::UserKey(Key::Id) => {
+                json!(user.id.clone().ok_or("the service names the user by id, and the card has none")?)
+            }
+            Supply::UserKeys(Key::Ref) => json!([user.ref_]),
+            Supply::OtherKey(_) => json!(key),
+            _ => continue,
+        };
+        declarations.push(format!("${name}: {ty}"));
+        passed.push(format!("{name}: ${name}"));
+        variables.insert(name.clone(), value);
+    }
+    let selection = enroll.returns.selection("{ __typename }");
+    let query = format!(
+        "mutation SupportEnroll({}) {{\n  result: {}({}) {selection}\n}}\n",
+        declarations.join(", "),
+        enroll.field,
+        passed.join(", ")
+    );
+    Ok(GraphQlRequest { query, variables: Some(Value::Object(variables)), operation_name: None })
 }
 
 /// The mutation that gives a row of `section` another state, with the row's key and the state as

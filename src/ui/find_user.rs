@@ -132,7 +132,9 @@ impl FindUserWindow {
             SupportRequest::Groups(_)
             | SupportRequest::Act { .. }
             | SupportRequest::Section { .. }
-            | SupportRequest::ChangeState { .. } => self.card.sent(job, request),
+            | SupportRequest::ChangeState { .. }
+            | SupportRequest::Choices(_)
+            | SupportRequest::Enroll { .. } => self.card.sent(job, request),
         }
     }
 

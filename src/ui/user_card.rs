@@ -7,8 +7,8 @@
 use super::state::Requested;
 use crate::scopes::{Scope, ScopeSet};
 use crate::support::{
-    GroupRef, Offers, RefusedField, SectionInfo, SectionPage, SectionRow, SupportAction, SupportError, SupportReply,
-    SupportRequest, UserCard, UserEdit, UserState, one_line,
+    Choice, GroupRef, Offers, RefusedField, SectionInfo, SectionPage, SectionRow, SupportAction, SupportError,
+    SupportReply, SupportRequest, UserCard, UserEdit, UserState, one_line,
 };
 
 /// What the card says when the connection's schema has no mutation support staff could use.
@@ -54,6 +54,12 @@ pub struct CardEditor {
     open_query: Option<(String, String)>,
     /// A row's new state being chosen: the section, the row's key and title, the state chosen.
     confirm_state: Option<StateChoice>,
+    /// What the user can be enrolled in, as searched.
+    choices: Requested<Vec<Choice>, SupportError>,
+    choices_job: Option<JobId>,
+    choice_filter: String,
+    /// An enrollment waiting for the person's yes: the request and the question.
+    confirm_enroll: Option<(SupportRequest, String)>,
     name: String,
     email: String,
     group_filter: String,
@@ -117,6 +123,15 @@ impl CardEditor {
                 section.rows.start();
                 section.job.replace(job)
             }
+            SupportRequest::Choices(_) => {
+                self.choices.start();
+                self.choices_job.replace(job)
+            }
+            SupportRequest::Enroll { .. } => {
+                let section = self.sections.iter_mut().find(|s| s.info.enroll_in.is_some())?;
+                section.rows.start();
+                section.job.replace(job)
+            }
             SupportRequest::Groups(_) => {
                 self.groups.start();
                 self.groups_job.replace(job)
@@ -135,6 +150,14 @@ impl CardEditor {
             section.rows.finish(result.and_then(|reply| match reply {
                 SupportReply::Section(page) => Ok(page),
                 other => Err(SupportError::Api(crate::api::ApiError::BadResponse(format!("unexpected {other:?}")))),
+            }));
+            return None;
+        }
+        if self.choices_job == Some(job) {
+            self.choices_job = None;
+            self.choices.finish(result.map(|reply| match reply {
+                SupportReply::Choices(choices) => choices,
+                _ => Vec::new(),
             }));
             return None;
         }
@@ -424,6 +447,29 @@ impl CardEditor {
         if self.confirm_state.is_some() {
             return self.confirm_state_ui(ctx);
         }
+        if let Some((_, question)) = &self.confirm_enroll {
+            let mut answer = None;
+            let modal = egui::Modal::new(egui::Id::unique("find-user-confirm-enroll")).show(ctx, |ui| {
+                ui.set_max_width(420.0);
+                ui.strong("Enroll");
+                ui.label(question);
+                ui.add_space(8.0);
+                ui.horizontal(|ui| {
+                    if ui.button("Confirm").clicked() {
+                        answer = Some(true);
+                    }
+                    if ui.button("Cancel").clicked() {
+                        answer = Some(false);
+                    }
+                });
+            });
+            if modal.should_close() {
+                answer.get_or_insert(false);
+            }
+            let confirmed = answer?;
+            let (request, _) = self.confirm_enroll.take()?;
+            return confirmed.then_some(request);
+        }
         let pending = self.confirm.as_ref()?;
         let mut answer = None;
         let modal = egui::Modal::new(egui::Id::unique("find-user-confirm")).show(ctx, |ui| {
@@ -533,6 +579,12 @@ impl CardEditor {
                     current,
                 });
             }
+            if let Some(what) = section.info.enroll_in.clone()
+                && let Some(search) =
+                    enroll_ui(ui, &what, &mut self.choice_filter, &self.choices, user, &mut self.confirm_enroll)
+            {
+                ask = Some(search);
+            }
             if page.more && !section.rows.is_pending() {
                 let all = page.total.map_or_else(|| "Show all".to_owned(), |total| format!("Show all {total}"));
                 let button = ui.button(&all).on_hover_text("Read every row (up to 1,000)");
@@ -543,6 +595,55 @@ impl CardEditor {
         }
         ask
     }
+}
+
+/// Enrolling in something (an offer): a search by title, the matches, each asking first.
+fn enroll_ui(
+    ui: &mut egui::Ui,
+    what: &str,
+    filter: &mut String,
+    choices: &Requested<Vec<Choice>, SupportError>,
+    user: &UserCard,
+    confirm: &mut Option<(SupportRequest, String)>,
+) -> Option<SupportRequest> {
+    let mut search = None;
+    ui.horizontal(|ui| {
+        let label = ui.label(format!("Enroll in an {what}"));
+        let edit = ui
+            .add(egui::TextEdit::singleline(filter).hint_text("part of a title").desired_width(160.0))
+            .labelled_by(label.id);
+        let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        if ui.button(format!("Search {what}s")).clicked() || enter {
+            search = Some(SupportRequest::Choices(filter.clone()));
+        }
+        if choices.is_pending() {
+            ui.weak("reading…");
+        }
+    });
+    if let Some(error) = choices.error() {
+        ui.colored_label(ui.visuals().error_fg_color, format!("{error:#}"));
+    }
+    if let Some(found) = choices.value() {
+        if found.is_empty() {
+            ui.weak(format!("No {what} matches."));
+        }
+        for choice in found.iter().take(20) {
+            ui.horizontal_wrapped(|ui| {
+                let button = ui.small_button("Enroll").on_hover_text("Asks first");
+                if button.accessible_name(format!("Enroll in {}", choice.title)).clicked() {
+                    let question = format!("Enroll {} ({}) in {}?", one_line(&user.name), user.ref_, choice.title);
+                    let request = SupportRequest::Enroll { user: user.keys(), key: choice.key.clone() };
+                    *confirm = Some((request, question));
+                }
+                ui.label(&choice.title);
+                ui.weak(&choice.when);
+            });
+        }
+        if found.len() > 20 {
+            ui.weak(format!("{} more: narrow the search.", found.len() - 20));
+        }
+    }
+    search
 }
 
 /// What the card says of a service whose schema has no list related to users.

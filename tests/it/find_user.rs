@@ -651,3 +651,48 @@ fn an_enrollments_status_changes_from_the_card_after_a_question() {
         h.state().webhooks().detail().is_some_and(|d| String::from_utf8_lossy(&d.delivery.body).contains(&user_ref))
     });
 }
+
+#[test]
+fn a_learner_is_enrolled_in_an_offer_found_by_its_title_after_a_question() {
+    let mut s = open_window();
+    let user_ref = (1..=60)
+        .map(|n| format!("u{n:05}"))
+        .find(|r| !learning_of(&mut s, r).0.is_empty())
+        .expect("a learner with an enrollment among the first 60 users");
+    let (before, _, _) = learning_of(&mut s, &user_ref);
+    // An offer the learner is not enrolled in, by its title.
+    let url = s.sandbox_url();
+    let offers = s.runtime.block_on(async {
+        let token = admin_token(&url, "events.read").await;
+        graphql(&url, &token, "{ paginatedOffers(first: 50) { edges { node { ref title } } } }", json!({})).await["data"]
+            .clone()
+    });
+    let title = offers["paginatedOffers"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| one_line(e["node"]["title"].as_str().unwrap()))
+        .find(|t| before.iter().all(|(offer, _)| offer != t))
+        .expect("an offer the learner is not in");
+    open_card(&mut s, &user_ref);
+    s.wait_for_text(&format!("Enrollments ({})", before.len()));
+    let field = "Enroll in an offer";
+    s.harness.get_by_label(field).scroll_to_me();
+    for _ in 0..20 {
+        s.harness.step();
+    }
+    s.type_into(field, &title);
+    s.click("Search offers");
+    // The offer's title, then its training's.
+    let button = s.wait_for_text(&format!("Enroll in {title}"));
+    s.harness.get_by_label(&button).scroll_to_me();
+    for _ in 0..20 {
+        s.harness.step();
+    }
+    s.click(&button);
+    s.wait_for_text(&format!(") in {title}"));
+    s.click("Confirm");
+    s.wait_for_text(&format!("Enrollments ({})", before.len() + 1));
+    let (after, _, _) = learning_of(&mut s, &user_ref);
+    assert!(after.iter().any(|(offer, _)| *offer == title), "the service has the enrollment: {after:?}");
+}
