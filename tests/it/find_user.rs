@@ -696,3 +696,36 @@ fn a_learner_is_enrolled_in_an_offer_found_by_its_title_after_a_question() {
     let (after, _, _) = learning_of(&mut s, &user_ref);
     assert!(after.iter().any(|(offer, _)| *offer == title), "the service has the enrollment: {after:?}");
 }
+
+#[test]
+fn a_section_the_profile_may_not_read_says_why_in_its_place_beside_those_it_may() {
+    let mut s = Session::start();
+    let server = s.runtime.block_on(sandbox(60));
+    // users.read and trainings.read, but not events.read: enrollments are refused, progress is not.
+    s.click("Profiles…");
+    s.wait_for_label("Add profile");
+    s.click("Add profile");
+    s.type_into("Name", "learning-reader");
+    s.type_into("Base URL", server.base_url());
+    s.type_into("Client ID", "sandbox-reader");
+    s.type_into("Client secret", crate::harness::SECRET);
+    s.harness.get_by_role_and_label(Role::CheckBox, "trainings.read").click();
+    s.harness.step();
+    s.click("Save profile");
+    s.wait_for_label("Edit learning-reader");
+    s.click("Close window");
+    s.click("Connection");
+    s.harness.get_by_role_and_label(Role::Button, "learning-reader").click();
+    s.harness.step();
+
+    s.harness.get_by_role_and_label(Role::Button, "Find user").click();
+    s.harness.step();
+    s.wait_for_label("User to find");
+    find(&mut s, "u00002");
+    s.wait_for_text("Enrollments could not be read");
+    let refused = s.text_containing("Enrollments could not be read").expect("the refusal");
+    assert!(refused.contains("events.read"), "it names the scope: {refused}");
+    let progress = s.wait_for_text("Progress (");
+    assert!(!progress.contains("could not"), "{progress}");
+    s.wait_for_text("Certificates (");
+}
