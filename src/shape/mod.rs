@@ -76,7 +76,7 @@ pub(crate) fn plain(name: &str) -> String {
 }
 
 /// Whether `ty` is one string or ID (what a ref or an id is passed as).
-pub(crate) fn is_text(ty: &Type) -> bool {
+pub fn is_text(ty: &Type) -> bool {
     matches!(ty.inner_named_type().as_str(), "String" | "ID") && !ty.is_list()
 }
 
@@ -88,7 +88,7 @@ pub(crate) fn is_text_list(ty: &Type) -> bool {
 /// The key an argument (or input field) named `name` of type `ty` gives of an object named, in
 /// plain words, `owner`: with `owner` = `user`, `userRef`, `user_ref`, `userId`, `userRefs`, and
 /// `user` itself (a ref, or an id when typed `ID`); with `owner` = `""`, `ref` and `id`.
-pub(crate) fn key_of(name: &str, ty: &Type, owner: &str) -> Option<Key> {
+pub fn key_of(name: &str, ty: &Type, owner: &str) -> Option<Key> {
     let name = plain(name);
     let rest = name.strip_prefix(owner)?;
     match rest {
@@ -139,7 +139,7 @@ pub(crate) fn is_deprecated(f: &FieldDefinition) -> bool {
 
 /// The type of a list's items, or of a connection's nodes (`edges { node }`), and whether it is
 /// a connection.
-pub(crate) fn items(schema: &Schema, f: &FieldDefinition) -> Option<(String, bool)> {
+pub fn items(schema: &Schema, f: &FieldDefinition) -> Option<(String, bool)> {
     let named = f.ty.inner_named_type().as_str();
     if f.ty.is_list() {
         return is_composite(schema, named).then(|| (named.to_owned(), false));

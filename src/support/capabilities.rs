@@ -203,6 +203,8 @@ pub struct Capabilities {
     /// Enrolling the user: the mutation, the section its result belongs to, and where the
     /// other object (an offer) is chosen from.
     pub enroll: Option<(crate::shape::Mutation, usize, crate::shape::Search)>,
+    /// How a group's card is read (its members and managers), when the schema can.
+    pub group_card: Option<super::GroupQuery>,
     /// A sentence for the card when the schema could not be read.
     pub notice: Option<String>,
 }
@@ -239,6 +241,7 @@ impl Capabilities {
             sections: Vec::new(),
             state_changes: Vec::new(),
             enroll: None,
+            group_card: None,
             notice: Some(reason),
         }
     }
@@ -293,10 +296,14 @@ impl Capabilities {
             let search = crate::shape::search_for(schema, m, &user_type)?;
             Some((m.clone(), section, search))
         });
+        let group_card = field(schema, &user_type, "groups")
+            .and_then(|f| items(schema, f))
+            .and_then(|(group_type, _)| super::group_card::group_query(schema, &group_type, &user_type));
         Ok(Capabilities {
             sections,
             state_changes,
             enroll,
+            group_card,
             roles: roles(schema, &user_type),
             groups: groups(schema, &user_type),
             extra_fields: extra_fields(schema, &user_type),

@@ -8,6 +8,7 @@
 
 mod action;
 mod capabilities;
+mod group_card;
 mod lookup;
 mod queries;
 mod refusal;
@@ -22,6 +23,7 @@ pub use action::{SupportAction, UserEdit};
 pub use capabilities::{
     Arg, ByRef, Call, Capabilities, GroupSearch, GroupsField, Mutations, PAGE_SIZE, Supply, UsersField,
 };
+pub use group_card::{GroupCard, GroupQuery};
 pub use lookup::{Lookup, name_matches, nobody};
 pub use queries::{EMAIL_MATCHES, GROUP_CHOICES};
 pub use refusal::{Refusal, RefusedField, refusals};

@@ -53,6 +53,8 @@ pub enum SupportRequest {
     },
     /// List what the user can be enrolled in whose title holds this text (all for an empty one).
     Choices(String),
+    /// A group's card: its name, members and managers (by the group's key).
+    Group(String),
     /// Enroll the user in the object with this key (then the section is read again).
     Enroll {
         /// The user.
@@ -91,6 +93,8 @@ pub enum SupportReply {
     Section(super::SectionPage),
     /// What the user can be enrolled in.
     Choices(Vec<super::Choice>),
+    /// A group's card.
+    Group(super::GroupCard),
     /// A change was made.
     Acted {
         /// The change.
@@ -148,6 +152,16 @@ pub async fn answer(
         SupportRequest::Act { user_ref, action } => act(&client, caps, &user_ref, action, cancel).await,
         SupportRequest::Section { user, index, all } => {
             section(&client, caps, &user, index, all, cancel).await.map(SupportReply::Section)
+        }
+        SupportRequest::Group(key) => {
+            let query = caps
+                .group_card
+                .as_ref()
+                .ok_or_else(|| ApiError::Document("This service's schema has no way to read one group.".into()))?;
+            let data = ask(&client, &query.request(&key), cancel).await?;
+            let card =
+                query.read(&data["group"], &key).ok_or_else(|| bad(format!("the service has no group '{key}'")))?;
+            Ok(SupportReply::Group(card))
         }
         SupportRequest::Choices(text) => {
             let (_, _, search) = caps

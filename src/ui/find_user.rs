@@ -41,6 +41,10 @@ pub struct FindUserWindow {
     open_delivery: Option<i64>,
     /// "Refresh" was clicked at the foot of the card.
     refresh_lately: bool,
+    /// A group's card, shown in place of the user's while `showing_group`.
+    group: Requested<crate::support::GroupCard, SupportError>,
+    group_job: Option<JobId>,
+    showing_group: bool,
 }
 
 impl FindUserWindow {
@@ -122,7 +126,13 @@ impl FindUserWindow {
     fn sent(&mut self, job: JobId, request: &SupportRequest) -> Option<JobId> {
         self.notice = None;
         match request {
+            SupportRequest::Group(_) => {
+                self.showing_group = true;
+                self.group.start();
+                self.group_job.replace(job)
+            }
             SupportRequest::Find(_) | SupportRequest::Open(_) => {
+                self.showing_group = false;
                 if matches!(request, SupportRequest::Find(_)) {
                     self.matches = None;
                 }
@@ -145,6 +155,14 @@ impl FindUserWindow {
 
     /// Records the answer of `job`; answers of replaced jobs are dropped.
     fn apply(&mut self, job: JobId, result: Result<SupportReply, SupportError>) {
+        if self.group_job == Some(job) {
+            self.group_job = None;
+            self.group.finish(result.and_then(|reply| match reply {
+                SupportReply::Group(card) => Ok(card),
+                other => Err(SupportError::Api(crate::api::ApiError::BadResponse(format!("unexpected {other:?}")))),
+            }));
+            return;
+        }
         if self.find_job == Some(job) {
             self.find_job = None;
             let found = result.and_then(|reply| match reply {
@@ -257,6 +275,9 @@ impl FindUserWindow {
     }
 
     fn result_ui(&mut self, ui: &mut egui::Ui, access: &Access) -> Option<SupportRequest> {
+        if self.showing_group {
+            return group_ui(ui, &self.group, &mut self.showing_group);
+        }
         let Self { found, matches, card, lately, open_delivery, refresh_lately, .. } = self;
         if let Some(error) = found.error() {
             ui.colored_label(ui.visuals().error_fg_color, format!("{error:#}"));
@@ -359,4 +380,46 @@ fn lately_ui(
             ui.weak(format!("{at} · {verified}"));
         });
     }
+}
+
+/// A group's card in place of the user's: its people, each opening their own card.
+fn group_ui(
+    ui: &mut egui::Ui,
+    group: &Requested<crate::support::GroupCard, SupportError>,
+    showing: &mut bool,
+) -> Option<SupportRequest> {
+    if ui.button("Back to the user").clicked() {
+        *showing = false;
+        return None;
+    }
+    if group.is_pending() {
+        ui.weak("reading the group…");
+    }
+    if let Some(error) = group.error() {
+        ui.colored_label(ui.visuals().error_fg_color, format!("The group could not be read: {error:#}"));
+    }
+    let card = group.value()?;
+    ui.heading(format!("{} ({})", one_line(&card.name), card.key));
+    let mut open = None;
+    for (heading, people, total) in &card.lists {
+        ui.add_space(4.0);
+        let count = total.unwrap_or(people.len() as u64);
+        ui.strong(format!("{heading} ({count})"));
+        if people.is_empty() {
+            ui.weak("None.");
+        }
+        for person in people {
+            ui.horizontal(|ui| {
+                let button = ui.link(one_line(&person.name)).on_hover_text("Open their card");
+                if button.accessible_name(format!("Open {} ({})", one_line(&person.name), person.ref_)).clicked() {
+                    open = Some(SupportRequest::Open(person.ref_.clone()));
+                }
+                ui.weak(format!("{} · {}", person.ref_, person.email));
+            });
+        }
+        if (people.len() as u64) < count {
+            ui.weak(format!("The first {} of {count}; the group's query lists them all.", people.len()));
+        }
+    }
+    open
 }

@@ -313,9 +313,14 @@ impl CardEditor {
             ui.weak("In no group.");
         }
         let mut ask = None;
+        let mut open_group = None;
         egui::Grid::new("find-user-groups").num_columns(2).spacing([12.0, 4.0]).show(ui, |ui| {
             for group in groups {
-                ui.label(group.named());
+                let open = ui.link(group.named()).on_hover_text("The group's card: its members and managers");
+                if open.accessible_name(format!("Open the group {}", group.named())).clicked() && !group.ref_.is_empty()
+                {
+                    open_group = Some(SupportRequest::Group(group.ref_.clone()));
+                }
                 let remove = egui::Button::new("Remove");
                 if can_change
                     && user.offers.remove_from_group
@@ -337,7 +342,7 @@ impl CardEditor {
         if let Some(action) = ask {
             self.ask(user, action);
         }
-        search
+        open_group.or(search)
     }
 
     /// Search groups by name, choose one, add the user to it.

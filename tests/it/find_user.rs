@@ -729,3 +729,35 @@ fn a_section_the_profile_may_not_read_says_why_in_its_place_beside_those_it_may(
     assert!(!progress.contains("could not"), "{progress}");
     s.wait_for_text("Certificates (");
 }
+
+#[test]
+fn a_group_on_the_card_opens_its_card_of_members_and_managers_each_opening_theirs() {
+    let mut s = open_window();
+    let user = open_card(&mut s, "u00023");
+    let group = &user["groups"][0];
+    let named = format!("{} ({})", group["name"].as_str().unwrap(), group["ref"].as_str().unwrap());
+    let members = ask(
+        &mut s,
+        "query($g: String!) { group(ref: $g) { members(first: 50) { count edges { node { ref name } } } managers { ref } } }",
+        json!({ "g": group["ref"] }),
+    );
+    let count = members["group"]["members"]["count"].as_u64().unwrap();
+    let other = members["group"]["members"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["node"]["ref"].as_str().unwrap().to_owned(), one_line(e["node"]["name"].as_str().unwrap())))
+        .find(|(r, _)| r != "u00023")
+        .expect("another member");
+    press(&mut s, &format!("Open the group {named}"));
+    s.wait_for_text(&format!("Members ({count})"));
+    s.wait_for_text("Managers (");
+    let open = format!("Open {} ({})", other.1, other.0);
+    s.harness.get_by_label(&open).scroll_to_me();
+    for _ in 0..20 {
+        s.harness.step();
+    }
+    s.click(&open);
+    s.wait_for_label(&other.1);
+    s.wait_for_label(&other.0);
+}
