@@ -10,7 +10,8 @@ use crate::store::{Delivery, Store};
 use crate::terminal::printable;
 use crate::webhooks::Scheme;
 use crate::webhooks::export::export_jsonl;
-use crate::webhooks::listener::{DEFAULT_BODY_LIMIT, Listener, ListenerConfig};
+use crate::webhooks::listener::{DEFAULT_BODY_LIMIT, Listener, ListenerConfig, Retention};
+use crate::webhooks::pull::{LocalCheck, Remote};
 
 /// The environment variable that carries the signing secret (preferred to `--secret`).
 pub const SECRET_ENV: &str = "ORGQL_WEBHOOK_SECRET";
@@ -22,6 +23,8 @@ pub enum WebhooksCommand {
     Listen(ListenArgs),
     /// Write every stored delivery as one JSON line.
     Export(ExportArgs),
+    /// Copy into the local store the deliveries it lacks from a sharing listener or a gosmee relay.
+    Pull(PullArgs),
 }
 
 /// Options of `orgql webhooks listen`.
@@ -49,6 +52,37 @@ pub struct ListenArgs {
     /// The database to store into (default: orgql's data directory).
     #[arg(long)]
     store: Option<PathBuf>,
+    /// Serve the stored deliveries to inspectors (`orgql webhooks pull`, the app's Attach) under
+    /// /_orgql/ on the same port, to requests carrying the token in this file as a bearer token.
+    #[arg(long, value_name = "FILE")]
+    share_token_file: Option<PathBuf>,
+    /// Remove deliveries older than this many days (checked every minute, oldest first).
+    #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(1..))]
+    keep_days: Option<u32>,
+    /// Remove the oldest deliveries while the stored ones take more than this many megabytes.
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    max_store_mb: Option<u64>,
+}
+
+/// Options of `orgql webhooks pull`.
+#[derive(Args, Debug)]
+pub struct PullArgs {
+    /// The sharing listener's address (http://host:9000) or a gosmee relay's events URL
+    /// (https://relay/events/CHANNEL).
+    url: String,
+    /// The file holding the listener's share token (not needed for an open gosmee channel).
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// The database to copy into (default: orgql's data directory).
+    #[arg(long)]
+    store: Option<PathBuf>,
+    /// Signature scheme to verify the copies with locally (with the secret from
+    /// ORGQL_WEBHOOK_SECRET); without a secret the remote's verdict is kept.
+    #[arg(long)]
+    scheme: Option<Scheme>,
+    /// For a gosmee relay: stop when it has sent nothing for this many seconds.
+    #[arg(long, default_value_t = 2, value_name = "SECONDS")]
+    idle: u64,
 }
 
 /// Options of `orgql webhooks export`.
@@ -67,6 +101,7 @@ pub fn run(command: WebhooksCommand) -> Result<(), Failure> {
     match command {
         WebhooksCommand::Listen(args) => super::block_on(listen(args)),
         WebhooksCommand::Export(args) => export(args),
+        WebhooksCommand::Pull(args) => super::block_on(pull(args)),
     }
 }
 
@@ -84,6 +119,11 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
             super::connection::secret_store().webhook_secret().ok().flatten().map(|s| s.expose().to_owned())
         }),
     };
+    let share_token = match &args.share_token_file {
+        Some(path) => Some(crate::webhooks::share::read_token_file(path).map_err(Failure::usage)?),
+        None => None,
+    };
+    let sharing = share_token.is_some();
     let config = ListenerConfig {
         listen: args.listen,
         allow_remote: args.allow_remote,
@@ -93,6 +133,11 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
         body_limit: args.body_limit,
         store_path: store_path(args.store)?,
         connections: Default::default(),
+        share_token,
+        retention: Retention {
+            keep_days: args.keep_days,
+            max_store_bytes: args.max_store_mb.map(|mb| mb.saturating_mul(1_000_000)),
+        },
     };
     let store_path = config.store_path.clone();
     let checking = config.secret.is_some();
@@ -104,6 +149,9 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
         store_path.display(),
         if checking { "" } else { " (no secret: signatures not checked)" }
     );
+    if sharing {
+        println!("sharing: inspectors attach with `orgql webhooks pull http://{} --token-file FILE`", listener.addr());
+    }
     let printer = tokio::spawn(async move {
         use tokio::sync::broadcast::error::RecvError;
         loop {
@@ -168,5 +216,47 @@ fn export(args: ExportArgs) -> Result<(), Failure> {
     };
     file.persist(&args.out).map_err(|e| cannot_write(&e.error))?;
     eprintln!("orgql: wrote {count} deliveries to {}", args.out.display());
+    Ok(())
+}
+
+async fn pull(args: PullArgs) -> Result<(), Failure> {
+    let token = match &args.token_file {
+        Some(path) => Some(crate::webhooks::share::read_token_file(path).map_err(Failure::usage)?),
+        None => None,
+    };
+    let remote = Remote::new(&args.url, token).map_err(Failure::usage)?;
+    let check = match (std::env::var(SECRET_ENV).ok().filter(|s| !s.trim().is_empty()), args.scheme) {
+        (Some(secret), scheme) => {
+            Some(LocalCheck { scheme: scheme.unwrap_or(Scheme::Standard), secret: crate::secret::Secret::new(secret) })
+        }
+        (None, Some(scheme)) => {
+            return Err(Failure::usage(format!(
+                "--scheme {scheme} needs the webhook secret to verify with; set {SECRET_ENV}"
+            )));
+        }
+        (None, None) => None,
+    };
+    let store = store_path(args.store)?;
+    let idle = std::time::Duration::from_secs(args.idle.max(1));
+    let report = crate::webhooks::pull::pull(&remote, &store, check.as_ref(), idle).await.map_err(|e| {
+        use crate::webhooks::pull::PullError;
+        let code = match e {
+            PullError::Unauthorized(_) => 3,
+            PullError::BadUrl(_) | PullError::NotSharing(_) => 2,
+            _ => 6,
+        };
+        Failure::new(code, e.to_string())
+    })?;
+    for (after, oldest) in &report.gaps {
+        println!(
+            "gap: the relay no longer has the deliveries after {} (its oldest is {})",
+            printable(after),
+            printable(oldest)
+        );
+    }
+    for reason in &report.unreadable {
+        println!("skipped: {}", printable(reason));
+    }
+    println!("pulled {} deliveries", report.pulled);
     Ok(())
 }

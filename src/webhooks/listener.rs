@@ -17,6 +17,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::scheme::Scheme;
+use super::share::Sharing;
 use super::standard::Secret;
 use super::verify::{Verification, verify};
 use crate::store::{Delivery, NewDelivery, Store, StoreError};
@@ -57,7 +58,25 @@ pub struct ListenerConfig {
     pub store_path: PathBuf,
     /// Connections at once and the idle timeout (`crate::serve`).
     pub connections: crate::serve::ConnectionLimits,
+    /// With a token, the stored deliveries are served to inspectors that give it
+    /// ([`super::share`]); without one, the read API does not exist.
+    pub share_token: Option<crate::secret::Secret>,
+    /// How long deliveries are kept (default: for ever).
+    pub retention: Retention,
 }
+
+/// How long the listener keeps deliveries: the oldest go first, checked at the start and every
+/// [`RETENTION_EVERY`], each removal said in the log.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Retention {
+    /// Deliveries older than this many days are removed.
+    pub keep_days: Option<u32>,
+    /// The oldest deliveries are removed while the stored ones take more than this many bytes.
+    pub max_store_bytes: Option<u64>,
+}
+
+/// How often the retention policy runs (1 minute).
+pub const RETENTION_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl ListenerConfig {
     /// The defaults, storing into `store_path`.
@@ -71,6 +90,8 @@ impl ListenerConfig {
             body_limit: DEFAULT_BODY_LIMIT,
             store_path,
             connections: crate::serve::ConnectionLimits::default(),
+            share_token: None,
+            retention: Retention::default(),
         }
     }
 }
@@ -107,6 +128,7 @@ pub struct Listener;
 
 struct Shared {
     store: Mutex<Store>,
+    newest: tokio::sync::watch::Sender<i64>,
     check: Option<(Scheme, String)>,
     reject_invalid: bool,
     body_limit: usize,
@@ -136,24 +158,49 @@ impl Listener {
             }
         };
         let store_path = config.store_path.clone();
-        let store = tokio::task::spawn_blocking(move || Store::open(&store_path))
-            .await
-            .map_err(|e| StoreError { path: config.store_path.clone(), reason: e.to_string() })??;
+        let (store, newest_id) = tokio::task::spawn_blocking(move || {
+            let store = Store::open(&store_path)?;
+            let newest = store.last_delivery_id()?;
+            Ok::<_, StoreError>((store, newest))
+        })
+        .await
+        .map_err(|e| StoreError { path: config.store_path.clone(), reason: e.to_string() })??;
         let listener = tokio::net::TcpListener::bind(config.listen)
             .await
             .map_err(|source| ListenerError::Bind { addr: config.listen, source })?;
         let addr = listener.local_addr().map_err(|source| ListenerError::Bind { addr: config.listen, source })?;
         let (events, _) = broadcast::channel(1024);
+        let (newest, _) = tokio::sync::watch::channel(newest_id);
+        let shutdown = CancellationToken::new();
+        let sharing = match &config.share_token {
+            Some(token) => {
+                let store_path = config.store_path.clone();
+                let reader = tokio::task::spawn_blocking(move || Store::open(&store_path))
+                    .await
+                    .map_err(|e| StoreError { path: config.store_path.clone(), reason: e.to_string() })??;
+                Some(Arc::new(Sharing::new(token, reader, newest.subscribe(), shutdown.clone())))
+            }
+            None => None,
+        };
         let shared = Arc::new(Shared {
             store: Mutex::new(store),
+            newest: newest.clone(),
             check,
             reject_invalid: config.reject_invalid,
             body_limit: config.body_limit,
             events: events.clone(),
             bodies: tokio::sync::Semaphore::new(MAX_BODIES_AT_ONCE),
         });
-        let app = Router::new().fallback(receive).with_state(shared);
-        let shutdown = CancellationToken::new();
+        if config.retention != Retention::default() {
+            tokio::spawn(retention(shared.clone(), config.retention, shutdown.clone()));
+        }
+        let mut app = Router::new()
+            .fallback(receive)
+            .with_state(shared)
+            .route(super::share::HEALTH_PATH, axum::routing::get(super::share::health));
+        if let Some(sharing) = sharing {
+            app = app.merge(super::share::routes(sharing));
+        }
         let stop = shutdown.clone();
         let listener = crate::serve::LimitedListener::new(listener, config.connections);
         let task = tokio::spawn(async move {
@@ -290,6 +337,7 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     .await;
     match stored {
         Ok(Ok(stored)) => {
+            shared.newest.send_replace(stored.id);
             // Nobody listening is fine.
             let _ = shared.events.send(stored);
             status.into_response()
@@ -323,6 +371,43 @@ async fn read_body(body: Body, limit: usize) -> Result<Vec<u8>, BodyError> {
                 cause = e.source();
             }
             Err(BodyError::Read(err.to_string()))
+        }
+    }
+}
+
+/// Runs the retention policy now and every [`RETENTION_EVERY`] until the stop.
+async fn retention(shared: Arc<Shared>, policy: Retention, stop: CancellationToken) {
+    loop {
+        let writer = shared.clone();
+        let older_than = policy.keep_days.map(|days| Utc::now() - chrono::Duration::days(i64::from(days)));
+        let pruned = tokio::task::spawn_blocking(move || {
+            let store = writer.store.lock().unwrap_or_else(PoisonError::into_inner);
+            store.prune_deliveries(older_than, policy.max_store_bytes)
+        })
+        .await;
+        match pruned {
+            Ok(Ok(pruned)) => {
+                if pruned.by_age > 0 {
+                    tracing::info!(
+                        "retention: removed {} deliveries older than {} days (oldest first)",
+                        pruned.by_age,
+                        policy.keep_days.unwrap_or_default()
+                    );
+                }
+                if pruned.by_size > 0 {
+                    tracing::info!(
+                        "retention: removed the {} oldest deliveries to keep the store under {} MB",
+                        pruned.by_size,
+                        policy.max_store_bytes.unwrap_or_default() / 1_000_000
+                    );
+                }
+            }
+            Ok(Err(err)) => tracing::error!("retention could not remove old deliveries: {err}"),
+            Err(err) => tracing::error!("the retention task failed: {err}"),
+        }
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tokio::time::sleep(RETENTION_EVERY) => {}
         }
     }
 }
