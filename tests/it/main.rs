@@ -23,6 +23,7 @@ mod mutations;
 mod packaging;
 mod saved;
 mod servers;
+mod share;
 mod smoke;
 mod spreadsheet;
 mod tokens;
