@@ -138,6 +138,7 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
             keep_days: args.keep_days,
             max_store_bytes: args.max_store_mb.map(|mb| mb.saturating_mul(1_000_000)),
         },
+        budget: Default::default(),
     };
     let store_path = config.store_path.clone();
     let checking = config.secret.is_some();

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -20,6 +19,7 @@ use super::scheme::Scheme;
 use super::share::Sharing;
 use super::standard::Secret;
 use super::verify::{Verification, verify};
+use crate::inflight::BodyError;
 use crate::store::{Delivery, NewDelivery, Store, StoreError};
 
 /// The address the listener binds by default.
@@ -28,10 +28,6 @@ pub const DEFAULT_LISTEN: SocketAddr = SocketAddr::new(std::net::IpAddr::V4(std:
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 /// The reason recorded for a body over the limit.
 pub const OVER_LIMIT: &str = "body over the limit";
-/// Bodies read at once (64): with the default 1 MiB limit, at most 64 MiB held by unfinished
-/// deliveries; more senders wait for their turn with their bodies unread, and one that waits
-/// longer than [`BODY_TIMEOUT`] is answered 503 (webhook senders retry).
-pub const MAX_BODIES_AT_ONCE: usize = 64;
 /// The longest a body may take to arrive (30 s): a real sender sends 1 MiB in well under a
 /// second; one that trickles is cut off, and its delivery stored as unreadable.
 pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
@@ -63,6 +59,8 @@ pub struct ListenerConfig {
     pub share_token: Option<crate::secret::Secret>,
     /// How long deliveries are kept (default: for ever).
     pub retention: Retention,
+    /// The body bytes held while deliveries arrive, in all and per sender (`crate::inflight`).
+    pub budget: crate::inflight::BudgetLimits,
 }
 
 /// How long the listener keeps deliveries: the oldest go first, checked at the start and every
@@ -92,6 +90,7 @@ impl ListenerConfig {
             connections: crate::serve::ConnectionLimits::default(),
             share_token: None,
             retention: Retention::default(),
+            budget: crate::inflight::BudgetLimits::default(),
         }
     }
 }
@@ -133,7 +132,7 @@ struct Shared {
     reject_invalid: bool,
     body_limit: usize,
     events: broadcast::Sender<Delivery>,
-    bodies: tokio::sync::Semaphore,
+    budget: crate::inflight::BodyBudget,
 }
 
 impl Listener {
@@ -189,7 +188,7 @@ impl Listener {
             reject_invalid: config.reject_invalid,
             body_limit: config.body_limit,
             events: events.clone(),
-            bodies: tokio::sync::Semaphore::new(MAX_BODIES_AT_ONCE),
+            budget: crate::inflight::BodyBudget::new(config.budget),
         });
         if config.retention != Retention::default() {
             tokio::spawn(retention(shared.clone(), config.retention, shutdown.clone()));
@@ -204,6 +203,7 @@ impl Listener {
         let stop = shutdown.clone();
         let listener = crate::serve::LimitedListener::new(listener, config.connections);
         let task = tokio::spawn(async move {
+            let app = app.into_make_service_with_connect_info::<crate::serve::Peer>();
             let serve = axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await });
             if let Err(err) = serve.await {
                 tracing::error!("the webhook listener stopped serving: {err}");
@@ -261,11 +261,7 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     let (parts, body) = request.into_parts();
     let headers: Vec<(String, Vec<u8>)> =
         parts.headers.iter().map(|(name, value)| (name.as_str().to_owned(), value.as_bytes().to_vec())).collect();
-    let announced = parts
-        .headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
+    let announced = crate::inflight::announced_length(&parts.headers);
     let mut delivery = NewDelivery {
         received_at,
         method: parts.method.as_str().to_owned(),
@@ -277,23 +273,28 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         reason: String::new(),
         size: 0,
     };
-    let over_limit = announced.is_some_and(|n| n > shared.body_limit as u64);
-    // A cap on the bodies read at once: a delivery waits for its turn (its body stays unread in
-    // the connection meanwhile), and is answered 503 if none comes within the body timeout. The
-    // permit is released when this delivery is answered.
-    let Ok(Ok(_permit)) = tokio::time::timeout(BODY_TIMEOUT, shared.bodies.acquire()).await else {
-        let mut response =
-            (StatusCode::SERVICE_UNAVAILABLE, "too many deliveries arriving at once; send it again").into_response();
-        response.headers_mut().insert(header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"));
-        return response;
-    };
-    let body = if over_limit {
-        Err(BodyError::OverLimit)
-    } else {
-        match tokio::time::timeout(BODY_TIMEOUT, read_body(body, shared.body_limit)).await {
-            Ok(body) => body,
-            Err(_) => Err(BodyError::Read(format!("it did not arrive within {} s", BODY_TIMEOUT.as_secs()))),
+    let peer = parts.extensions.get::<axum::extract::ConnectInfo<crate::serve::Peer>>().map(|c| c.0.0);
+    let sender = crate::inflight::sender_address(peer, &parts.headers);
+    // Room for the body in the budget: a sender's further deliveries wait their turn with their
+    // bodies unread (another sender's do not wait for them), and past the line 429.
+    let body = shared.budget.read(sender, body, shared.body_limit, announced, BODY_TIMEOUT, BODY_TIMEOUT).await;
+    let body = match body {
+        Err(BodyError::TooMany) => {
+            return retry(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too many deliveries from your address at once; send it again",
+            );
         }
+        Err(BodyError::Busy) => {
+            return retry(StatusCode::SERVICE_UNAVAILABLE, "too many deliveries arriving at once; send it again");
+        }
+        Err(BodyError::Shed) => {
+            return retry(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the delivery arrived too slowly while others waited; send it again",
+            );
+        }
+        other => other,
     };
     let status = match body {
         Ok(bytes) => {
@@ -322,7 +323,11 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
             delivery.reason = OVER_LIMIT.to_owned();
             StatusCode::PAYLOAD_TOO_LARGE
         }
-        Err(BodyError::Read(message)) => {
+        Err(err) => {
+            let message = match err {
+                BodyError::Read(message) => message,
+                _ => "it was not read".to_owned(),
+            };
             delivery.verified = Some(false);
             delivery.reason = format!("the body could not be read ({message})");
             StatusCode::BAD_REQUEST
@@ -353,26 +358,10 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     }
 }
 
-enum BodyError {
-    OverLimit,
-    Read(String),
-}
-
-async fn read_body(body: Body, limit: usize) -> Result<Vec<u8>, BodyError> {
-    match axum::body::to_bytes(body, limit).await {
-        Ok(bytes) => Ok(bytes.to_vec()),
-        Err(err) => {
-            let source: &(dyn std::error::Error + 'static) = &err;
-            let mut cause = Some(source);
-            while let Some(e) = cause {
-                if e.to_string().contains("length limit exceeded") {
-                    return Err(BodyError::OverLimit);
-                }
-                cause = e.source();
-            }
-            Err(BodyError::Read(err.to_string()))
-        }
-    }
+fn retry(status: StatusCode, message: &'static str) -> Response {
+    let mut response = (status, message).into_response();
+    response.headers_mut().insert(header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"));
+    response
 }
 
 /// Runs the retention policy now and every [`RETENTION_EVERY`] until the stop.

@@ -14,6 +14,7 @@ mod explorer;
 mod explorer_ui;
 mod export;
 mod find_user;
+mod flood;
 mod history;
 mod hostile;
 mod introspection;
