@@ -12,6 +12,7 @@ use crate::webhooks::Scheme;
 use crate::webhooks::export::export_jsonl;
 use crate::webhooks::listener::{DEFAULT_BODY_LIMIT, Listener, ListenerConfig, Retention};
 use crate::webhooks::pull::{LocalCheck, Remote};
+use crate::webhooks::tunnel::{TunnelEvent, TunnelKind};
 
 /// The environment variable that carries the signing secret (preferred to `--secret`).
 pub const SECRET_ENV: &str = "ORGQL_WEBHOOK_SECRET";
@@ -62,6 +63,14 @@ pub struct ListenArgs {
     /// Remove the oldest deliveries while the stored ones take more than this many megabytes.
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     max_store_mb: Option<u64>,
+    /// Make the listener reachable from the internet through cloudflared, ngrok, tailscale, or a
+    /// command of your own with {port} in it; prints `public URL: …` (again when it changes).
+    #[arg(long, value_name = "PROGRAM")]
+    tunnel: Option<TunnelKind>,
+    /// Once the public URL is up, send it a signed test delivery and say whether it arrived byte
+    /// for byte and verified.
+    #[arg(long, requires = "tunnel")]
+    send_test: bool,
 }
 
 /// Options of `orgql webhooks pull`.
@@ -142,6 +151,12 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
     };
     let store_path = config.store_path.clone();
     let checking = config.secret.is_some();
+    let check = config.secret.clone().map(|secret| (config.scheme.clone().unwrap_or(Scheme::Standard), secret));
+    if args.send_test && check.is_none() {
+        return Err(Failure::usage(format!(
+            "--send-test signs a sample with the webhook secret; set {SECRET_ENV} (and --scheme when not Standard Webhooks)"
+        )));
+    }
     let listener = Listener::start(config).await.map_err(Failure::usage)?;
     let mut events = listener.subscribe();
     println!(
@@ -163,7 +178,37 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
             }
         }
     });
+    let tunnel = args.tunnel.map(|kind| {
+        let (tunnel, mut events) = crate::webhooks::tunnel::start(kind, listener.addr().port());
+        let deliveries = listener.events_sender();
+        let send_test = args.send_test;
+        let reporter = tokio::spawn(async move {
+            while let Some(event) = events.recv().await {
+                match event {
+                    TunnelEvent::Starting { attempt } if attempt > 1 => eprintln!("orgql: starting the tunnel again"),
+                    TunnelEvent::Starting { .. } => {}
+                    TunnelEvent::Up { url, previous } => {
+                        println!("public URL: {url}");
+                        if let Some(previous) = previous {
+                            println!("the public address changed (it was {previous}); paste the new one into the admin interface");
+                        }
+                        if send_test && let Some((scheme, secret)) = &check {
+                            println!("{}", test_delivery(&url, scheme, secret, &deliveries).await);
+                        }
+                    }
+                    TunnelEvent::Down { reason, restart_in } => {
+                        eprintln!("orgql: the tunnel is down: {reason}; starting it again in {} s", restart_in.as_secs())
+                    }
+                }
+            }
+        });
+        (tunnel, reporter)
+    });
     crate::signal::shutdown_signal().await;
+    if let Some((tunnel, reporter)) = tunnel {
+        tunnel.stop().await;
+        reporter.abort();
+    }
     listener.stop().await;
     // The deliveries stored before the stop are printed; a connection still trickling a body (it
     // keeps the listener's channel open) does not hold the command.
@@ -260,4 +305,40 @@ async fn pull(args: PullArgs) -> Result<(), Failure> {
     }
     println!("pulled {} deliveries", report.pulled);
     Ok(())
+}
+
+/// Sends a signed sample to the public `url` and compares what the listener stored with it.
+async fn test_delivery(
+    url: &str,
+    scheme: &Scheme,
+    secret: &str,
+    deliveries: &tokio::sync::broadcast::Sender<Delivery>,
+) -> String {
+    use crate::webhooks::testsend;
+    let test = match testsend::sign_sample(scheme, secret) {
+        Ok(test) => test,
+        Err(err) => return format!("test delivery: {err}"),
+    };
+    let mut arrivals = deliveries.subscribe();
+    let status = match testsend::send(url, &test).await {
+        Ok(status) => status,
+        Err(err) => return format!("test delivery: {err}"),
+    };
+    let arrived = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        loop {
+            match arrivals.recv().await {
+                Ok(delivery) if testsend::is_arrival_of(&delivery, &test) => return Some(delivery),
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    })
+    .await;
+    match arrived {
+        Ok(Some(delivery)) => format!("test delivery: {}", testsend::compare(&test, &delivery, scheme, secret)),
+        _ => format!(
+            "test delivery: sent (answered {status}) but it did not reach this listener within 30 s; check that the \
+             tunnel forwards to this listener's port"
+        ),
+    }
 }

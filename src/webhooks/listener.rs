@@ -232,6 +232,11 @@ impl RunningListener {
         self.events.subscribe()
     }
 
+    /// The sender of [`RunningListener::subscribe`], to subscribe later from another task.
+    pub fn events_sender(&self) -> broadcast::Sender<Delivery> {
+        self.events.clone()
+    }
+
     /// Stops accepting connections and waits for the requests under way, each stored and answered,
     /// for at most [`STOP_GRACE`]; what is still arriving then is dropped.
     pub async fn stop(mut self) {

@@ -10,6 +10,8 @@ pub mod scheme;
 pub mod share;
 pub mod sse;
 pub mod standard;
+pub mod testsend;
+pub mod tunnel;
 pub mod verify;
 pub mod wire;
 

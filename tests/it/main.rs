@@ -28,6 +28,7 @@ mod share;
 mod smoke;
 mod spreadsheet;
 mod tokens;
+mod tunnel;
 mod ui;
 mod ui_thread;
 mod webhooks;
