@@ -128,6 +128,21 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
             super::connection::secret_store().webhook_secret().ok().flatten().map(|s| s.expose().to_owned())
         }),
     };
+    if let Some(kind) = &args.tunnel
+        && !matches!(kind, TunnelKind::Command(_))
+        && kind.find().is_none()
+    {
+        let found: Vec<String> = crate::webhooks::tunnel::available()
+            .into_iter()
+            .filter_map(|(k, path)| path.map(|_| k.name().to_owned()))
+            .collect();
+        let others = if found.is_empty() {
+            "none of cloudflared, ngrok and tailscale is on PATH".to_owned()
+        } else {
+            format!("on PATH: {}", found.join(", "))
+        };
+        return Err(Failure::usage(format!("{} is not on PATH ({others}); {}", kind.name(), kind.how_to_get())));
+    }
     let share_token = match &args.share_token_file {
         Some(path) => Some(crate::webhooks::share::read_token_file(path).map_err(Failure::usage)?),
         None => None,
