@@ -15,6 +15,7 @@ pub mod sandbox;
 pub mod scopes;
 pub mod secret;
 pub mod serve;
+pub mod shape;
 pub mod signal;
 pub mod store;
 pub mod support;

@@ -68,8 +68,3 @@ impl Interrupt {
         self.signal.get().copied()
     }
 }
-
-/// Waits for the first stop signal.
-pub async fn shutdown_signal() {
-    Interrupt::listen().token().cancelled_owned().await;
-}

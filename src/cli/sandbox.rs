@@ -110,6 +110,9 @@ pub fn run(args: SandboxArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
+        // Listening for the stop before saying where the sandbox is: whoever reads that line may
+        // send SIGTERM at once.
+        let stop = crate::signal::Interrupt::listen();
         let variant = match config.variant {
             Variant::Full => "full",
             Variant::Minimal => "minimal: users only, edge cursors, no pageInfo",
@@ -121,7 +124,7 @@ pub fn run(args: SandboxArgs) -> ExitCode {
             config.users,
             config.seed,
         );
-        crate::signal::shutdown_signal().await;
+        stop.token().cancelled().await;
         server.stop().await;
         ExitCode::SUCCESS
     })

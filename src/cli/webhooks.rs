@@ -174,6 +174,8 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
     }
     let listener = Listener::start(config).await.map_err(Failure::usage)?;
     let mut events = listener.subscribe();
+    // Listening for the stop before saying where: whoever reads that line may stop it at once.
+    let stop = crate::signal::Interrupt::listen();
     println!(
         "orgql webhooks listening at http://{} — storing into {}{}; Ctrl+C stops",
         listener.addr(),
@@ -219,7 +221,7 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
         });
         (tunnel, reporter)
     });
-    crate::signal::shutdown_signal().await;
+    stop.token().cancelled().await;
     if let Some((tunnel, reporter)) = tunnel {
         tunnel.stop().await;
         reporter.abort();

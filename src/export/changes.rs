@@ -95,9 +95,9 @@ pub struct RowRecorder {
     waiting: Vec<(String, RowDigest, Row)>,
 }
 
-/// Rows written to the store in one transaction: a few dozen transactions for 100,000 rows
-/// instead of one a page, with at most this many rows (about a megabyte) held meanwhile.
-const RECORD_BATCH: usize = 5_000;
+/// Rows written to the store in one transaction: a hundred transactions for 100,000 rows
+/// instead of two thousand (one a page), with at most this many rows (a few hundred KB) held meanwhile.
+const RECORD_BATCH: usize = 1_000;
 
 impl std::fmt::Debug for RowRecorder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

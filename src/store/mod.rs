@@ -5,6 +5,7 @@
 mod delivery_list;
 mod exports;
 mod history;
+mod mentions;
 mod operations;
 mod pulled;
 mod retention;
@@ -393,7 +394,7 @@ fn headers_from_json(text: &str) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-fn delivery_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Delivery> {
+pub(crate) fn delivery_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Delivery> {
     let received_at: String = row.get(1)?;
     let headers: String = row.get(5)?;
     let size: i64 = row.get(9)?;

@@ -115,6 +115,8 @@ mod tests {
 
     fn card() -> UserCard {
         UserCard {
+            sections: Vec::new(),
+            more: Vec::new(),
             id: Some("VXNlcjox".into()),
             ref_: "u00001".into(),
             name: "Anna Smith".into(),

@@ -134,9 +134,12 @@ pub struct Call {
     pub args: Vec<(Arg, Supply)>,
     /// The user fields it can set (through `Input` or `Field` arguments).
     pub sets: Vec<String>,
-    /// What is selected of its answer: `{ ...SupportUser }` when it answers with the user,
-    /// `{ __typename }` for another object, nothing for a scalar.
+    /// What is selected of its answer: `{ ...SupportUser }` when it answers with the user (also
+    /// inside a payload, beside its errors), `{ __typename }` for another object, nothing for a
+    /// scalar.
     pub selection: String,
+    /// How its answer holds the user and the errors it returns as data.
+    pub returns: crate::shape::Returns,
 }
 
 impl Call {
@@ -181,6 +184,9 @@ pub struct Capabilities {
     pub extra_fields: Option<(String, String)>,
     /// Date fields of the user (`createdAt`, `updatedAt`, …), in the schema's order.
     pub dates: Vec<String>,
+    /// Every other scalar field of the user (`department`, `locale`, …), in the schema's order,
+    /// deprecated ones left out: the card's "More".
+    pub more: Vec<String>,
     /// How a user is found by ref.
     pub by_ref: ByRef,
     /// `paginatedUsers`.
@@ -189,6 +195,11 @@ pub struct Capabilities {
     pub group_search: Option<GroupSearch>,
     /// The mutations.
     pub mutations: Mutations,
+    /// The lists and connections related to a user (the card's sections), as the schema shapes
+    /// them.
+    pub sections: Vec<crate::shape::Related>,
+    /// For each section, the mutation that changes its rows' state, when the schema has one.
+    pub state_changes: Vec<Option<crate::shape::Mutation>>,
     /// A sentence for the card when the schema could not be read.
     pub notice: Option<String>,
 }
@@ -207,6 +218,7 @@ impl Capabilities {
             groups: None,
             extra_fields: None,
             dates: Vec::new(),
+            more: Vec::new(),
             by_ref: ByRef::Field {
                 field: "user".to_owned(),
                 arg: Arg { name: "ref".to_owned(), ty: "String!".to_owned() },
@@ -221,6 +233,8 @@ impl Capabilities {
             },
             group_search: None,
             mutations: Mutations::default(),
+            sections: Vec::new(),
+            state_changes: Vec::new(),
             notice: Some(reason),
         }
     }
@@ -254,14 +268,29 @@ impl Capabilities {
             .or_else(|| users.filter("ref").map(|arg| ByRef::Filter(arg.clone())))
             .unwrap_or(ByRef::Scan);
         let group_search = group_search(schema, &query);
-        let mutations = root_fields(schema, OperationType::Mutation)
-            .map(|fields| mutations(schema, &fields, &user_type))
-            .unwrap_or_default();
+        let mutations = mutations(schema, &user_type);
+        let sections = crate::shape::related(schema, &user_type);
+        let found = crate::shape::mutations(schema, &user_type, &sections);
+        let state_changes = sections
+            .iter()
+            .map(|section| {
+                found
+                    .iter()
+                    .find(|m| {
+                        matches!(&m.action, crate::shape::Action::ChangeState { node_type, .. } if *node_type == section.node_type)
+                            && m.arg(|s| matches!(s, crate::shape::Supply::ObjectKey(_))).is_some()
+                    })
+                    .cloned()
+            })
+            .collect();
         Ok(Capabilities {
+            sections,
+            state_changes,
             roles: roles(schema, &user_type),
             groups: groups(schema, &user_type),
             extra_fields: extra_fields(schema, &user_type),
             dates: dates(schema, &user_type),
+            more: more(schema, &user_type),
             core,
             user_type,
             by_ref,
@@ -452,6 +481,22 @@ fn dates(schema: &Schema, user_type: &str) -> Vec<String> {
         .collect()
 }
 
+/// The user's other scalar fields: leaves selectable without arguments that are neither the
+/// guaranteed ones, the roles, the dates, the extra fields nor deprecated.
+fn more(schema: &Schema, user_type: &str) -> Vec<String> {
+    let Some(all) = fields(schema, user_type) else { return Vec::new() };
+    let shown = dates(schema, user_type);
+    all.filter(|f| no_required_args(f) && is_leaf(schema, f.ty.inner_named_type()))
+        .filter(|f| f.directives.get("deprecated").is_none())
+        .map(|f| f.name.to_string())
+        .filter(|name| {
+            !CORE.contains(&name.as_str())
+                && !shown.contains(name)
+                && !["roles", "extraFields", "customFields", "groups"].contains(&name.as_str())
+        })
+        .collect()
+}
+
 fn group_search(schema: &Schema, query: &[&FieldDefinition]) -> Option<GroupSearch> {
     query.iter().filter(|f| ["paginatedGroups", "groups"].contains(&f.name.as_str())).find_map(|f| {
         let (group_type, connection) = items(schema, f)?;
@@ -475,90 +520,61 @@ fn group_search(schema: &Schema, query: &[&FieldDefinition]) -> Option<GroupSear
 /// The user fields an update may set.
 const SETTABLE: [&str; 3] = ["isActive", "name", "email"];
 
-/// How a mutation's arguments are given, or `None` when one it requires cannot be.
-fn call(schema: &Schema, f: &FieldDefinition, user_type: &str, allowed: &[Supply]) -> Option<Call> {
-    // In a group's mutation a plain `ref` or `id` is the group's.
-    let of_group = allowed.contains(&Supply::GroupRef);
-    let mut args = Vec::new();
-    let mut sets = Vec::new();
-    for arg in &f.arguments {
-        let name = arg.name.as_str();
-        let named = arg.ty.inner_named_type().as_str();
-        let text = is_text(&arg.ty);
-        let mut sets_here = Vec::new();
-        let supply = match name {
-            "ref" | "id" if of_group && text => Some(if name == "ref" { Supply::GroupRef } else { Supply::GroupId }),
-            "ref" | "userRef" if text => Some(Supply::UserRef),
-            "userRefs" | "refs" if arg.ty.is_list() && matches!(named, "String" | "ID") => Some(Supply::UserRefs),
-            "groupRef" if text => Some(Supply::GroupRef),
-            "groupId" if text => Some(Supply::GroupId),
-            _ if SETTABLE.contains(&name) && is_leaf(schema, named) && arg.ty.is_named() => {
-                sets_here.push(name.to_owned());
-                Some(Supply::Field)
-            }
-            _ => schema.get_input_object(named).filter(|_| arg.ty.is_named()).and_then(|input| {
-                sets_here =
-                    SETTABLE.iter().filter(|s| input.fields.contains_key(**s)).map(|s| (*s).to_owned()).collect();
-                let others_optional = input
-                    .fields
-                    .values()
-                    .all(|field| sets_here.contains(&field.name.to_string()) || !field.is_required());
-                (!sets_here.is_empty() && others_optional).then_some(Supply::Input)
-            }),
+/// The mutations support staff use, found by shape ([`crate::shape::mutations`]): `updateUser`
+/// and `userUpdate`, `archiveUser` and `userArchive`, answering with the user or a payload.
+fn mutations(schema: &Schema, user_type: &str) -> Mutations {
+    use crate::shape::{Action, Key, Supply as Takes};
+    let related = crate::shape::related(schema, user_type);
+    let found = crate::shape::mutations(schema, user_type, &related);
+    let to_call = |m: &crate::shape::Mutation| -> Option<Call> {
+        let mut args = Vec::new();
+        let mut sets = Vec::new();
+        for (name, ty, takes) in &m.args {
+            let arg = Arg { name: name.clone(), ty: ty.clone() };
+            let supply = match takes {
+                // A user's key typed ID but named as a ref is still the ref.
+                Takes::UserKey(Key::Ref) => Supply::UserRef,
+                Takes::UserKeys(Key::Ref) => Supply::UserRefs,
+                Takes::GroupKey(Key::Ref) => Supply::GroupRef,
+                Takes::GroupKey(Key::Id) => Supply::GroupId,
+                Takes::Field(field) if SETTABLE.contains(&field.as_str()) => {
+                    sets.push(field.clone());
+                    Supply::Field
+                }
+                Takes::Field(_) => continue,
+                Takes::Input { fields, key: None } => {
+                    let settable: Vec<String> =
+                        fields.iter().filter(|f| SETTABLE.contains(&f.as_str())).cloned().collect();
+                    if settable.is_empty() {
+                        return None;
+                    }
+                    sets.extend(settable);
+                    Supply::Input
+                }
+                // The card names users by ref; a mutation that wants their id, or the key inside its
+                // input, is left to the query editor.
+                _ => return None,
+            };
+            args.push((arg, supply));
         }
-        .filter(|supply| allowed.contains(supply));
-        if supply.is_some() {
-            sets.extend(sets_here);
-        }
-        match supply {
-            Some(supply) => args.push((Arg::of(arg), supply)),
-            None if arg.is_required() => return None,
-            None => {}
-        }
-    }
-    let named = f.ty.inner_named_type().as_str();
-    let selection = if f.ty.is_named() && named == user_type {
-        "{ ...SupportUser }".to_owned()
-    } else if is_composite(schema, named) || schema.types.get(named).is_some_and(ExtendedType::is_union) {
-        "{ __typename }".to_owned()
-    } else {
-        String::new()
+        let user_shaped = matches!(m.returns, crate::shape::Returns::Object)
+            || matches!(&m.returns, crate::shape::Returns::Payload { object: Some(_), .. });
+        let selection = if m.target == user_type && user_shaped {
+            m.returns.selection("{ ...SupportUser }")
+        } else {
+            m.returns.selection("{ __typename }")
+        };
+        Some(Call { field: m.field.clone(), args, sets, selection, returns: m.returns.clone() })
     };
-    Some(Call { field: f.name.to_string(), args, sets, selection })
-}
-
-fn mutations(schema: &Schema, fields: &[&FieldDefinition], user_type: &str) -> Mutations {
-    let by_names = |names: &[&str], allowed: &[Supply], keys: &[Supply]| -> Option<Call> {
-        names.iter().find_map(|name| {
-            let f = fields.iter().find(|f| f.name == *name)?;
-            let call = call(schema, f, user_type, allowed)?;
-            keys.iter().all(|key| call.args.iter().any(|(_, s)| s == key)).then_some(call)
-        })
-    };
-    let user = [Supply::UserRef];
-    let update =
-        by_names(&["updateUser", "editUser"], &[Supply::UserRef, Supply::Input, Supply::Field], &[Supply::UserRef]);
+    let first = |wanted: &dyn Fn(&Action) -> bool| found.iter().filter(|m| wanted(&m.action)).find_map(to_call);
+    let update = first(&|a| *a == Action::UpdateUser);
     let update_setting = |field: &str| update.clone().filter(|call| call.sets(field));
-    let archive = by_names(&["archiveUser", "deactivateUser"], &user, &user).or_else(|| update_setting("isActive"));
-    let activate = by_names(&["activateUser", "unarchiveUser", "reactivateUser", "restoreUser"], &user, &user)
-        .or_else(|| update_setting("isActive"));
+    let archive = first(&|a| *a == Action::ArchiveUser).or_else(|| update_setting("isActive"));
+    let activate = first(&|a| *a == Action::ActivateUser).or_else(|| update_setting("isActive"));
     let edit = update.clone().filter(|call| call.sets("name") || call.sets("email"));
-    let group = [Supply::UserRef, Supply::UserRefs, Supply::GroupRef, Supply::GroupId];
-    let keyed = |call: Call| -> Option<Call> {
-        let supplies: Vec<&Supply> = call.args.iter().map(|(_, s)| s).collect();
-        let has_user = supplies.iter().any(|s| matches!(s, Supply::UserRef | Supply::UserRefs));
-        let has_group = supplies.iter().any(|s| matches!(s, Supply::GroupRef | Supply::GroupId));
-        (has_user && has_group).then_some(call)
-    };
-    let add = by_names(&["addGroupMembers", "addUsersToGroup", "addUserToGroup", "addGroupMember"], &group, &[])
-        .and_then(keyed);
-    let remove = by_names(
-        &["removeGroupMembers", "removeUsersFromGroup", "removeUserFromGroup", "removeGroupMember"],
-        &group,
-        &[],
-    )
-    .and_then(keyed);
-    Mutations { archive, activate, edit, add_to_group: add, remove_from_group: remove }
+    let add_to_group = first(&|a| *a == Action::AddToGroup);
+    let remove_from_group = first(&|a| *a == Action::RemoveFromGroup);
+    Mutations { archive, activate, edit, add_to_group, remove_from_group }
 }
 
 impl Capabilities {

@@ -12,6 +12,7 @@ mod lookup;
 mod queries;
 mod refusal;
 mod run;
+mod sections;
 mod user;
 
 #[cfg(test)]
@@ -25,4 +26,5 @@ pub use lookup::{Lookup, name_matches, nobody};
 pub use queries::{EMAIL_MATCHES, GROUP_CHOICES};
 pub use refusal::{Refusal, RefusedField, refusals};
 pub use run::{Found, NAME_MATCHES, NAME_SCAN_PAGES, SupportError, SupportReply, SupportRequest, answer, scan_extent};
+pub use sections::{ALL_ROWS, SECTION_PAGE, SectionInfo, SectionPage, SectionRow, UserKeys};
 pub use user::{ExtraField, GroupRef, MatchList, Moment, Offers, UserCard, UserState, UserSummary, one_line};

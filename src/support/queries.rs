@@ -25,6 +25,9 @@ impl Capabilities {
         for date in &self.dates {
             lines.push(date.clone());
         }
+        for field in &self.more {
+            lines.push(field.clone());
+        }
         if let Some(groups) = &self.groups {
             let inner = if groups.connection {
                 format!("{{ edges {{ node {{ {} }} }} }}", groups.selection)

@@ -31,6 +31,26 @@ pub enum SupportRequest {
     Open(String),
     /// List the groups whose name contains this text (all, for an empty one), for the picker.
     Groups(String),
+    /// Read section `index` of the user's card (a page, or every row up to [`super::ALL_ROWS`]).
+    Section {
+        /// The user.
+        user: super::UserKeys,
+        /// Which section ([`super::SectionInfo::index`]).
+        index: usize,
+        /// Every row, not only the first page.
+        all: bool,
+    },
+    /// Give a row of a section another state (an enrollment's status).
+    ChangeState {
+        /// The user (the section is read again after).
+        user: super::UserKeys,
+        /// Which section.
+        index: usize,
+        /// The row's key.
+        key: String,
+        /// The new state, as the service names it.
+        state: String,
+    },
     /// Change the user with `user_ref`.
     Act {
         /// The user.
@@ -52,12 +72,14 @@ pub enum Found {
 }
 
 /// The service's answer to a [`SupportRequest`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum SupportReply {
     /// The answer to `Find` or `Open`.
     Found(Found),
     /// The groups for the picker.
     Groups(Vec<GroupRef>),
+    /// Rows of a section.
+    Section(super::SectionPage),
     /// A change was made.
     Acted {
         /// The change.
@@ -113,7 +135,86 @@ pub async fn answer(
             Ok(SupportReply::Groups(groups))
         }
         SupportRequest::Act { user_ref, action } => act(&client, caps, &user_ref, action, cancel).await,
+        SupportRequest::Section { user, index, all } => {
+            section(&client, caps, &user, index, all, cancel).await.map(SupportReply::Section)
+        }
+        SupportRequest::ChangeState { user, index, key, state } => {
+            let change = caps.state_changes.get(index).cloned().flatten().ok_or_else(|| {
+                ApiError::Document("This service's schema offers no way to change this; nothing was changed.".into())
+            })?;
+            let request = super::sections::change_state(&change, &key, &state);
+            let response = client.execute(&request, cancel).await?.response;
+            if !response.errors.is_empty() {
+                return Err(SupportError::Refused(refusals(&response.errors)));
+            }
+            let data = response.data.unwrap_or(Value::Null);
+            let returned = change.returns.errors(&data["result"]);
+            if !returned.is_empty() {
+                let errors: Vec<crate::api::GraphQlError> = returned
+                    .iter()
+                    .map(|e| crate::api::GraphQlError {
+                        message: e.sentence(),
+                        locations: Vec::new(),
+                        path: Vec::new(),
+                    })
+                    .collect();
+                return Err(SupportError::Refused(refusals(&errors)));
+            }
+            if data["result"].is_null() {
+                return Err(bad("the service gave no answer to the change; read the section again".into()));
+            }
+            section(&client, caps, &user, index, false, cancel).await.map(SupportReply::Section)
+        }
     }
+}
+
+/// Reads section `index` of `user`: its first page, or (`all`) every page up to
+/// [`super::ALL_ROWS`] rows.
+async fn section(
+    client: &Arc<Client>,
+    caps: &Capabilities,
+    user: &super::UserKeys,
+    index: usize,
+    all: bool,
+    cancel: &CancellationToken,
+) -> Result<super::SectionPage, SupportError> {
+    let related = caps.sections.get(index).ok_or_else(|| bad(format!("the card has no section {index}")))?;
+    let mut after: Option<String> = None;
+    let mut page = None::<super::SectionPage>;
+    loop {
+        let (request, path) =
+            super::sections::request(related, &caps.by_ref, user, Some(super::SECTION_PAGE), after.as_deref())
+                .map_err(|why| ApiError::Document(format!("{}: {why}", related.label)))?;
+        let data = ask(client, &request, cancel).await?;
+        let value = path.iter().try_fold(&data, |v, key| v.get(key)).cloned().unwrap_or(Value::Null);
+        if value.is_null() {
+            return Err(bad(format!("the service gave no {} for this user", related.label.to_lowercase())));
+        }
+        let key = caps.state_changes.get(index).cloned().flatten().and_then(|change| {
+            change.arg(|s| matches!(s, crate::shape::Supply::ObjectKey(_))).and_then(|(_, _, supply)| match supply {
+                crate::shape::Supply::ObjectKey(key) => Some(key.field()),
+                _ => None,
+            })
+        });
+        let (rows, total, next) = super::sections::read(related, &value, key);
+        let shown = page.get_or_insert_with(|| super::SectionPage {
+            index,
+            rows: Vec::new(),
+            total,
+            more: false,
+            query: request.query.clone(),
+            variables: request.variables.clone().unwrap_or(Value::Null),
+        });
+        shown.rows.extend(rows);
+        shown.more = next.is_some();
+        match next {
+            Some(cursor) if all && shown.rows.len() < super::ALL_ROWS && after.as_deref() != Some(&cursor) => {
+                after = Some(cursor);
+            }
+            _ => break,
+        }
+    }
+    page.ok_or_else(|| bad("no page came back".into()))
 }
 
 async fn find(
@@ -345,9 +446,26 @@ async fn act(
     if !response.errors.is_empty() {
         return Err(SupportError::Refused(refusals(&response.errors)));
     }
+    let data = response.data.unwrap_or(Value::Null);
+    // Errors returned as data (a payload's `errors`/`userErrors`) refuse the change as GraphQL
+    // errors do, each at the field it names.
+    let returned = call.returns.errors(&data["result"]);
+    if !returned.is_empty() {
+        let errors: Vec<crate::api::GraphQlError> = returned
+            .iter()
+            .map(|e| crate::api::GraphQlError { message: e.sentence(), locations: Vec::new(), path: Vec::new() })
+            .collect();
+        return Err(SupportError::Refused(refusals(&errors)));
+    }
     let user = if call.returns_user() {
-        let data = response.data.unwrap_or(Value::Null);
-        read(caps, &data["result"])?
+        match call.returns.object(&data["result"]) {
+            Some(user) => read(caps, user)?,
+            None => {
+                return Err(bad(format!(
+                    "the service gave no answer to the change (neither the user nor an error); look at {user_ref} again"
+                )));
+            }
+        }
     } else {
         by_ref(client, caps, user_ref, cancel)
             .await?
@@ -364,7 +482,25 @@ async fn ask(client: &Client, request: &GraphQlRequest, cancel: &CancellationTok
 }
 
 fn read(caps: &Capabilities, user: &Value) -> Result<UserCard, SupportError> {
-    UserCard::read(user, &caps.dates, &caps.offers()).map_err(bad)
+    let mut card = UserCard::read(user, &caps.dates, &caps.offers()).map_err(bad)?;
+    card.read_more(user, &caps.more);
+    card.sections = caps
+        .sections
+        .iter()
+        .enumerate()
+        .map(|(index, related)| super::SectionInfo {
+            index,
+            label: related.label.clone(),
+            states: match caps.state_changes.get(index) {
+                Some(Some(change)) => match &change.action {
+                    crate::shape::Action::ChangeState { values, .. } => values.clone(),
+                    _ => Vec::new(),
+                },
+                _ => Vec::new(),
+            },
+        })
+        .collect();
+    Ok(card)
 }
 
 fn bad(message: String) -> SupportError {

@@ -384,3 +384,24 @@ async fn the_action_documents_are_valid_and_read_into_cards() {
     let (data, _) = run(&schema, &caps.user_by_ref(&user.ref_).unwrap()).await;
     assert!(!card(&data["user"]).is_member_of(&outside));
 }
+
+#[test]
+fn every_other_scalar_of_the_user_is_under_more_in_the_schemas_order_without_deprecated_ones() {
+    let model = model(crate::shape::tests::NESTED_SDL);
+    let caps = capabilities(&model);
+    assert_eq!(caps.more, ["department", "locale"]);
+    assert_eq!(caps.dates, ["hiredOn"]);
+    let fragment = caps.fragment();
+    assert!(fragment.contains("department") && !fragment.contains("legacyCode"), "{fragment}");
+    let mut card = UserCard::read(
+        &serde_json::json!({ "ref": "u1", "name": "A", "email": "a@b.c", "isActive": true, "department": "Sales", "locale": "" }),
+        &caps.dates,
+        &caps.offers(),
+    )
+    .expect("a card");
+    card.read_more(&serde_json::json!({ "department": "Sales", "locale": "" }), &caps.more);
+    assert_eq!(card.more, [("Department".to_owned(), "Sales".to_owned())], "empty values left out");
+    let names: Vec<&str> = caps.sections.iter().map(|s| s.field.as_str()).collect();
+    assert_eq!(names, ["registrations", "trainingStatus", "certificates", "auditLog"]);
+    assert!(caps.offers().archive && caps.offers().activate, "userArchive and userActivate, by shape");
+}

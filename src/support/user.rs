@@ -27,8 +27,14 @@ pub struct UserCard {
     pub extra_fields: Option<Vec<ExtraField>>,
     /// Moments the schema tells (`Created`, `Updated`, …), in the schema's order.
     pub dates: Vec<Moment>,
+    /// The user's other fields the schema has ("More"): label and value as shown, in the
+    /// schema's order; empty values left out.
+    pub more: Vec<(String, String)>,
     /// The changes the connection's schema offers for users.
     pub offers: Offers,
+    /// The lists related to the user that the connection's schema has (read one by one, after
+    /// the card opens: [`super::SupportRequest::Section`]).
+    pub sections: Vec<super::SectionInfo>,
 }
 
 /// The changes to users a connection's schema offers (whether the profile's scopes allow them
@@ -127,7 +133,35 @@ impl UserCard {
             extra_fields,
             dates,
             offers: offers.clone(),
+            sections: Vec::new(),
+            more: Vec::new(),
         })
+    }
+
+    /// Fills "More" with the fields `more` names, as read in `value`.
+    pub fn read_more(&mut self, value: &Value, more: &[String]) {
+        self.more = more
+            .iter()
+            .filter_map(|field| {
+                let shown = match value.get(field)? {
+                    Value::String(text) if !text.is_empty() => one_line(text),
+                    Value::Number(n) => n.to_string(),
+                    Value::Bool(b) => if *b { "yes" } else { "no" }.to_owned(),
+                    Value::Array(items) if !items.is_empty() => items
+                        .iter()
+                        .map(|i| i.as_str().map(one_line).unwrap_or_else(|| i.to_string()))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    _ => return None,
+                };
+                Some((crate::shape::label(field), shown))
+            })
+            .collect();
+    }
+
+    /// The user's keys, for the requests of their sections.
+    pub fn keys(&self) -> super::UserKeys {
+        super::UserKeys { ref_: self.ref_.clone(), id: self.id.clone() }
     }
 
     /// Active or archived.

@@ -33,6 +33,14 @@ pub struct FindUserWindow {
     matches: Option<MatchList>,
     card: CardEditor,
     notice: Option<String>,
+    /// The stored webhook deliveries that mention the user shown, and whose they are.
+    lately: Requested<Vec<crate::store::DeliverySummary>, String>,
+    lately_of: Option<String>,
+    lately_job: Option<JobId>,
+    /// A delivery to open in the inspector (taken by the app).
+    open_delivery: Option<i64>,
+    /// "Refresh" was clicked at the foot of the card.
+    refresh_lately: bool,
 }
 
 impl FindUserWindow {
@@ -46,6 +54,12 @@ impl FindUserWindow {
     pub fn on_event(&mut self, event: SupportEvent) {
         match event {
             SupportEvent::Answered { job, result } => self.apply(job, result),
+            SupportEvent::Deliveries { job, result } => {
+                if self.lately_job == Some(job) {
+                    self.lately_job = None;
+                    self.lately.finish(result);
+                }
+            }
         }
     }
 
@@ -58,17 +72,50 @@ impl FindUserWindow {
         connection: impl FnOnce() -> Result<Connection, String>,
         commands: &mut Commands,
     ) {
-        let Some(request) = self.draw(ctx, access) else { return };
+        let mut requests: Vec<SupportRequest> = self.draw(ctx, access).into_iter().collect();
+        if let Some(Found::User(user)) = self.found.value() {
+            requests.extend(self.card.section_requests(user));
+            if self.lately_of.as_deref() != Some(user.ref_.as_str()) || std::mem::take(&mut self.refresh_lately) {
+                self.lately_of = Some(user.ref_.clone());
+                self.lately = Requested::Idle;
+                self.ask_lately(commands);
+            }
+        }
+        if requests.is_empty() {
+            return;
+        }
         match connection() {
             Ok(connection) => {
-                let job = commands.job();
-                if let Some(replaced) = self.sent(job, &request) {
-                    commands.cancel(replaced);
+                for request in requests {
+                    let job = commands.job();
+                    if let Some(replaced) = self.sent(job, &request) {
+                        commands.cancel(replaced);
+                    }
+                    commands.send(SupportCommand::Ask { job, connection: connection.clone(), request });
                 }
-                commands.send(SupportCommand::Ask { job, connection, request });
             }
             Err(message) => self.not_sent(message),
         }
+    }
+
+    /// Asks the store for the deliveries that mention the user shown.
+    fn ask_lately(&mut self, commands: &mut Commands) {
+        let Some(Found::User(user)) = self.found.value() else { return };
+        let keys = [Some(user.ref_.clone()), user.id.clone()].into_iter().flatten().collect();
+        let job = commands.job();
+        self.lately.start();
+        self.lately_job = Some(job);
+        commands.send(SupportCommand::Deliveries { job, keys });
+    }
+
+    /// A delivery to show in the webhook inspector, once clicked at the foot of a card.
+    pub fn take_open_delivery(&mut self) -> Option<i64> {
+        self.open_delivery.take()
+    }
+
+    /// A card section's query to open in a new tab (its text and variables), once asked.
+    pub fn take_open_query(&mut self) -> Option<(String, String)> {
+        self.card.take_open_query()
     }
 
     /// Records that `request` was sent as `job`; returns an older job it replaces, to cancel.
@@ -82,7 +129,10 @@ impl FindUserWindow {
                 self.found.start();
                 self.find_job.replace(job)
             }
-            SupportRequest::Groups(_) | SupportRequest::Act { .. } => self.card.sent(job, request),
+            SupportRequest::Groups(_)
+            | SupportRequest::Act { .. }
+            | SupportRequest::Section { .. }
+            | SupportRequest::ChangeState { .. } => self.card.sent(job, request),
         }
     }
 
@@ -205,7 +255,7 @@ impl FindUserWindow {
     }
 
     fn result_ui(&mut self, ui: &mut egui::Ui, access: &Access) -> Option<SupportRequest> {
-        let Self { found, matches, card, .. } = self;
+        let Self { found, matches, card, lately, open_delivery, refresh_lately, .. } = self;
         if let Some(error) = found.error() {
             ui.colored_label(ui.visuals().error_fg_color, format!("{error:#}"));
         }
@@ -232,6 +282,8 @@ impl FindUserWindow {
                     return None;
                 }
                 request = card.ui(ui, user, access.scopes);
+                ui.add_space(6.0);
+                lately_ui(ui, lately, open_delivery, refresh_lately);
             }
         }
         request
@@ -256,4 +308,53 @@ fn list_ui(ui: &mut egui::Ui, list: &MatchList) -> Option<SupportRequest> {
         }
     });
     open
+}
+
+/// What happened lately: the stored webhook deliveries that mention the user, newest first, each
+/// opening in the inspector.
+fn lately_ui(
+    ui: &mut egui::Ui,
+    lately: &Requested<Vec<crate::store::DeliverySummary>, String>,
+    open: &mut Option<i64>,
+    refresh: &mut bool,
+) {
+    ui.horizontal(|ui| {
+        let count = lately.value().map(|rows| format!(" ({})", rows.len())).unwrap_or_default();
+        ui.strong(format!("Lately{count}"));
+        if lately.is_pending() {
+            ui.weak("reading…");
+        }
+        if ui
+            .small_button("Refresh")
+            .on_hover_text("Look for newer deliveries")
+            .accessible_name("Refresh lately")
+            .clicked()
+        {
+            *refresh = true;
+        }
+    });
+    if let Some(error) = lately.error() {
+        ui.colored_label(ui.visuals().error_fg_color, format!("The deliveries could not be read: {error}"));
+    }
+    let Some(rows) = lately.value() else { return };
+    if rows.is_empty() {
+        ui.weak("No webhook delivery in the inspector mentions this user.");
+        return;
+    }
+    for row in rows {
+        ui.horizontal(|ui| {
+            let kind = row.event_type.clone().unwrap_or_else(|| format!("{} {}", row.method, row.path));
+            let verified = match row.verified {
+                Some(true) => "verified",
+                Some(false) => "signature failed",
+                None => "not checked",
+            };
+            let at = row.received_at.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M:%S");
+            let open_it = ui.link(&kind).on_hover_text("Open in the webhook inspector");
+            if open_it.accessible_name(format!("Open delivery {} ({kind})", row.id)).clicked() {
+                *open = Some(row.id);
+            }
+            ui.weak(format!("{at} · {verified}"));
+        });
+    }
 }

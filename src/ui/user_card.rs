@@ -7,8 +7,8 @@
 use super::state::Requested;
 use crate::scopes::{Scope, ScopeSet};
 use crate::support::{
-    GroupRef, Offers, RefusedField, SupportAction, SupportError, SupportReply, SupportRequest, UserCard, UserEdit,
-    UserState, one_line,
+    GroupRef, Offers, RefusedField, SectionInfo, SectionPage, SectionRow, SupportAction, SupportError, SupportReply,
+    SupportRequest, UserCard, UserEdit, UserState, one_line,
 };
 
 /// What the card says when the connection's schema has no mutation support staff could use.
@@ -23,9 +23,37 @@ struct Pending {
     question: String,
 }
 
-/// The card's own state: drafts of the editable fields, the group picker, the change under way.
+/// A row's new state being chosen, before the person's yes.
+struct StateChoice {
+    user: crate::support::UserKeys,
+    index: usize,
+    key: String,
+    about: String,
+    states: Vec<String>,
+    current: String,
+    chosen: String,
+}
+
+/// One learning section of the card: asked for when the card opens, on its own.
+struct Section {
+    info: SectionInfo,
+    /// Asked for (the first page, or every row).
+    asked: Option<bool>,
+    rows: Requested<SectionPage, SupportError>,
+    job: Option<JobId>,
+}
+
+/// The card's own state: drafts of the editable fields, the group picker, the change under way,
+/// the learning sections.
 #[derive(Default)]
 pub struct CardEditor {
+    /// The user whose sections are shown.
+    sections_of: Option<String>,
+    sections: Vec<Section>,
+    /// A section's document to open in a new tab (taken by the app).
+    open_query: Option<(String, String)>,
+    /// A row's new state being chosen: the section, the row's key and title, the state chosen.
+    confirm_state: Option<StateChoice>,
     name: String,
     email: String,
     group_filter: String,
@@ -46,11 +74,49 @@ impl CardEditor {
         self.confirm = None;
         self.outcome = Requested::Idle;
         self.action_job = None;
+        let same = self.sections_of.as_deref() == Some(user.ref_.as_str())
+            && self.sections.iter().map(|s| &s.info).eq(user.sections.iter());
+        if !same {
+            self.sections_of = Some(user.ref_.clone());
+            self.sections = user
+                .sections
+                .iter()
+                .map(|info| Section { info: info.clone(), asked: None, rows: Requested::Idle, job: None })
+                .collect();
+        }
+    }
+
+    /// The sections of `user` still to ask for (each once; "Show all" asks again).
+    pub fn section_requests(&mut self, user: &UserCard) -> Vec<SupportRequest> {
+        let mut asks = Vec::new();
+        for section in &mut self.sections {
+            if section.asked.is_none() {
+                section.asked = Some(false);
+                asks.push(SupportRequest::Section { user: user.keys(), index: section.info.index, all: false });
+            }
+        }
+        asks
+    }
+
+    /// A section's document to open as a query: its text and variables.
+    pub fn take_open_query(&mut self) -> Option<(String, String)> {
+        self.open_query.take()
     }
 
     /// Records that a group search or a change was sent as `job`; returns the job it replaces.
     pub fn sent(&mut self, job: JobId, request: &SupportRequest) -> Option<JobId> {
         match request {
+            SupportRequest::Section { index, all, .. } => {
+                let section = self.sections.iter_mut().find(|s| s.info.index == *index)?;
+                section.asked = Some(*all);
+                section.rows.start();
+                section.job.replace(job)
+            }
+            SupportRequest::ChangeState { index, .. } => {
+                let section = self.sections.iter_mut().find(|s| s.info.index == *index)?;
+                section.rows.start();
+                section.job.replace(job)
+            }
             SupportRequest::Groups(_) => {
                 self.groups.start();
                 self.groups_job.replace(job)
@@ -64,6 +130,14 @@ impl CardEditor {
 
     /// Records the answer of `job`; returns the user as a change left them, for the card.
     pub fn apply(&mut self, job: JobId, result: Result<SupportReply, SupportError>) -> Option<Box<UserCard>> {
+        if let Some(section) = self.sections.iter_mut().find(|s| s.job == Some(job)) {
+            section.job = None;
+            section.rows.finish(result.and_then(|reply| match reply {
+                SupportReply::Section(page) => Ok(page),
+                other => Err(SupportError::Api(crate::api::ApiError::BadResponse(format!("unexpected {other:?}")))),
+            }));
+            return None;
+        }
         if self.groups_job == Some(job) {
             self.groups_job = None;
             self.groups.finish(result.map(|reply| match reply {
@@ -106,6 +180,21 @@ impl CardEditor {
         if user.extra_fields.is_some() {
             ui.add_space(6.0);
             extra_fields_ui(ui, user);
+        }
+        if !user.more.is_empty() {
+            ui.add_space(6.0);
+            ui.strong("More");
+            egui::Grid::new("find-user-more").num_columns(2).spacing([12.0, 4.0]).show(ui, |ui| {
+                for (label, value) in &user.more {
+                    ui.label(label);
+                    ui.add(egui::Label::new(value).selectable(true));
+                    ui.end_row();
+                }
+            });
+        }
+        ui.add_space(6.0);
+        if let Some(more) = self.sections_ui(ui, user) {
+            search = Some(more);
         }
         ui.add_space(6.0);
         self.outcome_ui(ui);
@@ -288,8 +377,53 @@ impl CardEditor {
         self.confirm = Some(Pending { user_ref: user.ref_.clone(), action, question });
     }
 
+    /// The choice of a row's new state, as a modal that names the change; returns it once
+    /// confirmed.
+    fn confirm_state_ui(&mut self, ctx: &egui::Context) -> Option<SupportRequest> {
+        let choice = self.confirm_state.as_mut()?;
+        let mut answer = None;
+        let modal = egui::Modal::new(egui::Id::unique("find-user-confirm-state")).show(ctx, |ui| {
+            ui.set_max_width(420.0);
+            ui.strong("Change the status");
+            ui.label(format!("{} is {}. Its new status:", choice.about, crate::shape::enum_words(&choice.current)));
+            for state in &choice.states {
+                ui.radio_value(&mut choice.chosen, state.clone(), crate::shape::enum_words(state));
+            }
+            let changed = choice.chosen != choice.current;
+            if changed {
+                ui.label(format!(
+                    "Change it to {}? The service may tell the learner.",
+                    crate::shape::enum_words(&choice.chosen)
+                ));
+            }
+            ui.add_space(8.0);
+            ui.horizontal(|ui| {
+                if ui.add_enabled(changed, egui::Button::new("Confirm")).clicked() {
+                    answer = Some(true);
+                }
+                if ui.button("Cancel").clicked() {
+                    answer = Some(false);
+                }
+            });
+        });
+        if modal.should_close() {
+            answer.get_or_insert(false);
+        }
+        let confirmed = answer?;
+        let choice = self.confirm_state.take()?;
+        confirmed.then_some(SupportRequest::ChangeState {
+            user: choice.user,
+            index: choice.index,
+            key: choice.key,
+            state: choice.chosen,
+        })
+    }
+
     /// The confirmation of a change, as a modal; returns the change once confirmed.
     pub fn confirm_ui(&mut self, ctx: &egui::Context) -> Option<SupportRequest> {
+        if self.confirm_state.is_some() {
+            return self.confirm_state_ui(ctx);
+        }
         let pending = self.confirm.as_ref()?;
         let mut answer = None;
         let modal = egui::Modal::new(egui::Id::unique("find-user-confirm")).show(ctx, |ui| {
@@ -332,6 +466,126 @@ impl CardEditor {
             Requested::Idle => {}
         }
     }
+}
+
+impl CardEditor {
+    /// The learning sections, each in its place: a heading with its count, its rows, "Show all"
+    /// when more follow, "Open as a query", or why it could not be read. Returns "Show all"'s
+    /// request.
+    fn sections_ui(&mut self, ui: &mut egui::Ui, user: &UserCard) -> Option<SupportRequest> {
+        if user.sections.is_empty() {
+            ui.weak(NO_LEARNING);
+            return None;
+        }
+        let mut ask = None;
+        for section in &mut self.sections {
+            ui.add_space(4.0);
+            let count = match section.rows.value() {
+                Some(page) => format!(" ({})", page.total.unwrap_or(page.rows.len() as u64)),
+                None => String::new(),
+            };
+            ui.horizontal(|ui| {
+                ui.strong(format!("{}{count}", section.info.label));
+                // Words, not a spinner: the answer wakes the window, and nothing repaints meanwhile.
+                if section.rows.is_pending() {
+                    ui.weak("reading…");
+                }
+                if let Some(page) = section.rows.value() {
+                    let open = ui
+                        .small_button("Open as a query")
+                        .on_hover_text("The query that read these rows, in a new tab");
+                    if open.accessible_name(format!("Open {} as a query", section.info.label)).clicked() {
+                        let variables = serde_json::to_string_pretty(&page.variables).unwrap_or_default();
+                        self.open_query = Some((page.query.clone(), variables));
+                    }
+                }
+            });
+            if let Some(error) = section.rows.error() {
+                ui.colored_label(
+                    ui.visuals().error_fg_color,
+                    format!("{} could not be read: {error:#}", section.info.label),
+                );
+            }
+            let Some(page) = section.rows.value() else { continue };
+            if page.rows.is_empty() {
+                ui.weak("None.");
+                continue;
+            }
+            let busy = section.rows.is_pending();
+            let mut change = None;
+            ui.push_id(("find-user-section", section.info.index), |ui| {
+                for row in &page.rows {
+                    let offer = row.key.as_ref().filter(|_| !section.info.states.is_empty());
+                    if let Some(state) = section_row_ui(ui, &section.info, row, offer.is_some() && !busy) {
+                        change = offer.map(|key| (key.clone(), row.title.clone(), state));
+                    }
+                }
+            });
+            if let Some((key, title, current)) = change {
+                let about = if title.is_empty() { key.clone() } else { format!("{title} ({key})") };
+                self.confirm_state = Some(StateChoice {
+                    user: user.keys(),
+                    index: section.info.index,
+                    key,
+                    about,
+                    states: section.info.states.clone(),
+                    chosen: current.clone(),
+                    current,
+                });
+            }
+            if page.more && !section.rows.is_pending() {
+                let all = page.total.map_or_else(|| "Show all".to_owned(), |total| format!("Show all {total}"));
+                let button = ui.button(&all).on_hover_text("Read every row (up to 1,000)");
+                if button.accessible_name(format!("{all} {}", section.info.label)).clicked() {
+                    ask = Some(SupportRequest::Section { user: user.keys(), index: section.info.index, all: true });
+                }
+            }
+        }
+        ask
+    }
+}
+
+/// What the card says of a service whose schema has no list related to users.
+pub const NO_LEARNING: &str =
+    "This service's schema offers no learning data about users (no enrollments, progress or certificates).";
+
+/// The state a row can be given, in a list of the enum's values in words; returns the one chosen.
+fn state_choice_ui(ui: &mut egui::Ui, info: &SectionInfo, row: &SectionRow) -> Option<String> {
+    let name = format!("Change the status of {}", if row.title.is_empty() { "this row" } else { row.title.as_str() });
+    let button = ui.small_button("Change…").on_hover_text("Give it another status (asks first)");
+    let current = row.state_value.clone().or_else(|| info.states.first().cloned()).unwrap_or_default();
+    button.accessible_name(name).clicked().then_some(current)
+}
+
+/// A row: what it is about on its own line; below, its state (with the choice of another when
+/// `can_change`), its progress, whether it expired, and its dates. Returns the state chosen.
+fn section_row_ui(ui: &mut egui::Ui, info: &SectionInfo, row: &SectionRow, can_change: bool) -> Option<String> {
+    let title = if row.title.is_empty() { "—" } else { row.title.as_str() };
+    ui.add(egui::Label::new(title).wrap());
+    let mut chosen = None;
+    ui.horizontal_wrapped(|ui| {
+        ui.add_space(12.0);
+        if let Some(state) = &row.state {
+            ui.label(state);
+        }
+        if can_change {
+            chosen = state_choice_ui(ui, info, row);
+        }
+        if let Some(percent) = row.percent {
+            let bar = egui::ProgressBar::new((percent / 100.0).clamp(0.0, 1.0) as f32)
+                .desired_width(90.0)
+                .text(format!("{percent:.0} %"));
+            ui.add(bar);
+        }
+        if row.expired {
+            ui.colored_label(ui.visuals().warn_fg_color, "expired");
+        }
+        for (label, value) in &row.dates {
+            ui.weak(format!("{label} {value}"));
+        }
+    });
+    ui.add_space(2.0);
+    chosen
 }
 
 /// The refusals of the last change that are about `field` (`None`: about no field shown).

@@ -21,6 +21,13 @@ pub enum SupportCommand {
         /// What to ask.
         request: SupportRequest,
     },
+    /// List the stored webhook deliveries that mention a user (their ref or id), newest first.
+    Deliveries {
+        /// The look-up (its answer carries it).
+        job: JobId,
+        /// The user's ref and id.
+        keys: Vec<String>,
+    },
 }
 
 /// What comes back to the quick find.
@@ -33,7 +40,17 @@ pub enum SupportEvent {
         /// The service's answer, or why there is none.
         result: Result<SupportReply, SupportError>,
     },
+    /// The stored deliveries that mention the user, newest first (at most 20).
+    Deliveries {
+        /// The look-up.
+        job: JobId,
+        /// What the store holds, or why it could not be read.
+        result: Result<Vec<crate::store::DeliverySummary>, String>,
+    },
 }
+
+/// Deliveries listed at the foot of a card.
+const CARD_DELIVERIES: usize = 20;
 
 /// Starts the task of `command`.
 pub(super) fn handle(shared: &Arc<Shared>, command: SupportCommand) {
@@ -41,6 +58,16 @@ pub(super) fn handle(shared: &Arc<Shared>, command: SupportCommand) {
         SupportCommand::Ask { job, connection, request } => {
             let cancel = shared.start_job(job);
             tokio::spawn(run(shared.clone(), job, connection, request, cancel));
+        }
+        SupportCommand::Deliveries { job, keys } => {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let result = shared
+                    .with_store(move |store| store.deliveries_mentioning(&keys, CARD_DELIVERIES))
+                    .await
+                    .unwrap_or_else(|| Ok(Vec::new()));
+                shared.emit(SupportEvent::Deliveries { job, result }).await;
+            });
         }
     }
 }

@@ -436,4 +436,218 @@ mod documents {
             other => panic!("{other:?}"),
         }
     }
+
+    /// A noun-first service whose mutations answer with payloads and return errors as data.
+    const NOUN_FIRST: &str = r#"
+type Query { user(ref: String!): User  paginatedUsers(first: Int!, after: String): UserConnection! }
+type Mutation {
+  userUpdate(ref: String!, input: UserUpdateInput!): UserPayload!
+  userArchive(ref: String!): UserPayload!
+  userActivate(ref: String!): UserPayload!
+}
+type User { id: ID! ref: String! name: String! email: String! isActive: Boolean! }
+input UserUpdateInput { name: String email: String isActive: Boolean }
+type FieldError { field: String messages: [String!]! }
+type UserPayload { user: User errors: [FieldError!]! }
+type PageInfo { hasNextPage: Boolean! endCursor: String }
+type UserEdge { node: User! cursor: String! }
+type UserConnection { edges: [UserEdge!]! pageInfo: PageInfo! }
+"#;
+
+    /// Serves a token and, for each mutation, the answer `answers` gives for its operation name.
+    async fn payload_service(answers: fn(&str) -> serde_json::Value) -> (String, tokio::task::JoinHandle<()>) {
+        use axum::routing::post;
+        let token = post(|| async {
+            axum::Json(
+                serde_json::json!({ "access_token": "t", "token_type": "Bearer", "expires_in": 3600, "scope": "users.read users.write" }),
+            )
+        });
+        let graphql = post(move |body: axum::Json<serde_json::Value>| async move {
+            let query = body["query"].as_str().unwrap_or_default().to_owned();
+            let operation =
+                query.split_whitespace().nth(1).unwrap_or_default().split('(').next().unwrap_or_default().to_owned();
+            axum::Json(answers(&operation))
+        });
+        let app = axum::Router::new().route("/oauth/token/", token).route("/graphql/", graphql);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+        let base = format!("http://{}", listener.local_addr().expect("an address"));
+        let serving = tokio::spawn(async move {
+            if let Err(e) = axum::serve(listener, app).await {
+                eprintln!("the test service stopped: {e}");
+            }
+        });
+        (base, serving)
+    }
+
+    #[tokio::test]
+    async fn noun_first_mutations_refuse_with_the_errors_their_payload_returns_at_their_field() {
+        let (base, serving) = payload_service(|operation| match operation {
+            "SupportEditUser" => serde_json::json!({ "data": { "result": {
+                "user": null, "errors": [{ "field": "email", "messages": ["Enter a valid email address."] }] } } }),
+            "SupportArchiveUser" => serde_json::json!({ "data": { "result": {
+                "user": { "id": "1", "ref": "u1", "name": "Ana", "email": "ana@example.org", "isActive": false },
+                "errors": [] } } }),
+            _ => serde_json::json!({ "data": { "result": { "user": null, "errors": [] } } }),
+        })
+        .await;
+        let schema = apollo_compiler::Schema::parse_and_validate(NOUN_FIRST, "noun-first.graphql").expect("valid");
+        let caps = Capabilities::from_schema(&schema).expect("capabilities");
+        let offers = caps.offers();
+        assert!(offers.archive && offers.activate && offers.edit_email, "found by shape: {offers:?}");
+        assert_eq!(caps.mutations.archive.as_ref().map(|c| c.field.as_str()), Some("userArchive"));
+        let credentials = Credentials {
+            base_url: BaseUrl::parse(&base).expect("a base URL"),
+            client_id: "c".into(),
+            client_secret: Secret::new("s"),
+            scopes: "users.read users.write".parse().expect("scopes"),
+        };
+        let client = Arc::new(Client::new(credentials, ClientOptions::default(), None).expect("a client"));
+        let act = |action: orgql::support::SupportAction| {
+            let (client, caps) = (client.clone(), caps.clone());
+            async move {
+                let request = SupportRequest::Act { user_ref: "u1".into(), action };
+                let cancel = CancellationToken::new();
+                tokio::time::timeout(Duration::from_secs(30), answer(client, &caps, request, &cancel))
+                    .await
+                    .expect("the change ends in time")
+            }
+        };
+        let edit = orgql::support::UserEdit { name: None, email: Some("not-an-address".into()) };
+        match act(orgql::support::SupportAction::Edit(edit)).await {
+            Err(orgql::support::SupportError::Refused(refusals)) => {
+                assert_eq!(refusals.len(), 1);
+                assert_eq!(refusals[0].field, Some(orgql::support::RefusedField::Email), "{refusals:?}");
+                assert_eq!(refusals[0].sentence, "The service refused the email: Enter a valid email address.");
+            }
+            other => panic!("not refused: {other:?}"),
+        }
+        match act(orgql::support::SupportAction::Archive).await {
+            Ok(SupportReply::Acted { user, .. }) => assert!(!user.is_active),
+            other => panic!("not archived: {other:?}"),
+        }
+        match act(orgql::support::SupportAction::Activate).await {
+            Err(e) => assert!(e.to_string().contains("gave no answer"), "{e}"),
+            other => panic!("an empty payload must not pass for an answer: {other:?}"),
+        }
+        serving.abort();
+    }
+}
+
+/// The learning sections of a user as the sandbox answers them directly: enrollments (offer
+/// title and status), progress (training title and percent), certificates (training title).
+/// Enrollments (offer, status in words), progress (training, percent) and the number of certificates.
+type Learning = (Vec<(String, String)>, Vec<(String, i64)>, usize);
+
+fn learning_of(s: &mut Session, user_ref: &str) -> Learning {
+    let query = "query($u: String!) {
+      paginatedEnrollments(userRef: $u, first: 50) { edges { node { status offer { title } } } }
+      paginatedProgress(userRef: $u, first: 50) { edges { node { percent training { title } } } }
+      paginatedCertificates(userRef: $u, first: 50) { count }
+    }";
+    let url = s.sandbox_url();
+    let data = s.runtime.block_on(async {
+        let token = admin_token(&url, "users.read trainings.read events.read").await;
+        let body = graphql(&url, &token, query, json!({ "u": user_ref })).await;
+        assert!(body.get("errors").is_none(), "{body}");
+        body["data"].clone()
+    });
+    let edges = |name: &str| data[name]["edges"].as_array().cloned().unwrap_or_default();
+    let enrollments = edges("paginatedEnrollments")
+        .iter()
+        .map(|e| {
+            let status = orgql::shape::enum_words(e["node"]["status"].as_str().unwrap());
+            (one_line(e["node"]["offer"]["title"].as_str().unwrap()), status)
+        })
+        .collect();
+    let progress = edges("paginatedProgress")
+        .iter()
+        .map(|e| (one_line(e["node"]["training"]["title"].as_str().unwrap()), e["node"]["percent"].as_i64().unwrap()))
+        .collect();
+    (enrollments, progress, data["paginatedCertificates"]["count"].as_u64().unwrap() as usize)
+}
+
+#[test]
+fn the_card_shows_the_learners_enrollments_progress_and_certificates_from_the_schema() {
+    let mut s = open_window();
+    // A user with enrollments and progress in the generated data.
+    let user_ref = (1..=60)
+        .map(|n| format!("u{n:05}"))
+        .find(|r| {
+            let (enrollments, progress, _) = learning_of(&mut s, r);
+            !enrollments.is_empty() && !progress.is_empty()
+        })
+        .expect("a learner with enrollments and progress among the first 60 users");
+    let (enrollments, progress, certificates) = learning_of(&mut s, &user_ref);
+    open_card(&mut s, &user_ref);
+    s.wait_for_text(&format!("Enrollments ({})", enrollments.len()));
+    s.wait_for_text(&format!("Progress ({})", progress.len()));
+    s.wait_for_text(&format!("Certificates ({certificates})"));
+    let (offer, status) = &enrollments[0];
+    s.wait_for_text(offer);
+    s.wait_for_text(status);
+    let (training, percent) = &progress[0];
+    s.wait_for_text(training);
+    s.wait_for_text(&format!("{percent} %"));
+    // Each section opens as a query in a new tab, with its variables.
+    let tabs = s.app().tabs().len();
+    s.click("Open Enrollments as a query");
+    assert_eq!(s.app().tabs().len(), tabs + 1);
+    let tab = s.app().active_tab();
+    assert!(tab.query.contains("paginatedEnrollments(userRef: $user"), "{}", tab.query);
+    assert!(tab.variables.contains(&user_ref), "{}", tab.variables);
+}
+
+#[test]
+fn an_enrollments_status_changes_from_the_card_after_a_question() {
+    let mut s = open_window();
+    let user_ref = (1..=60)
+        .map(|n| format!("u{n:05}"))
+        .find(|r| !learning_of(&mut s, r).0.is_empty())
+        .expect("a learner with an enrollment among the first 60 users");
+    let (enrollments, _, _) = learning_of(&mut s, &user_ref);
+    let (offer, status) = enrollments[0].clone();
+    open_card(&mut s, &user_ref);
+    s.wait_for_text(&format!("Enrollments ({})", enrollments.len()));
+    let new = if status == "Attended" { "Confirmed" } else { "Attended" };
+    let choice = |node: &egui_kittest::kittest::AccessKitNode<'_>| {
+        node.role() == Role::Button
+            && node.label().is_some_and(|l| l.starts_with("Change the status of") && l.contains(offer.as_str()))
+    };
+    s.harness.query_all_by(choice).next().expect("a status change on the enrollment's row").scroll_to_me();
+    // The scroll is animated over a few frames.
+    for _ in 0..20 {
+        s.harness.step();
+    }
+    let button = s.harness.query_all_by(choice).next().expect("a status change on the enrollment's row");
+    button.click();
+    s.harness.step();
+    s.wait_for_text(&format!("is {status}. Its new status:"));
+    s.harness.get_by_role_and_label(Role::RadioButton, new).click();
+    s.harness.step();
+    s.wait_for_text(&format!("Change it to {new}?"));
+    s.click("Confirm");
+    // The section is read again after the change: its row says the new status.
+    s.wait_for_label(new);
+    let (after, _, _) = learning_of(&mut s, &user_ref);
+    assert!(after.iter().any(|(o, st)| *o == offer && st == new), "the service has it: {after:?}");
+
+    // The webhook the change caused, at the foot of the card (the sandbox sends it to the app's
+    // listener after the change): it opens in the inspector.
+    s.wait_for("the delivery in the store", |h| {
+        h.state().webhooks().list.rows().iter().any(|d| d.event_type.as_deref() == Some("enrollment.status_changed"))
+    });
+    s.harness.get_by_label("Refresh lately").scroll_to_me();
+    for _ in 0..20 {
+        s.harness.step();
+    }
+    s.click("Refresh lately");
+    let link = s.wait_for_text("(enrollment.status_changed)");
+    s.harness.get_by_label(&link).scroll_to_me();
+    for _ in 0..20 {
+        s.harness.step();
+    }
+    s.click(&link);
+    s.wait_for("the inspector showing the delivery", |h| {
+        h.state().webhooks().detail().is_some_and(|d| String::from_utf8_lossy(&d.delivery.body).contains(&user_ref))
+    });
 }

@@ -142,6 +142,14 @@ impl OrgqlApp {
         };
         let (profiles, choice) = (&self.profiles, self.state.connection());
         self.find_user.ui(ctx, &access, || profiles.connection(choice), &mut self.commands);
+        if let Some(id) = self.find_user.take_open_delivery() {
+            self.state.show(MainView::Webhooks);
+            self.webhooks.select(id, &mut self.commands);
+        }
+        if let Some((query, variables)) = self.find_user.take_open_query() {
+            let tab = self.state.tabs_mut().open(Some("Support section".to_owned()), query);
+            tab.variables = variables;
+        }
         if ctx.input_mut(|i| i.consume_shortcut(&SAVE_SHORTCUT)) {
             self.saved.save(self.state.tabs().active(), &mut self.commands);
         }

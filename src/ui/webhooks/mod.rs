@@ -134,6 +134,13 @@ impl WebhooksPanel {
         }
     }
 
+    /// Shows delivery `id` in the detail (asked of the worker).
+    pub fn select(&mut self, id: i64, commands: &mut Commands) {
+        self.selected = Some(id);
+        self.detail = None;
+        commands.send(WebhooksCommand::LoadDelivery(id));
+    }
+
     /// Where the listener listens, while it does.
     pub fn listening_at(&self) -> Option<SocketAddr> {
         match self.status {

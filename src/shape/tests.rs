@@ -1,0 +1,257 @@
+use apollo_compiler::Schema;
+use apollo_compiler::validation::Valid;
+use serde_json::json;
+
+use super::*;
+
+/// A service unlike the sandbox: learning data nested on the user, noun-first mutations, errors
+/// returned as data (graphene-django's `errors { field messages }`, Shopify's
+/// `userErrors { field message }`), a filter input on a root connection.
+pub(crate) const NESTED_SDL: &str = r#"
+scalar Date
+scalar DateTime
+
+type Query {
+  user(ref: String!): User
+  paginatedUsers(first: Int!, after: String, ref: String): UserConnection!
+  sessions(search: String, first: Int, after: String): SessionConnection!
+  auditLog(filter: AuditFilter!, first: Int): [AuditEntry!]!
+  group(ref: String!): Group
+}
+
+input AuditFilter { userId: ID! since: DateTime }
+type AuditEntry { id: ID! action: String! at: DateTime! }
+
+type Mutation {
+  userCreate(input: UserCreateInput!): UserPayload!
+  userUpdate(ref: String!, input: UserUpdateInput!): UserPayload!
+  userArchive(ref: String!): UserPayload!
+  userActivate(ref: String!): UserPayload!
+  registrationCreate(userRef: String!, sessionId: ID!): RegistrationPayload!
+  registrationChangeStatus(id: ID!, status: RegistrationStatus!): RegistrationPayload!
+  groupMemberAdd(groupRef: String!, userRef: String!): GroupPayload!
+  groupMemberRemove(groupRef: String!, userRef: String!): GroupPayload!
+  sessionRename(id: ID!, title: String!): Session!
+}
+
+type User {
+  id: ID!
+  ref: String!
+  name: String!
+  email: String!
+  isActive: Boolean!
+  department: String
+  locale: String
+  hiredOn: Date
+  legacyCode: String @deprecated(reason: "gone")
+  registrations(first: Int, after: String): RegistrationConnection!
+  trainingStatus: [TrainingStatus!]!
+  certificates: [Certificate!]!
+  groups: [Group!]!
+}
+
+type Group { id: ID! ref: String! name: String! members(first: Int, after: String): UserConnection! managers: [User!]! }
+
+enum RegistrationStatus { REQUESTED CONFIRMED WAITLISTED CANCELLED ATTENDED NO_SHOW }
+type Registration { id: ID! status: RegistrationStatus! registeredAt: DateTime! session: Session! user: User! }
+type Session { id: ID! title: String! startsAt: DateTime! endsAt: DateTime! course: Course! }
+type Course { id: ID! title: String! }
+type TrainingStatus { course: Course! progressPercent: Float! completedAt: DateTime }
+type Certificate { id: ID! course: Course! issuedOn: Date! expiresOn: Date }
+
+type PageInfo { hasNextPage: Boolean! endCursor: String }
+type UserEdge { node: User! cursor: String! }
+type UserConnection { edges: [UserEdge!]! pageInfo: PageInfo! totalCount: Int! }
+type RegistrationEdge { node: Registration! cursor: String! }
+type RegistrationConnection { edges: [RegistrationEdge!]! pageInfo: PageInfo! totalCount: Int! }
+type SessionEdge { node: Session! cursor: String! }
+type SessionConnection { edges: [SessionEdge!]! pageInfo: PageInfo! }
+
+input UserCreateInput { ref: String! name: String! email: String! department: String }
+input UserUpdateInput { name: String email: String isActive: Boolean department: String locale: String }
+
+type FieldError { field: String messages: [String!]! }
+type UserError { field: [String!] message: String! code: String }
+type UserPayload { user: User errors: [FieldError!]! }
+type RegistrationPayload { registration: Registration userErrors: [UserError!]! }
+type GroupPayload { group: Group errors: [FieldError!]! }
+"#;
+
+fn schema(sdl: &str) -> Valid<Schema> {
+    Schema::parse_and_validate(sdl, "test.graphql").expect("a valid schema")
+}
+
+fn sandbox() -> Valid<Schema> {
+    schema(&crate::sandbox::schema::sdl())
+}
+
+fn find<'m>(found: &'m [Mutation], field: &str) -> &'m Mutation {
+    found.iter().find(|m| m.field == field).unwrap_or_else(|| panic!("{field} not found in {found:#?}"))
+}
+
+#[test]
+fn the_sandboxs_learning_data_is_found_as_root_connections_taking_the_users_ref() {
+    let schema = sandbox();
+    let user = user_type(&schema).expect("a user type");
+    assert_eq!(user, "User");
+    let found = related(&schema, &user);
+    let names: Vec<&str> = found.iter().map(|r| r.field.as_str()).collect();
+    assert_eq!(names, ["paginatedProgress", "paginatedCertificates", "paginatedEnrollments"]);
+    let enrollments = &found[2];
+    assert_eq!(enrollments.label, "Enrollments");
+    assert!(
+        matches!(&enrollments.place, Place::Root { argument, key: Key::Ref, inside: None, .. } if argument == "userRef")
+    );
+    assert!(enrollments.connection && enrollments.count.is_some() && enrollments.after.is_some());
+    let display = &enrollments.display;
+    assert_eq!(display.titles[0], ["offer", "title"], "the offer's title first: {display:?}");
+    let (state, enum_type, values) = display.state.clone().expect("a state");
+    assert_eq!((state, enum_type.as_str()), (vec!["status".to_owned()], "EnrollmentStatus"));
+    assert!(values.contains(&"NO_SHOW".to_owned()));
+    assert!(display.dates.contains(&vec!["offer".to_owned(), "startsAt".to_owned()]), "{display:?}");
+    let progress = &found[0];
+    assert_eq!(progress.display.percent, Some(vec!["percent".to_owned()]));
+    assert_eq!(progress.display.titles[0], ["training", "title"]);
+    let certificates = &found[1];
+    assert_eq!(certificates.display.expires, Some(vec!["expiresAt".to_owned()]));
+    assert!(certificates.display.selection().contains("training { title"), "{}", certificates.display.selection());
+}
+
+#[test]
+fn the_nested_shapes_learning_data_is_found_on_the_user_and_in_a_filter_input() {
+    let schema = schema(NESTED_SDL);
+    let found = related(&schema, "User");
+    let names: Vec<(&str, &str)> = found.iter().map(|r| (r.field.as_str(), r.label.as_str())).collect();
+    assert_eq!(
+        names,
+        [
+            ("registrations", "Registrations"),
+            ("trainingStatus", "Training status"),
+            ("certificates", "Certificates"),
+            ("auditLog", "Audit log"),
+        ]
+    );
+    assert_eq!(found[0].place, Place::Nested);
+    assert!(found[0].connection && found[0].count.as_deref() == Some("totalCount"), "totalCount counts");
+    assert_eq!(found[0].display.titles[0], ["session", "title"]);
+    assert_eq!(found[1].display.percent, Some(vec!["progressPercent".to_owned()]));
+    assert_eq!(found[2].display.expires, Some(vec!["expiresOn".to_owned()]));
+    assert!(
+        matches!(&found[3].place, Place::Root { argument, inside: Some(inner), key: Key::Id, .. } if argument == "filter" && inner == "userId"),
+        "{:?}",
+        found[3].place
+    );
+}
+
+#[test]
+fn the_sandboxs_mutations_are_told_apart_by_shape() {
+    let schema = sandbox();
+    let found = mutations(&schema, "User", &related(&schema, "User"));
+    assert_eq!(find(&found, "createUser").action, Action::CreateUser);
+    assert_eq!(find(&found, "updateUser").action, Action::UpdateUser);
+    assert_eq!(find(&found, "archiveUser").action, Action::ArchiveUser);
+    assert_eq!(find(&found, "deleteUser").action, Action::DeleteUser);
+    assert_eq!(find(&found, "addGroupMembers").action, Action::AddToGroup);
+    assert_eq!(find(&found, "removeGroupMembers").action, Action::RemoveFromGroup);
+    let status = find(&found, "updateEnrollmentStatus");
+    assert!(
+        matches!(&status.action, Action::ChangeState { node_type, values } if node_type == "Enrollment" && values.len() == 6)
+    );
+    assert!(status.arg(|s| matches!(s, Supply::ObjectKey(Key::Ref))).is_some());
+    let enroll = find(&found, "enrollUser");
+    assert_eq!(enroll.action, Action::Enroll { node_type: "Enrollment".into() });
+    assert!(enroll.arg(|s| matches!(s, Supply::OtherKey(_))).is_some_and(|(name, _, _)| name == "offerRef"));
+    let update = find(&found, "updateUser");
+    assert!(update.sets().contains(&"email") && update.sets().contains(&"isActive"));
+    assert_eq!(update.returns, Returns::Object);
+    for other in ["createTraining", "recordProgress", "createGroup", "updateOffer"] {
+        assert!(found.iter().all(|m| m.field != other), "{other} is not about users: {found:#?}");
+    }
+}
+
+#[test]
+fn noun_first_mutations_with_payloads_are_the_same_actions() {
+    let schema = schema(NESTED_SDL);
+    let found = mutations(&schema, "User", &related(&schema, "User"));
+    assert_eq!(find(&found, "userCreate").action, Action::CreateUser);
+    assert_eq!(find(&found, "userUpdate").action, Action::UpdateUser);
+    assert_eq!(find(&found, "userArchive").action, Action::ArchiveUser);
+    assert_eq!(find(&found, "userActivate").action, Action::ActivateUser);
+    assert_eq!(find(&found, "groupMemberAdd").action, Action::AddToGroup);
+    assert_eq!(find(&found, "groupMemberRemove").action, Action::RemoveFromGroup);
+    let change = find(&found, "registrationChangeStatus");
+    assert!(matches!(&change.action, Action::ChangeState { node_type, .. } if node_type == "Registration"));
+    assert_eq!(find(&found, "registrationCreate").action, Action::Enroll { node_type: "Registration".into() });
+    assert!(found.iter().all(|m| m.field != "sessionRename"), "a session is not the user's");
+    let update = find(&found, "userUpdate");
+    let Returns::Payload { object, errors: Some(errors) } = &update.returns else { panic!("{:?}", update.returns) };
+    assert_eq!(object.as_deref(), Some("user"));
+    assert_eq!(errors.selection(), "errors { field messages }");
+    assert_eq!(update.returns.selection("{ ref }"), "{ user { ref } errors { field messages } }");
+    let Returns::Payload { errors: Some(errors), .. } = &find(&found, "registrationChangeStatus").returns else {
+        panic!("no payload")
+    };
+    assert_eq!(errors.selection(), "userErrors { field message code }");
+}
+
+#[test]
+fn errors_returned_as_data_are_read_with_their_field() {
+    let schema = schema(NESTED_SDL);
+    let found = mutations(&schema, "User", &related(&schema, "User"));
+    let update = find(&found, "userUpdate");
+    let answer = json!({ "user": null, "errors": [{ "field": "email", "messages": ["Enter a valid email address.", "Too long."] }] });
+    let errors = update.returns.errors(&answer);
+    assert_eq!(
+        errors,
+        [PayloadError { field: Some("email".into()), message: "Enter a valid email address.; Too long.".into() }]
+    );
+    assert_eq!(errors[0].sentence(), "email: Enter a valid email address.; Too long.");
+    assert!(update.returns.object(&answer).is_none(), "no user: the change was not made");
+    let change = find(&found, "registrationChangeStatus");
+    let answer = json!({ "registration": null, "userErrors": [{ "field": ["input", "status"], "message": "Cannot cancel", "code": "INVALID" }] });
+    assert_eq!(change.returns.errors(&answer)[0].field.as_deref(), Some("input.status"));
+    let fine = json!({ "user": { "ref": "u1" }, "errors": [] });
+    assert!(update.returns.errors(&fine).is_empty());
+    assert_eq!(update.returns.object(&fine), Some(&json!({ "ref": "u1" })));
+}
+
+#[test]
+fn the_minimal_variant_offers_no_learning_data_and_no_mutation() {
+    let db = std::sync::Arc::new(crate::sandbox::data::SharedDb::new(crate::sandbox::data::generate(3, 1)));
+    let sdl = crate::sandbox::minimal::build(db).expect("the schema builds").sdl();
+    let schema = schema(&sdl);
+    let user = user_type(&schema).expect("a user type");
+    assert!(related(&schema, &user).is_empty());
+    assert!(mutations(&schema, &user, &[]).is_empty());
+}
+
+#[test]
+fn every_fixture_of_a_real_library_reads_its_users_mutations_alike() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/introspection");
+    let mut read = 0;
+    for entry in std::fs::read_dir(&dir).expect("the fixtures") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let json = std::fs::read_to_string(&path).expect("readable");
+        let introspection = crate::api::read_introspection_json(&json).expect("a schema");
+        let schema = &introspection.schema;
+        let user = user_type(schema).unwrap_or_else(|| panic!("{}: no user type", path.display()));
+        let found = mutations(schema, &user, &related(schema, &user));
+        let name = path.display();
+        assert_eq!(find(&found, "createUser").action, Action::CreateUser, "{name}");
+        assert_eq!(find(&found, "archiveUser").action, Action::ArchiveUser, "{name}");
+        read += 1;
+    }
+    assert!(read >= 6, "every library's fixture was read ({read})");
+}
+
+#[test]
+fn names_and_values_read_as_words() {
+    assert_eq!(enum_words("NO_SHOW"), "No show");
+    assert_eq!(enum_words("IN_PROGRESS"), "In progress");
+    assert_eq!(label("paginatedEnrollments"), "Enrollments");
+    assert_eq!(label("trainingStatus"), "Training status");
+    assert_eq!(label("user_groups"), "User groups");
+}
