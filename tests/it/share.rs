@@ -220,18 +220,25 @@ async fn a_kill_9_during_a_burst_loses_no_answered_delivery_and_the_attached_pul
         assert!(on_disk.contains(id), "{id} was answered 2xx and is not in the store after kill -9");
     }
 
-    // Back on the same port: the attached puller reconnects and copies everything.
+    // Back on the same port with 20 more deliveries: the attached puller reconnects (only a new
+    // connection can bring those) and copies everything, each once.
     let (mut child, _) = start_listener(dir.path(), &remote_store, &listen);
+    for i in 0..20 {
+        let id = format!("msg_after_{i}");
+        let response = signed(&format!("{url}/after"), &id, br#"{"type":"after"}"#.to_vec()).send().await.unwrap();
+        assert!(response.status().is_success());
+    }
+    let expected = on_disk.len() + 20;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let local: Vec<String> = all(&local_store).iter().map(webhook_id).collect();
-        if local.len() == on_disk.len() {
+        if local.len() == expected {
             let unique: std::collections::HashSet<&String> = local.iter().collect();
             assert_eq!(unique.len(), local.len(), "each delivery copied once");
             assert!(answered.iter().all(|id| unique.contains(id)));
             break;
         }
-        assert!(Instant::now() < deadline, "the attached puller has {} of {}", local.len(), on_disk.len());
+        assert!(Instant::now() < deadline, "the attached puller has {} of {expected}", local.len());
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(reconnected.load(Ordering::SeqCst) >= 2, "it connected again after the kill");
