@@ -331,31 +331,8 @@ async fn test_delivery(
     secret: &str,
     deliveries: &tokio::sync::broadcast::Sender<Delivery>,
 ) -> String {
-    use crate::webhooks::testsend;
-    let test = match testsend::sign_sample(scheme, secret) {
-        Ok(test) => test,
-        Err(err) => return format!("test delivery: {err}"),
-    };
-    let mut arrivals = deliveries.subscribe();
-    let status = match testsend::send(url, &test).await {
-        Ok(status) => status,
-        Err(err) => return format!("test delivery: {err}"),
-    };
-    let arrived = tokio::time::timeout(std::time::Duration::from_secs(30), async {
-        loop {
-            match arrivals.recv().await {
-                Ok(delivery) if testsend::is_arrival_of(&delivery, &test) => return Some(delivery),
-                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
-            }
-        }
-    })
-    .await;
-    match arrived {
-        Ok(Some(delivery)) => format!("test delivery: {}", testsend::compare(&test, &delivery, scheme, secret)),
-        _ => format!(
-            "test delivery: sent (answered {status}) but it did not reach this listener within 30 s; check that the \
-             tunnel forwards to this listener's port"
-        ),
+    match crate::webhooks::testsend::run(url, scheme, secret, deliveries).await {
+        Ok(outcome) => format!("test delivery: {outcome}"),
+        Err(err) => format!("test delivery: {err}"),
     }
 }

@@ -118,6 +118,42 @@ pub async fn send(url: &str, test: &TestDelivery) -> Result<u16, String> {
     Ok(response.status().as_u16())
 }
 
+/// How long a sent test delivery may take to reach the listener (30 s).
+pub const ARRIVAL_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Signs a sample for `scheme` with `secret`, sends it to the public `url`, waits for the
+/// listener (its deliveries on `arrivals`) to store it, and compares; the sentence of an error
+/// says what to check.
+pub async fn run(
+    url: &str,
+    scheme: &Scheme,
+    secret: &str,
+    arrivals: &tokio::sync::broadcast::Sender<Delivery>,
+) -> Result<TestOutcome, String> {
+    use tokio::sync::broadcast::error::RecvError;
+    let test = sign_sample(scheme, secret)?;
+    let mut arrivals = arrivals.subscribe();
+    let status = send(url, &test).await?;
+    let arrived = tokio::time::timeout(ARRIVAL_TIMEOUT, async {
+        loop {
+            match arrivals.recv().await {
+                Ok(delivery) if is_arrival_of(&delivery, &test) => return Some(delivery),
+                Ok(_) | Err(RecvError::Lagged(_)) => {}
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    })
+    .await;
+    match arrived {
+        Ok(Some(delivery)) => Ok(compare(&test, &delivery, scheme, secret)),
+        _ => Err(format!(
+            "the test delivery was sent (answered {status}) but did not reach this listener within {} s; check that \
+             the tunnel forwards to this listener's port",
+            ARRIVAL_TIMEOUT.as_secs()
+        )),
+    }
+}
+
 /// Whether `delivery` is the arrival of `test`.
 pub fn is_arrival_of(delivery: &Delivery, test: &TestDelivery) -> bool {
     delivery.delivery.headers.iter().any(|(n, v)| n.eq_ignore_ascii_case(TEST_HEADER) && v == test.nonce.as_bytes())
