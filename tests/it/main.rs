@@ -29,6 +29,7 @@ mod smoke;
 mod spreadsheet;
 mod tokens;
 mod tunnel;
+mod tunnel_ui;
 mod ui;
 mod ui_thread;
 mod webhooks;
