@@ -31,19 +31,41 @@ pub struct ConnectionLimits {
     /// connection between requests, or a client too slow to matter, is closed; a request being
     /// worked on is not affected, as its connection is not read meanwhile).
     pub idle_timeout: Duration,
+    /// Connections one address other than loopback may hold at once (default 128); past it a
+    /// new one is answered 429 and closed. Loopback peers are not counted: a tunnel or a reverse
+    /// proxy on the same machine carries every sender (their requests are counted per client by
+    /// [`crate::inflight`]).
+    pub per_address: usize,
 }
 
 impl Default for ConnectionLimits {
     fn default() -> Self {
-        ConnectionLimits { max_connections: 1024, idle_timeout: Duration::from_secs(30) }
+        ConnectionLimits { max_connections: 1024, idle_timeout: Duration::from_secs(30), per_address: 128 }
     }
 }
+
+/// The peer of a connection, for handlers (`ConnectInfo<Peer>`; serve with
+/// `into_make_service_with_connect_info::<Peer>()`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Peer(pub SocketAddr);
+
+impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, LimitedListener>> for Peer {
+    fn connect_info(stream: axum::serve::IncomingStream<'_, LimitedListener>) -> Self {
+        Peer(*stream.remote_addr())
+    }
+}
+
+/// What a connection past its address's cap is told before it is closed.
+const TOO_MANY_CONNECTIONS: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\nretry-after: 1\r\ncontent-type: text/plain\r\n\
+content-length: 56\r\nconnection: close\r\n\r\ntoo many connections from this address; try again later\n";
 
 /// A TCP listener that keeps [`ConnectionLimits`].
 pub struct LimitedListener {
     inner: TcpListener,
     permits: Arc<Semaphore>,
     idle_timeout: Duration,
+    per_address: usize,
+    addresses: Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
 }
 
 impl LimitedListener {
@@ -53,6 +75,26 @@ impl LimitedListener {
             inner: listener,
             permits: Arc::new(Semaphore::new(limits.max_connections.max(1))),
             idle_timeout: limits.idle_timeout,
+            per_address: limits.per_address.max(1),
+            addresses: Default::default(),
+        }
+    }
+}
+
+/// One connection counted against its address (not for loopback peers).
+struct AddressSlot {
+    addresses: Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
+    ip: std::net::IpAddr,
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut addresses = self.addresses.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = addresses.get_mut(&self.ip) {
+            *count -= 1;
+            if *count == 0 {
+                addresses.remove(&self.ip);
+            }
         }
     }
 }
@@ -71,8 +113,30 @@ impl axum::serve::Listener for LimitedListener {
         loop {
             match self.inner.accept().await {
                 Ok((stream, addr)) => {
+                    let slot = if addr.ip().is_loopback() {
+                        None
+                    } else {
+                        let mut addresses = self.addresses.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                        let count = addresses.entry(addr.ip()).or_default();
+                        if *count >= self.per_address {
+                            drop(addresses);
+                            tokio::spawn(async move {
+                                use tokio::io::AsyncWriteExt as _;
+                                let mut stream = stream;
+                                let _ = tokio::time::timeout(Duration::from_secs(1), async {
+                                    let _ = stream.write_all(TOO_MANY_CONNECTIONS).await;
+                                    let _ = stream.shutdown().await;
+                                })
+                                .await;
+                            });
+                            continue;
+                        }
+                        *count += 1;
+                        Some(AddressSlot { addresses: self.addresses.clone(), ip: addr.ip() })
+                    };
                     let deadline = Box::pin(tokio::time::sleep(self.idle_timeout));
-                    let io = LimitedIo { stream, _permit: permit, idle_timeout: self.idle_timeout, deadline };
+                    let io =
+                        LimitedIo { stream, _permit: permit, _slot: slot, idle_timeout: self.idle_timeout, deadline };
                     return (io, addr);
                 }
                 // Out of file descriptors and the like: wait a little rather than spin.
@@ -93,6 +157,7 @@ impl axum::serve::Listener for LimitedListener {
 pub struct LimitedIo {
     stream: TcpStream,
     _permit: OwnedSemaphorePermit,
+    _slot: Option<AddressSlot>,
     idle_timeout: Duration,
     deadline: Pin<Box<Sleep>>,
 }

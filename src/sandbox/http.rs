@@ -62,6 +62,10 @@ pub fn router(state: Arc<AppState>, body_limit: usize) -> Router {
         .route("/graphql", any(add_slash))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(body_limit))
+        .layer(axum::middleware::from_fn_with_state(
+            (crate::inflight::BodyBudget::new(crate::inflight::BudgetLimits::default()), body_limit),
+            super::bodies::read_under_budget,
+        ))
         .with_state(state)
 }
 
@@ -73,7 +77,7 @@ pub(super) fn json_response(status: StatusCode, body: &Value) -> Response {
 }
 
 /// A response in the spec's GraphQL error shape.
-fn graphql_error(status: StatusCode, message: &str) -> Response {
+pub(super) fn graphql_error(status: StatusCode, message: &str) -> Response {
     json_response(status, &json!({ "data": null, "errors": [{ "message": message }] }))
 }
 

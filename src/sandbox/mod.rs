@@ -3,6 +3,7 @@
 
 pub mod access;
 pub mod auth;
+mod bodies;
 pub mod data;
 pub mod deliveries;
 pub mod http;
@@ -145,6 +146,7 @@ impl Server {
         let connections = config.connections;
         let task = tokio::spawn(async move {
             let listener = crate::serve::LimitedListener::new(listener, connections);
+            let app = app.into_make_service_with_connect_info::<crate::serve::Peer>();
             let serve = axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await });
             if let Err(err) = serve.await {
                 tracing::error!("the sandbox stopped serving: {err}");

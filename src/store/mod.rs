@@ -7,6 +7,8 @@ mod exports;
 mod history;
 mod mentions;
 mod operations;
+mod pulled;
+mod retention;
 mod schemas;
 mod workspace;
 
@@ -14,6 +16,8 @@ pub use delivery_list::{DeliverySummary, event_type};
 pub use exports::{ExportRecord, NewExport};
 pub use history::{NewRun, RunStatus, operation_name_of};
 pub use operations::SavedOperation;
+pub use pulled::{PullGap, Pulled};
+pub use retention::Pruned;
 
 use std::path::{Path, PathBuf};
 
@@ -175,6 +179,44 @@ const MIGRATIONS: &[&str] = &[
         cells TEXT NOT NULL
     );
     CREATE INDEX export_rows_export ON export_rows (export, position);",
+    // Issue 23: delivery ids never reused (AUTOINCREMENT), so that an inspector that pulled up to
+    // an id misses nothing after a Clear; deliveries copied from a remote listener or relay
+    // (`pulled`: which remote id became which local row), where each remote's copy stands
+    // (`pull_checkpoints`), and the holes a relay reported (`pull_gaps`).
+    "CREATE TABLE deliveries_v2 (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        received_at TEXT NOT NULL,
+        method TEXT NOT NULL,
+        path TEXT NOT NULL,
+        query TEXT NOT NULL,
+        headers TEXT NOT NULL,
+        body BLOB NOT NULL,
+        verified INTEGER,
+        reason TEXT NOT NULL,
+        size INTEGER NOT NULL
+    );
+    INSERT INTO deliveries_v2 (id, received_at, method, path, query, headers, body, verified, reason, size)
+        SELECT id, received_at, method, path, query, headers, body, verified, reason, size FROM deliveries;
+    DROP TABLE deliveries;
+    ALTER TABLE deliveries_v2 RENAME TO deliveries;
+    CREATE TABLE pulled (
+        source TEXT NOT NULL,
+        remote_id TEXT NOT NULL,
+        delivery INTEGER NOT NULL,
+        PRIMARY KEY (source, remote_id)
+    );
+    CREATE TABLE pull_checkpoints (
+        source TEXT PRIMARY KEY,
+        remote_id TEXT NOT NULL,
+        at TEXT NOT NULL
+    );
+    CREATE TABLE pull_gaps (
+        id INTEGER PRIMARY KEY,
+        source TEXT NOT NULL,
+        after_id TEXT NOT NULL,
+        oldest_id TEXT NOT NULL,
+        at TEXT NOT NULL
+    );",
 ];
 
 impl Store {
@@ -321,7 +363,7 @@ impl Store {
 
 /// Header pairs as JSON text `[[name, value], ...]`: a value is a string when it is UTF-8,
 /// otherwise `{"base64": "..."}`.
-fn headers_to_json(headers: &[(String, Vec<u8>)]) -> String {
+pub(crate) fn headers_to_json(headers: &[(String, Vec<u8>)]) -> String {
     let pairs: Vec<Value> = headers
         .iter()
         .map(|(name, value)| {

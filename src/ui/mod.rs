@@ -41,7 +41,9 @@ pub use saved::{SavedIntent, SavedPanel};
 pub use tab::{Grid, Running, SAMPLE_QUERY, Tab, View};
 pub use tab_bar::{TabBar, TabIntent};
 pub use tabs::Tabs;
-pub use webhooks::{ListenerForm, ListenerStatus, WebhooksIntent, WebhooksPanel};
+pub use webhooks::{
+    ListenerForm, ListenerStatus, TunnelIntent, TunnelSection, TunnelState, WebhooksIntent, WebhooksPanel,
+};
 pub use workspace::{SavedTab, UnreadableWorkspace, WORKSPACE_VERSION, Workspace};
 
 use std::sync::Arc;

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -17,8 +16,10 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::scheme::Scheme;
+use super::share::Sharing;
 use super::standard::Secret;
 use super::verify::{Verification, verify};
+use crate::inflight::BodyError;
 use crate::store::{Delivery, NewDelivery, Store, StoreError};
 
 /// The address the listener binds by default.
@@ -27,10 +28,6 @@ pub const DEFAULT_LISTEN: SocketAddr = SocketAddr::new(std::net::IpAddr::V4(std:
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 /// The reason recorded for a body over the limit.
 pub const OVER_LIMIT: &str = "body over the limit";
-/// Bodies read at once (64): with the default 1 MiB limit, at most 64 MiB held by unfinished
-/// deliveries; more senders wait for their turn with their bodies unread, and one that waits
-/// longer than [`BODY_TIMEOUT`] is answered 503 (webhook senders retry).
-pub const MAX_BODIES_AT_ONCE: usize = 64;
 /// The longest a body may take to arrive (30 s): a real sender sends 1 MiB in well under a
 /// second; one that trickles is cut off, and its delivery stored as unreadable.
 pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
@@ -57,7 +54,27 @@ pub struct ListenerConfig {
     pub store_path: PathBuf,
     /// Connections at once and the idle timeout (`crate::serve`).
     pub connections: crate::serve::ConnectionLimits,
+    /// With a token, the stored deliveries are served to inspectors that give it
+    /// ([`super::share`]); without one, the read API does not exist.
+    pub share_token: Option<crate::secret::Secret>,
+    /// How long deliveries are kept (default: for ever).
+    pub retention: Retention,
+    /// The body bytes held while deliveries arrive, in all and per sender (`crate::inflight`).
+    pub budget: crate::inflight::BudgetLimits,
 }
+
+/// How long the listener keeps deliveries: the oldest go first, checked at the start and every
+/// [`RETENTION_EVERY`], each removal said in the log.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Retention {
+    /// Deliveries older than this many days are removed.
+    pub keep_days: Option<u32>,
+    /// The oldest deliveries are removed while the stored ones take more than this many bytes.
+    pub max_store_bytes: Option<u64>,
+}
+
+/// How often the retention policy runs (1 minute).
+pub const RETENTION_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl ListenerConfig {
     /// The defaults, storing into `store_path`.
@@ -71,6 +88,9 @@ impl ListenerConfig {
             body_limit: DEFAULT_BODY_LIMIT,
             store_path,
             connections: crate::serve::ConnectionLimits::default(),
+            share_token: None,
+            retention: Retention::default(),
+            budget: crate::inflight::BudgetLimits::default(),
         }
     }
 }
@@ -107,11 +127,12 @@ pub struct Listener;
 
 struct Shared {
     store: Mutex<Store>,
+    newest: tokio::sync::watch::Sender<i64>,
     check: Option<(Scheme, String)>,
     reject_invalid: bool,
     body_limit: usize,
     events: broadcast::Sender<Delivery>,
-    bodies: tokio::sync::Semaphore,
+    budget: crate::inflight::BodyBudget,
 }
 
 impl Listener {
@@ -136,27 +157,53 @@ impl Listener {
             }
         };
         let store_path = config.store_path.clone();
-        let store = tokio::task::spawn_blocking(move || Store::open(&store_path))
-            .await
-            .map_err(|e| StoreError { path: config.store_path.clone(), reason: e.to_string() })??;
+        let (store, newest_id) = tokio::task::spawn_blocking(move || {
+            let store = Store::open(&store_path)?;
+            let newest = store.last_delivery_id()?;
+            Ok::<_, StoreError>((store, newest))
+        })
+        .await
+        .map_err(|e| StoreError { path: config.store_path.clone(), reason: e.to_string() })??;
         let listener = tokio::net::TcpListener::bind(config.listen)
             .await
             .map_err(|source| ListenerError::Bind { addr: config.listen, source })?;
         let addr = listener.local_addr().map_err(|source| ListenerError::Bind { addr: config.listen, source })?;
         let (events, _) = broadcast::channel(1024);
+        let (newest, _) = tokio::sync::watch::channel(newest_id);
+        let shutdown = CancellationToken::new();
+        let sharing = match &config.share_token {
+            Some(token) => {
+                let store_path = config.store_path.clone();
+                let reader = tokio::task::spawn_blocking(move || Store::open(&store_path))
+                    .await
+                    .map_err(|e| StoreError { path: config.store_path.clone(), reason: e.to_string() })??;
+                Some(Arc::new(Sharing::new(token, reader, newest.subscribe(), shutdown.clone())))
+            }
+            None => None,
+        };
         let shared = Arc::new(Shared {
             store: Mutex::new(store),
+            newest: newest.clone(),
             check,
             reject_invalid: config.reject_invalid,
             body_limit: config.body_limit,
             events: events.clone(),
-            bodies: tokio::sync::Semaphore::new(MAX_BODIES_AT_ONCE),
+            budget: crate::inflight::BodyBudget::new(config.budget),
         });
-        let app = Router::new().fallback(receive).with_state(shared);
-        let shutdown = CancellationToken::new();
+        if config.retention != Retention::default() {
+            tokio::spawn(retention(shared.clone(), config.retention, shutdown.clone()));
+        }
+        let mut app = Router::new()
+            .fallback(receive)
+            .with_state(shared)
+            .route(super::share::HEALTH_PATH, axum::routing::get(super::share::health));
+        if let Some(sharing) = sharing {
+            app = app.merge(super::share::routes(sharing));
+        }
         let stop = shutdown.clone();
         let listener = crate::serve::LimitedListener::new(listener, config.connections);
         let task = tokio::spawn(async move {
+            let app = app.into_make_service_with_connect_info::<crate::serve::Peer>();
             let serve = axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await });
             if let Err(err) = serve.await {
                 tracing::error!("the webhook listener stopped serving: {err}");
@@ -183,6 +230,11 @@ impl RunningListener {
     /// Every delivery from now on, after it is stored.
     pub fn subscribe(&self) -> broadcast::Receiver<Delivery> {
         self.events.subscribe()
+    }
+
+    /// The sender of [`RunningListener::subscribe`], to subscribe later from another task.
+    pub fn events_sender(&self) -> broadcast::Sender<Delivery> {
+        self.events.clone()
     }
 
     /// Stops accepting connections and waits for the requests under way, each stored and answered,
@@ -214,11 +266,7 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     let (parts, body) = request.into_parts();
     let headers: Vec<(String, Vec<u8>)> =
         parts.headers.iter().map(|(name, value)| (name.as_str().to_owned(), value.as_bytes().to_vec())).collect();
-    let announced = parts
-        .headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
+    let announced = crate::inflight::announced_length(&parts.headers);
     let mut delivery = NewDelivery {
         received_at,
         method: parts.method.as_str().to_owned(),
@@ -230,23 +278,28 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         reason: String::new(),
         size: 0,
     };
-    let over_limit = announced.is_some_and(|n| n > shared.body_limit as u64);
-    // A cap on the bodies read at once: a delivery waits for its turn (its body stays unread in
-    // the connection meanwhile), and is answered 503 if none comes within the body timeout. The
-    // permit is released when this delivery is answered.
-    let Ok(Ok(_permit)) = tokio::time::timeout(BODY_TIMEOUT, shared.bodies.acquire()).await else {
-        let mut response =
-            (StatusCode::SERVICE_UNAVAILABLE, "too many deliveries arriving at once; send it again").into_response();
-        response.headers_mut().insert(header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"));
-        return response;
-    };
-    let body = if over_limit {
-        Err(BodyError::OverLimit)
-    } else {
-        match tokio::time::timeout(BODY_TIMEOUT, read_body(body, shared.body_limit)).await {
-            Ok(body) => body,
-            Err(_) => Err(BodyError::Read(format!("it did not arrive within {} s", BODY_TIMEOUT.as_secs()))),
+    let peer = parts.extensions.get::<axum::extract::ConnectInfo<crate::serve::Peer>>().map(|c| c.0.0);
+    let sender = crate::inflight::sender_address(peer, &parts.headers);
+    // Room for the body in the budget: a sender's further deliveries wait their turn with their
+    // bodies unread (another sender's do not wait for them), and past the line 429.
+    let body = shared.budget.read(sender, body, shared.body_limit, announced, BODY_TIMEOUT, BODY_TIMEOUT).await;
+    let body = match body {
+        Err(BodyError::TooMany) => {
+            return retry(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too many deliveries from your address at once; send it again",
+            );
         }
+        Err(BodyError::Busy) => {
+            return retry(StatusCode::SERVICE_UNAVAILABLE, "too many deliveries arriving at once; send it again");
+        }
+        Err(BodyError::Shed) => {
+            return retry(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the delivery arrived too slowly while others waited; send it again",
+            );
+        }
+        other => other,
     };
     let status = match body {
         Ok(bytes) => {
@@ -275,7 +328,11 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
             delivery.reason = OVER_LIMIT.to_owned();
             StatusCode::PAYLOAD_TOO_LARGE
         }
-        Err(BodyError::Read(message)) => {
+        Err(err) => {
+            let message = match err {
+                BodyError::Read(message) => message,
+                _ => "it was not read".to_owned(),
+            };
             delivery.verified = Some(false);
             delivery.reason = format!("the body could not be read ({message})");
             StatusCode::BAD_REQUEST
@@ -290,6 +347,7 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     .await;
     match stored {
         Ok(Ok(stored)) => {
+            shared.newest.send_replace(stored.id);
             // Nobody listening is fine.
             let _ = shared.events.send(stored);
             status.into_response()
@@ -305,24 +363,45 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     }
 }
 
-enum BodyError {
-    OverLimit,
-    Read(String),
+fn retry(status: StatusCode, message: &'static str) -> Response {
+    let mut response = (status, message).into_response();
+    response.headers_mut().insert(header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"));
+    response
 }
 
-async fn read_body(body: Body, limit: usize) -> Result<Vec<u8>, BodyError> {
-    match axum::body::to_bytes(body, limit).await {
-        Ok(bytes) => Ok(bytes.to_vec()),
-        Err(err) => {
-            let source: &(dyn std::error::Error + 'static) = &err;
-            let mut cause = Some(source);
-            while let Some(e) = cause {
-                if e.to_string().contains("length limit exceeded") {
-                    return Err(BodyError::OverLimit);
+/// Runs the retention policy now and every [`RETENTION_EVERY`] until the stop.
+async fn retention(shared: Arc<Shared>, policy: Retention, stop: CancellationToken) {
+    loop {
+        let writer = shared.clone();
+        let older_than = policy.keep_days.map(|days| Utc::now() - chrono::Duration::days(i64::from(days)));
+        let pruned = tokio::task::spawn_blocking(move || {
+            let store = writer.store.lock().unwrap_or_else(PoisonError::into_inner);
+            store.prune_deliveries(older_than, policy.max_store_bytes)
+        })
+        .await;
+        match pruned {
+            Ok(Ok(pruned)) => {
+                if pruned.by_age > 0 {
+                    tracing::info!(
+                        "retention: removed {} deliveries older than {} days (oldest first)",
+                        pruned.by_age,
+                        policy.keep_days.unwrap_or_default()
+                    );
                 }
-                cause = e.source();
+                if pruned.by_size > 0 {
+                    tracing::info!(
+                        "retention: removed the {} oldest deliveries to keep the store under {} MB",
+                        pruned.by_size,
+                        policy.max_store_bytes.unwrap_or_default() / 1_000_000
+                    );
+                }
             }
-            Err(BodyError::Read(err.to_string()))
+            Ok(Err(err)) => tracing::error!("retention could not remove old deliveries: {err}"),
+            Err(err) => tracing::error!("the retention task failed: {err}"),
+        }
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tokio::time::sleep(RETENTION_EVERY) => {}
         }
     }
 }

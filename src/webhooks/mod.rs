@@ -4,13 +4,19 @@ pub mod curl;
 pub mod export;
 pub mod filter;
 pub mod listener;
+pub mod pull;
 pub mod replay;
 pub mod scheme;
+pub mod share;
+pub mod sse;
 pub mod standard;
+pub mod testsend;
+pub mod tunnel;
 pub mod verify;
+pub mod wire;
 
 pub use filter::{DeliveryFilter, VerificationFilter};
-pub use listener::{Listener, ListenerConfig, ListenerError, RunningListener};
+pub use listener::{Listener, ListenerConfig, ListenerError, Retention, RunningListener};
 pub use scheme::{Encoding, ParseSchemeError, Scheme};
 pub use verify::{Reason, TOLERANCE_SECS, Verification, verify};
 

@@ -31,7 +31,7 @@ pub use schema::{LoadedSchema, SchemaCommand, SchemaEvent};
 pub use status::StatusEvent;
 pub use support::{SupportCommand, SupportEvent};
 pub use walks::{QueryCommand, QueryEvent, Step};
-pub use webhooks::{DeliveryBody, ListenerSettings, LoadedDelivery, WebhooksCommand, WebhooksEvent};
+pub use webhooks::{DeliveryBody, ListenerSettings, LoadedDelivery, TunnelProgram, WebhooksCommand, WebhooksEvent};
 pub use workspace::{WorkspaceCommand, WorkspaceEvent};
 
 use crate::api::{ApiError, Client, ClientOptions, Credentials};
@@ -97,6 +97,7 @@ impl Worker {
             let shared = Arc::new(Shared {
                 store_path: store.as_ref().map(|s| s.path().to_path_buf()),
                 listener: tokio::sync::Mutex::new(None),
+                tunnel: tokio::sync::Mutex::new(None),
                 webhook_target: Mutex::new(None),
                 session_secret: SigningSecret::from_key(rand::random::<[u8; 24]>().to_vec()),
                 http: reqwest::Client::new(),
@@ -164,6 +165,8 @@ pub(crate) struct Shared {
     store_path: Option<std::path::PathBuf>,
     /// The webhook listener, when it runs.
     listener: tokio::sync::Mutex<Option<webhooks::ListenerHandle>>,
+    /// The tunnel that makes the listener reachable from the internet, when it runs.
+    tunnel: tokio::sync::Mutex<Option<webhooks::TunnelHandle>>,
     /// Where the in-process sandbox sends its webhooks (the listener), when it runs.
     webhook_target: Mutex<Option<WebhookTarget>>,
     /// What the sandbox signs with when the listener has no Standard Webhooks secret.

@@ -16,6 +16,8 @@ use crate::store::{Delivery, DeliverySummary};
 use crate::webhooks::listener::DEFAULT_BODY_LIMIT;
 use crate::webhooks::replay::Replayed;
 use crate::webhooks::standard::Secret as SigningSecret;
+use crate::webhooks::testsend::TestOutcome;
+use crate::webhooks::tunnel::{RunningTunnel, TunnelEvent, TunnelKind};
 use crate::webhooks::{DeliveryFilter, Listener, ListenerConfig, ListenerError, RunningListener, Scheme};
 use serde_json::Value;
 
@@ -62,6 +64,32 @@ pub enum WebhooksCommand {
         /// Where to.
         path: PathBuf,
     },
+    /// Say which tunnel programs are on PATH.
+    FindTunnels,
+    /// Make the listener reachable from the internet through `kind` (replacing a tunnel running).
+    StartTunnel(TunnelKind),
+    /// Stop the tunnel.
+    StopTunnel,
+    /// Send a signed sample to the public `url` and compare what the listener stores.
+    SendTest {
+        /// The test (its event carries it).
+        job: JobId,
+        /// The public address.
+        url: String,
+        /// The scheme to sign with.
+        scheme: Scheme,
+        /// The secret to sign with.
+        secret: Secret,
+    },
+}
+
+/// A tunnel program and whether it is on PATH.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TunnelProgram {
+    /// The program.
+    pub kind: TunnelKind,
+    /// Whether it was found on PATH.
+    pub found: bool,
 }
 
 /// What comes back to the webhook inspector.
@@ -107,6 +135,19 @@ pub enum WebhooksEvent {
         /// The file and how many deliveries, or why it failed.
         result: Result<(PathBuf, u64), String>,
     },
+    /// The known tunnel programs, found or not.
+    Tunnels(Vec<TunnelProgram>),
+    /// What the running tunnel reports.
+    Tunnel(TunnelEvent),
+    /// The tunnel stopped, or could not start (why).
+    TunnelStopped(Option<String>),
+    /// A test delivery ended: the comparison's sentence, or why it could not be made.
+    TestSent {
+        /// The test.
+        job: JobId,
+        /// What was found.
+        result: Result<TestOutcome, String>,
+    },
 }
 
 /// Starts the task of `command`.
@@ -121,6 +162,12 @@ pub(super) fn handle(shared: &Arc<Shared>, command: WebhooksCommand) {
         WebhooksCommand::Clear => tokio::spawn(clear_deliveries(shared)),
         WebhooksCommand::Replay { job, id, url } => tokio::spawn(replay(shared, job, id, url)),
         WebhooksCommand::Export { job, filter, path } => tokio::spawn(export(shared, job, filter, path)),
+        WebhooksCommand::FindTunnels => tokio::spawn(find_tunnels(shared)),
+        WebhooksCommand::StartTunnel(kind) => tokio::spawn(start_tunnel(shared, kind)),
+        WebhooksCommand::StopTunnel => tokio::spawn(stop_tunnel(shared)),
+        WebhooksCommand::SendTest { job, url, scheme, secret } => {
+            tokio::spawn(send_test(shared, job, url, scheme, secret))
+        }
     };
 }
 
@@ -269,6 +316,12 @@ fn sandbox_secret(shared: &Shared, settings: &ListenerSettings) -> SigningSecret
 
 /// Stops the listener; the sandbox stops sending webhooks.
 async fn stop_listener(shared: Arc<Shared>) {
+    // The tunnel goes with the listener it reached.
+    if let Some(tunnel) = shared.tunnel.lock().await.take() {
+        tunnel.forward.abort();
+        tunnel.running.stop().await;
+        shared.emit(WebhooksEvent::TunnelStopped(None)).await;
+    }
     let old = shared.listener.lock().await.take();
     if let Some(old) = old {
         old.stop().await;
@@ -472,4 +525,58 @@ mod tests {
             _ => panic!("not binary"),
         }
     }
+}
+
+/// A running tunnel and the task that forwards its events to the UI.
+pub(crate) struct TunnelHandle {
+    running: RunningTunnel,
+    forward: JoinHandle<()>,
+}
+
+async fn find_tunnels(shared: Arc<Shared>) {
+    let found = tokio::task::spawn_blocking(crate::webhooks::tunnel::available).await.unwrap_or_default();
+    let programs = found.into_iter().map(|(kind, path)| TunnelProgram { kind, found: path.is_some() }).collect();
+    shared.emit(WebhooksEvent::Tunnels(programs)).await;
+}
+
+/// Starts `kind` for the listener's port, stopping a tunnel running first.
+async fn start_tunnel(shared: Arc<Shared>, kind: TunnelKind) {
+    let port = shared.listener.lock().await.as_ref().map(|h| h.running.addr().port());
+    let mut slot = shared.tunnel.lock().await;
+    if let Some(old) = slot.take() {
+        old.forward.abort();
+        old.running.stop().await;
+    }
+    let Some(port) = port else {
+        drop(slot);
+        let why = "the listener is stopped; start it, then make it reachable";
+        shared.emit(WebhooksEvent::TunnelStopped(Some(why.to_owned()))).await;
+        return;
+    };
+    let (running, mut events) = crate::webhooks::tunnel::start(kind, port);
+    let to_ui = shared.clone();
+    let forward = tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            to_ui.emit(WebhooksEvent::Tunnel(event)).await;
+        }
+    });
+    *slot = Some(TunnelHandle { running, forward });
+}
+
+async fn stop_tunnel(shared: Arc<Shared>) {
+    let old = shared.tunnel.lock().await.take();
+    if let Some(old) = old {
+        old.forward.abort();
+        old.running.stop().await;
+    }
+    shared.emit(WebhooksEvent::TunnelStopped(None)).await;
+}
+
+async fn send_test(shared: Arc<Shared>, job: JobId, url: String, scheme: Scheme, secret: Secret) {
+    let arrivals = shared.listener.lock().await.as_ref().map(|h| h.running.events_sender());
+    let result = match arrivals {
+        None => Err("the listener is stopped; start it first".to_owned()),
+        Some(arrivals) => crate::webhooks::testsend::run(&url, &scheme, secret.expose(), &arrivals).await,
+    };
+    shared.emit(WebhooksEvent::TestSent { job, result }).await;
 }

@@ -681,7 +681,7 @@ async fn the_listener_closes_idle_connections_and_caps_them() {
     use orgql::serve::ConnectionLimits;
     use orgql::webhooks::{Listener, ListenerConfig};
     let dir = tempfile::tempdir().unwrap();
-    let limits = ConnectionLimits { max_connections: 2, idle_timeout: Duration::from_secs(1) };
+    let limits = ConnectionLimits { max_connections: 2, idle_timeout: Duration::from_secs(1), ..Default::default() };
     let listener = Listener::start(ListenerConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         connections: limits,
@@ -712,7 +712,7 @@ async fn the_listener_closes_idle_connections_and_caps_them() {
 #[tokio::test]
 async fn the_sandbox_closes_idle_connections() {
     use orgql::serve::ConnectionLimits;
-    let limits = ConnectionLimits { max_connections: 8, idle_timeout: Duration::from_secs(1) };
+    let limits = ConnectionLimits { max_connections: 8, idle_timeout: Duration::from_secs(1), ..Default::default() };
     let server =
         crate::harness::sandbox_with(orgql::sandbox::Config { users: 3, connections: limits, ..Default::default() })
             .await;

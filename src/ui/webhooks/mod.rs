@@ -4,6 +4,7 @@
 mod detail;
 mod list;
 mod settings;
+mod tunnel;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -11,6 +12,7 @@ use std::path::PathBuf;
 pub use detail::Detail;
 pub use list::DeliveryList;
 pub use settings::ListenerForm;
+pub use tunnel::{TunnelIntent, TunnelSection, TunnelState};
 
 use super::commands::Commands;
 use crate::store::{Delivery, DeliverySummary};
@@ -38,6 +40,8 @@ pub enum WebhooksIntent {
     },
     /// Write the listed deliveries to a JSONL file.
     Export { filter: DeliveryFilter, path: PathBuf },
+    /// The tunnel section's ask.
+    Tunnel(TunnelIntent),
 }
 
 /// The listener as the inspector knows it.
@@ -73,6 +77,8 @@ pub struct WebhooksPanel {
     export_job: Option<JobId>,
     confirm_clear: bool,
     copy: Option<String>,
+    /// Make reachable from the internet.
+    pub tunnel: TunnelSection,
 }
 
 impl WebhooksPanel {
@@ -95,6 +101,7 @@ impl WebhooksPanel {
             export_job: None,
             confirm_clear: false,
             copy: None,
+            tunnel: TunnelSection::default(),
         }
     }
 
@@ -109,6 +116,7 @@ impl WebhooksPanel {
             commands.send(WebhooksCommand::LoadDeliveries);
         }
         commands.send(WebhooksCommand::Prepare { start_on: port });
+        commands.send(WebhooksCommand::FindTunnels);
     }
 
     /// Takes what the worker says of webhooks.
@@ -131,6 +139,10 @@ impl WebhooksPanel {
                     self.exported(result);
                 }
             }
+            WebhooksEvent::Tunnels(programs) => self.tunnel.programs_found(programs),
+            WebhooksEvent::Tunnel(event) => self.tunnel.on_tunnel(event),
+            WebhooksEvent::TunnelStopped(why) => self.tunnel.stopped(why),
+            WebhooksEvent::TestSent { job, result } => self.tunnel.tested(job, result),
         }
     }
 
@@ -170,6 +182,19 @@ impl WebhooksPanel {
                 self.export_job = Some(job);
                 commands.send(WebhooksCommand::Export { job, filter, path });
             }
+            WebhooksIntent::Tunnel(TunnelIntent::Start(kind)) => commands.send(WebhooksCommand::StartTunnel(kind)),
+            WebhooksIntent::Tunnel(TunnelIntent::Stop) => commands.send(WebhooksCommand::StopTunnel),
+            WebhooksIntent::Tunnel(TunnelIntent::SendTest(url)) => match self.form.settings() {
+                Ok(ListenerSettings { scheme, secret: Some(secret), .. }) => {
+                    let job = commands.job();
+                    self.tunnel.test_job = Some(job);
+                    commands.send(WebhooksCommand::SendTest { job, url, scheme, secret });
+                }
+                Ok(_) => self.notify(
+                    "A test delivery is signed with the webhook secret; enter it in the listener settings.".to_owned(),
+                ),
+                Err(why) => self.notify(why),
+            },
         }
     }
 
@@ -325,6 +350,12 @@ impl WebhooksPanel {
         egui::CollapsingHeader::new("Listener settings").default_open(!running).show(ui, |ui| {
             if let Some(settings) = self.form.ui(ui, running) {
                 *intent = Some(WebhooksIntent::Start(settings));
+            }
+        });
+        let listening = matches!(self.status, ListenerStatus::Listening(_));
+        egui::CollapsingHeader::new("Public address").show(ui, |ui| {
+            if let Some(asked) = self.tunnel.ui(ui, listening, &mut self.copy) {
+                *intent = Some(WebhooksIntent::Tunnel(asked));
             }
         });
     }
