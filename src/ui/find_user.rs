@@ -112,6 +112,12 @@ impl FindUserWindow {
         commands.send(SupportCommand::Deliveries { job, keys });
     }
 
+    /// Whether anything the window asked is still under way (for tests: the card's sections and
+    /// deliveries arrive after the card).
+    pub fn busy(&self) -> bool {
+        self.found.is_pending() || self.lately.is_pending() || self.group.is_pending() || self.card.busy()
+    }
+
     /// A delivery to show in the webhook inspector, once clicked at the foot of a card.
     pub fn take_open_delivery(&mut self) -> Option<i64> {
         self.open_delivery.take()

@@ -104,6 +104,14 @@ impl CardEditor {
         asks
     }
 
+    /// Whether a section, a search or a change is still being read.
+    pub fn busy(&self) -> bool {
+        self.sections.iter().any(|s| s.rows.is_pending() || s.asked.is_none())
+            || self.choices.is_pending()
+            || self.outcome.is_pending()
+            || self.groups.is_pending()
+    }
+
     /// A section's document to open as a query: its text and variables.
     pub fn take_open_query(&mut self) -> Option<(String, String)> {
         self.open_query.take()
@@ -317,8 +325,7 @@ impl CardEditor {
         egui::Grid::new("find-user-groups").num_columns(2).spacing([12.0, 4.0]).show(ui, |ui| {
             for group in groups {
                 let open = ui.link(group.named()).on_hover_text("The group's card: its members and managers");
-                if open.accessible_name(format!("Open the group {}", group.named())).clicked() && !group.ref_.is_empty()
-                {
+                if open.clicked() && !group.ref_.is_empty() {
                     open_group = Some(SupportRequest::Group(group.ref_.clone()));
                 }
                 let remove = egui::Button::new("Remove");

@@ -137,7 +137,7 @@ fn find_by_ref_shows_the_user_with_groups_roles_and_extra_fields() {
         }
     }
     assert!(s.harness.get_by_label("Save changes").accesskit_node().is_disabled(), "nothing to save yet");
-    s.harness.run();
+    s.settle();
 }
 
 #[test]
@@ -151,7 +151,7 @@ fn find_by_email_shows_the_user() {
     s.wait_for_label(&heading(&user));
     assert_eq!(s.harness.get_by_label("Email").value().as_deref(), Some(email.as_str()));
     assert!(s.harness.query_by_label("u00030").is_some(), "the ref:\n{}", s.screen());
-    s.harness.run();
+    s.settle();
 }
 
 #[test]
@@ -166,7 +166,7 @@ fn a_ref_no_user_has_says_so_clearly() {
     find(&mut s, "   ");
     s.wait_for_label("Type a ref, an email or a name to find a user.");
     assert!(s.harness.query_by_label("Name").is_none(), "no card:\n{}", s.screen());
-    s.harness.run();
+    s.settle();
 }
 
 #[test]
@@ -201,7 +201,7 @@ fn a_name_several_users_have_lists_them_to_pick_from() {
     assert!(s.harness.query_by_label(&pick_ref).is_some(), "{}", s.screen());
     s.click(&format!("Back to the {count} matches"));
     s.wait_for_label(&listed);
-    s.harness.run();
+    s.settle();
 }
 
 #[test]
@@ -235,7 +235,7 @@ fn archive_then_activate_each_asks_first_and_updates_the_card() {
     assert!(s.harness.query_by_label("Active").is_some(), "{}", s.screen());
     assert!(s.harness.query_by_role_and_label(Role::Button, "Archive").is_some(), "Archive is offered again");
     assert_eq!(service_user(&mut s, "u00021")["isActive"], true);
-    s.harness.run();
+    s.settle();
 }
 
 #[test]
@@ -268,7 +268,7 @@ fn an_invalid_email_shows_the_services_validation_error_next_to_the_field() {
     );
     assert!(s.harness.query_by_label("The service refused the email: not a valid address.").is_none());
     assert_eq!(service_user(&mut s, "u00022")["email"], "fixed.address@example.net");
-    s.harness.run();
+    s.settle();
 }
 
 #[test]
@@ -313,7 +313,7 @@ fn adding_to_and_removing_from_a_group_goes_through_the_picker() {
     );
     assert!(s.harness.query_by_label(&remove).is_none(), "{}", s.screen());
     assert_eq!(refs(&service_user(&mut s, "u00023")), member_of);
-    s.harness.run();
+    s.settle();
 }
 
 #[test]
@@ -340,7 +340,7 @@ fn a_profile_that_may_only_read_shows_the_user_without_actions() {
         s.screen()
     );
     s.wait_for("nothing under way", |h| h.query_all_by_role(Role::ProgressIndicator).next().is_none());
-    s.harness.run();
+    s.settle();
 }
 
 /// The find's own logic over HTTP, without the window: the documents built from the sandbox's
@@ -749,7 +749,7 @@ fn a_group_on_the_card_opens_its_card_of_members_and_managers_each_opening_their
         .map(|e| (e["node"]["ref"].as_str().unwrap().to_owned(), one_line(e["node"]["name"].as_str().unwrap())))
         .find(|(r, _)| r != "u00023")
         .expect("another member");
-    press(&mut s, &format!("Open the group {named}"));
+    press(&mut s, &named);
     s.wait_for_text(&format!("Members ({count})"));
     s.wait_for_text("Managers (");
     let open = format!("Open {} ({})", other.1, other.0);

@@ -250,6 +250,14 @@ impl Session {
         }
     }
 
+    /// Lets what Find user asked arrive (a card's sections and deliveries come after it, each
+    /// waking the window), then runs the harness until it settles.
+    #[track_caller]
+    pub fn settle(&mut self) {
+        self.wait_for("Find user's requests to end", |h| !h.state().find_user_busy());
+        self.harness.run();
+    }
+
     /// Steps until a widget named `label` is on screen.
     #[track_caller]
     pub fn wait_for_label(&mut self, label: &str) {

@@ -303,8 +303,11 @@ fn find_user_by_ref_email_and_name(server: Server) {
             assert!(s.harness.query_by_role_and_label(Role::Button, "Archive").is_none(), "no mutation, no action");
             assert!(s.harness.query_by_role_and_label(Role::Button, "Activate").is_none(), "no mutation, no action");
             assert!(s.text_containing("offers no changes to users").is_some(), "{}", s.screen());
+            // One line says what the service's schema does not offer (issue 21).
+            assert!(s.text_containing("offers no learning data about users").is_some(), "{}", s.screen());
         }
         Server::Sandbox => {
+            s.wait_for_text("Enrollments (");
             assert!(s.harness.query_by_label("Roles").is_some(), "{}", s.screen());
             let actions =
                 ["Archive", "Activate"].iter().filter(|a| s.harness.query_by_role_and_label(Role::Button, a).is_some());
@@ -336,7 +339,7 @@ fn find_user_by_ref_email_and_name(server: Server) {
     }
     wait_for_name(&mut s, &heading);
     assert!(shows_email(&s, &email), "{server:?}: the email on the card:\n{}", s.screen());
-    s.harness.run();
+    s.settle();
 }
 
 #[test]

@@ -225,6 +225,11 @@ impl OrgqlApp {
         &self.history.entries
     }
 
+    /// Whether Find user still waits for something it asked (for tests).
+    pub fn find_user_busy(&self) -> bool {
+        self.find_user.busy()
+    }
+
     /// How many runs and pages are under way (for tests).
     pub fn running_jobs(&self) -> usize {
         self.state.tabs().list().iter().filter(|tab| tab.running().is_some()).count()
