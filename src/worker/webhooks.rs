@@ -535,21 +535,6 @@ fn hex_dump(bytes: &[u8]) -> String {
         .join("\n")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bodies_are_shown_as_json_text_or_bytes() {
-        assert!(matches!(DeliveryBody::of(br#"{"a":1}"#), DeliveryBody::Json(_)));
-        assert!(matches!(DeliveryBody::of(b"plain words"), DeliveryBody::Text));
-        match DeliveryBody::of(&[0xff, b'A', 0x00]) {
-            DeliveryBody::Binary(dump) => assert_eq!(dump, format!("000000  {:<47}  .A.", "ff 41 00")),
-            _ => panic!("not binary"),
-        }
-    }
-}
-
 /// A running tunnel and the task that forwards its events to the UI.
 pub(crate) struct TunnelHandle {
     running: RunningTunnel,
@@ -742,4 +727,19 @@ async fn detach(shared: Arc<Shared>) {
 /// token's).
 fn keyring_reason(err: impl std::fmt::Display) -> String {
     err.to_string().split(';').next().unwrap_or_default().trim().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_are_shown_as_json_text_or_bytes() {
+        assert!(matches!(DeliveryBody::of(br#"{"a":1}"#), DeliveryBody::Json(_)));
+        assert!(matches!(DeliveryBody::of(b"plain words"), DeliveryBody::Text));
+        match DeliveryBody::of(&[0xff, b'A', 0x00]) {
+            DeliveryBody::Binary(dump) => assert_eq!(dump, format!("000000  {:<47}  .A.", "ff 41 00")),
+            _ => panic!("not binary"),
+        }
+    }
 }
