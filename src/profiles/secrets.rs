@@ -123,6 +123,27 @@ impl SecretStore {
 
 const WEBHOOK_SECRET_USER: &str = "webhook-secret";
 
+impl SecretStore {
+    /// The share token of the remote listener at `url` the inspector attaches to, if one is kept.
+    pub fn share_token(&self, url: &str) -> Result<Option<Secret>, SecretError> {
+        match self.entry(&share_token_user(url))?.get_password() {
+            Ok(token) => Ok(Some(Secret::new(token))),
+            Err(KeyringError::NoEntry) => Ok(None),
+            Err(e) => Err(SecretError::Keyring(describe(&e))),
+        }
+    }
+
+    /// Keeps the share token of the remote listener at `url`.
+    pub fn set_share_token(&self, url: &str, token: &Secret) -> Result<(), SecretError> {
+        self.entry(&share_token_user(url))?.set_password(token.expose()).map_err(|e| SecretError::Keyring(describe(&e)))
+    }
+}
+
+/// The keyring entry of a remote listener's share token (`orgql --reset` finds these by search).
+fn share_token_user(url: &str) -> String {
+    format!("share-token:{}", url.trim().trim_end_matches('/'))
+}
+
 /// An entry orgql keeps in the keyring, named for a person (for `orgql --reset`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeptEntry {
@@ -156,8 +177,13 @@ impl SecretStore {
                 && service == SERVICE
                 && !named.iter().any(|kept| kept.user == user)
             {
-                let what =
-                    if user.starts_with("token ") { format!("a cached {user}") } else { format!("the entry '{user}'") };
+                let what = if user.starts_with("token ") {
+                    format!("a cached {user}")
+                } else if let Some(url) = user.strip_prefix("share-token:") {
+                    format!("the share token of the remote listener {url}")
+                } else {
+                    format!("the entry '{user}'")
+                };
                 named.push(KeptEntry { user, what });
             }
         }

@@ -42,7 +42,8 @@ pub use tab::{Grid, Running, SAMPLE_QUERY, Tab, View};
 pub use tab_bar::{TabBar, TabIntent};
 pub use tabs::Tabs;
 pub use webhooks::{
-    ListenerForm, ListenerStatus, TunnelIntent, TunnelSection, TunnelState, WebhooksIntent, WebhooksPanel,
+    ListenerForm, ListenerStatus, RemoteIntent, RemoteSection, RemoteState, TunnelIntent, TunnelSection, TunnelState,
+    WebhooksIntent, WebhooksPanel,
 };
 pub use workspace::{SavedTab, UnreadableWorkspace, WORKSPACE_VERSION, Workspace};
 

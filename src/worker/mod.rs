@@ -98,6 +98,7 @@ impl Worker {
                 store_path: store.as_ref().map(|s| s.path().to_path_buf()),
                 listener: tokio::sync::Mutex::new(None),
                 tunnel: tokio::sync::Mutex::new(None),
+                attachment: tokio::sync::Mutex::new(None),
                 webhook_target: Mutex::new(None),
                 session_secret: SigningSecret::from_key(rand::random::<[u8; 24]>().to_vec()),
                 http: reqwest::Client::new(),
@@ -167,6 +168,8 @@ pub(crate) struct Shared {
     listener: tokio::sync::Mutex<Option<webhooks::ListenerHandle>>,
     /// The tunnel that makes the listener reachable from the internet, when it runs.
     tunnel: tokio::sync::Mutex<Option<webhooks::TunnelHandle>>,
+    /// The attachment to a remote listener, when there is one.
+    attachment: tokio::sync::Mutex<Option<webhooks::AttachmentHandle>>,
     /// Where the in-process sandbox sends its webhooks (the listener), when it runs.
     webhook_target: Mutex<Option<WebhookTarget>>,
     /// What the sandbox signs with when the listener has no Standard Webhooks secret.

@@ -22,6 +22,7 @@ mod listener;
 mod minimal;
 mod mutations;
 mod packaging;
+mod remote_ui;
 mod saved;
 mod servers;
 mod share;

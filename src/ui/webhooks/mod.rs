@@ -3,6 +3,7 @@
 
 mod detail;
 mod list;
+mod remote;
 mod settings;
 mod tunnel;
 
@@ -11,6 +12,7 @@ use std::path::PathBuf;
 
 pub use detail::Detail;
 pub use list::DeliveryList;
+pub use remote::{RemoteIntent, RemoteSection, RemoteState};
 pub use settings::ListenerForm;
 pub use tunnel::{TunnelIntent, TunnelSection, TunnelState};
 
@@ -42,6 +44,8 @@ pub enum WebhooksIntent {
     Export { filter: DeliveryFilter, path: PathBuf },
     /// The tunnel section's ask.
     Tunnel(TunnelIntent),
+    /// The remote listener section's ask.
+    Remote(RemoteIntent),
 }
 
 /// The listener as the inspector knows it.
@@ -79,6 +83,8 @@ pub struct WebhooksPanel {
     copy: Option<String>,
     /// Make reachable from the internet.
     pub tunnel: TunnelSection,
+    /// Attach to a remote listener.
+    pub remote: RemoteSection,
 }
 
 impl WebhooksPanel {
@@ -102,6 +108,7 @@ impl WebhooksPanel {
             confirm_clear: false,
             copy: None,
             tunnel: TunnelSection::default(),
+            remote: RemoteSection::default(),
         }
     }
 
@@ -139,6 +146,9 @@ impl WebhooksPanel {
                     self.exported(result);
                 }
             }
+            WebhooksEvent::Attached(event) => self.remote.on_event(event),
+            WebhooksEvent::Copied(n) => self.remote.copied(n),
+            WebhooksEvent::Detached(why) => self.remote.detached(why),
             WebhooksEvent::Tunnels(programs) => self.tunnel.programs_found(programs),
             WebhooksEvent::Tunnel(event) => self.tunnel.on_tunnel(event),
             WebhooksEvent::TunnelStopped(why) => self.tunnel.stopped(why),
@@ -182,6 +192,16 @@ impl WebhooksPanel {
                 self.export_job = Some(job);
                 commands.send(WebhooksCommand::Export { job, filter, path });
             }
+            WebhooksIntent::Remote(RemoteIntent::Attach { url, token }) => {
+                // The copies are verified here with the listener settings' secret, when there is one.
+                let check = match self.form.settings() {
+                    Ok(ListenerSettings { scheme, secret: Some(secret), .. }) => Some((scheme, secret)),
+                    _ => None,
+                };
+                let token = token.map(crate::secret::Secret::new);
+                commands.send(WebhooksCommand::Attach { url, token, check });
+            }
+            WebhooksIntent::Remote(RemoteIntent::Detach) => commands.send(WebhooksCommand::Detach),
             WebhooksIntent::Tunnel(TunnelIntent::Start(kind)) => commands.send(WebhooksCommand::StartTunnel(kind)),
             WebhooksIntent::Tunnel(TunnelIntent::Stop) => commands.send(WebhooksCommand::StopTunnel),
             WebhooksIntent::Tunnel(TunnelIntent::SendTest(url)) => match self.form.settings() {
@@ -350,6 +370,11 @@ impl WebhooksPanel {
         egui::CollapsingHeader::new("Listener settings").default_open(!running).show(ui, |ui| {
             if let Some(settings) = self.form.ui(ui, running) {
                 *intent = Some(WebhooksIntent::Start(settings));
+            }
+        });
+        egui::CollapsingHeader::new("Remote listener").show(ui, |ui| {
+            if let Some(asked) = self.remote.ui(ui) {
+                *intent = Some(WebhooksIntent::Remote(asked));
             }
         });
         let listening = matches!(self.status, ListenerStatus::Listening(_));

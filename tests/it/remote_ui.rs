@@ -1,0 +1,80 @@
+//! The Webhooks panel's Remote listener (issue 23): deliveries a sharing listener kept while the
+//! app was closed are copied into the app's store and listed, byte for byte, verified here.
+
+use std::time::Duration;
+
+use orgql::ui::{ListenerStatus, RemoteState};
+use orgql::webhooks::standard::Secret;
+use orgql::webhooks::{Listener, ListenerConfig, Scheme};
+
+use crate::harness::{Session, http, off_ui_thread};
+
+const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+#[test]
+fn deliveries_kept_by_a_remote_listener_are_copied_listed_and_verified() {
+    let mut s = Session::start();
+    s.wait_for("the app's listener", |h| matches!(h.state().webhooks().status(), ListenerStatus::Listening(_)));
+    // The organisation's secret: the one in the app's listener settings.
+    let secret = s.app().webhooks().form.secret.clone();
+    let remote_store = s.path("server.sqlite3");
+    let remote = s
+        .runtime
+        .block_on(Listener::start(ListenerConfig {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            scheme: Some(Scheme::Standard),
+            secret: Some(secret.clone()),
+            share_token: Some(orgql::secret::Secret::new(TOKEN)),
+            ..ListenerConfig::new(remote_store)
+        }))
+        .expect("the remote listener starts");
+    let url = format!("http://{}", remote.addr());
+    // 30 deliveries the remote keeps before the app attaches.
+    let signer = Secret::parse(&secret).unwrap();
+    off_ui_thread(|| {
+        s.runtime.block_on(async {
+            for i in 0..30 {
+                let body = format!(r#"{{"type":"remote.kept","n":{i}}}"#).into_bytes();
+                let id = format!("msg_remote_{i}");
+                let now = chrono::Utc::now().timestamp();
+                let response = http()
+                    .post(format!("{url}/org"))
+                    .header("webhook-id", &id)
+                    .header("webhook-timestamp", now.to_string())
+                    .header("webhook-signature", signer.sign(&id, now, &body))
+                    .body(body)
+                    .send()
+                    .await
+                    .unwrap();
+                assert!(response.status().is_success());
+            }
+        })
+    });
+
+    s.click("Webhooks");
+    s.click("Remote listener");
+    s.type_into("Listener URL", &url);
+    s.type_into("Share token", TOKEN);
+    s.click("Attach");
+    s.wait_for("the 30 kept deliveries", |h| {
+        h.state().webhooks().list.rows().iter().filter(|d| d.event_type.as_deref() == Some("remote.kept")).count() == 30
+    });
+    let rows = s.app().webhooks().list.rows().to_vec();
+    assert!(
+        rows.iter().filter(|d| d.event_type.as_deref() == Some("remote.kept")).all(|d| d.verified == Some(true)),
+        "verified here with the organisation's secret"
+    );
+    s.wait_for("30 copied", |h| matches!(h.state().webhooks().remote.state(), RemoteState::Attached { copied: 30 }));
+    assert!(
+        s.text_containing("30 deliveries copied").is_some(),
+        "{:?}\n{}",
+        s.app().webhooks().remote.state(),
+        s.screen()
+    );
+    // The typed token is not kept in the form (the keyring, or this session, has it).
+    assert!(s.app().webhooks().remote.token.is_empty());
+
+    s.click("Detach");
+    s.wait_for("detached", |h| matches!(h.state().webhooks().remote.state(), RemoteState::Detached(_)));
+    s.runtime.block_on(async { tokio::time::timeout(Duration::from_secs(5), remote.stop()).await.unwrap() });
+}
