@@ -101,7 +101,13 @@ impl TunnelKind {
                 c
             }
             TunnelKind::Command(text) => {
-                let text = text.replace("{port}", &port.to_string());
+                let mut text = text.replace("{port}", &port.to_string());
+                // A simple command replaces the shell (`exec`), so that the program itself is the
+                // child that is told when orgql dies; a list or a pipeline keeps its shell.
+                let compound = text.contains([';', '&', '|', '\n', '`', '(']);
+                if !compound && !cfg!(windows) {
+                    text = format!("exec {text}");
+                }
                 if cfg!(windows) {
                     let mut c = Command::new("cmd");
                     c.args(["/C", &text]);
@@ -118,6 +124,20 @@ impl TunnelKind {
         {
             use std::os::unix::process::CommandExt as _;
             command.process_group(0);
+        }
+        // Its own group keeps a terminal's Ctrl+C from reaching it before orgql stops it; so that
+        // it does not outlive an orgql that is killed outright (SIGKILL, a window closed by the
+        // system), Linux is asked to send it SIGTERM when orgql dies.
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::process::CommandExt as _;
+            // SAFETY: prctl(2) is async-signal-safe and touches no memory of the parent.
+            unsafe {
+                command.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                    Ok(())
+                });
+            }
         }
         command
     }

@@ -122,8 +122,52 @@ async fn the_public_url_shows_the_test_delivery_verifies_and_an_altering_relay_i
         std::thread::sleep(Duration::from_millis(50));
     }
     let deadline = Instant::now() + Duration::from_secs(10);
-    while Command::new("kill").args(["-0", &pid]).stderr(Stdio::null()).status().unwrap().success() {
+    while alive(&pid) {
         assert!(Instant::now() < deadline, "the tunnel program outlived the listener");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Whether process `pid` runs (a zombie does not count).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| !stat.rsplit(')').next().unwrap_or_default().trim_start().starts_with('Z'))
+        .unwrap_or(false)
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tunnel_program_does_not_outlive_a_listener_killed_outright() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("stand-in.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "echo $$ > \"{}/pid\"\necho \"INF |  http://127.0.0.1:$1  |\" >&2\nexec sleep 600\n",
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_orgql"))
+        .args(["webhooks", "listen", "--listen", "127.0.0.1:0", "--store"])
+        .arg(dir.path().join("s.sqlite3"))
+        .arg("--tunnel")
+        .arg(format!("sh {} {{port}}", script.display()))
+        .env("ORGQL_NO_KEYRING", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut lines = stdout.lines().map_while(Result::ok);
+    assert!(lines.any(|l| l.starts_with("public URL: ")), "the tunnel came up");
+    let pid = std::fs::read_to_string(dir.path().join("pid")).unwrap().trim().to_owned();
+    assert!(alive(&pid));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(&pid) {
+        assert!(Instant::now() < deadline, "the tunnel program outlived a listener killed with SIGKILL");
         std::thread::sleep(Duration::from_millis(50));
     }
 }
