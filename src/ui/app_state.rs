@@ -90,6 +90,8 @@ pub struct AppState {
     side: Side,
     view: MainView,
     variables_folded: bool,
+    /// The remote listener the inspector is attached to, kept for the next start.
+    remote_listener: Option<String>,
     schemas: Schemas,
     /// Problems shown above the work, until dismissed.
     problems: Vec<String>,
@@ -110,6 +112,7 @@ impl AppState {
             side: Side::Explorer,
             view: MainView::Queries,
             variables_folded: false,
+            remote_listener: None,
             schemas: Schemas::default(),
             problems: Vec::new(),
             pending_connection: None,
@@ -186,6 +189,19 @@ impl AppState {
         }
     }
 
+    /// The remote listener the inspector is attached to.
+    pub fn remote_listener(&self) -> Option<&str> {
+        self.remote_listener.as_deref()
+    }
+
+    /// Keeps the remote listener attached to (none: detached) for the next start.
+    pub fn remember_remote(&mut self, url: Option<String>) {
+        if url != self.remote_listener {
+            self.remote_listener = url;
+            self.generation += 1;
+        }
+    }
+
     /// The schema of each connection.
     pub fn schemas(&self) -> &Schemas {
         &self.schemas
@@ -249,12 +265,13 @@ impl AppState {
             side: self.side,
             view: self.view,
             variables_open: !self.variables_folded,
+            remote_listener: self.remote_listener.clone(),
         }
     }
 
     /// Takes back a workspace kept before.
     pub fn restore(&mut self, workspace: Workspace) {
-        let Workspace { tabs, active, connection, side, view, variables_open, .. } = workspace;
+        let Workspace { tabs, active, connection, side, view, variables_open, remote_listener, .. } = workspace;
         if !tabs.is_empty() {
             let restored = tabs.into_iter().zip(1..).map(|(tab, id)| tab.restore(id)).collect();
             self.tabs = Tabs::new(restored, active);
@@ -262,6 +279,7 @@ impl AppState {
         self.side = side;
         self.view = view;
         self.variables_folded = !variables_open;
+        self.remote_listener = remote_listener;
         self.pending_connection = Some(connection);
         // Past whatever the tabs count now, so that the restored state reads as a change.
         self.generation += 1 + self.tabs.generation();

@@ -30,6 +30,8 @@ pub struct Workspace {
     pub view: MainView,
     /// Whether the variables pane is open.
     pub variables_open: bool,
+    /// The remote listener the inspector was attached to (attached again at the next start).
+    pub remote_listener: Option<String>,
 }
 
 impl Default for Workspace {
@@ -42,6 +44,7 @@ impl Default for Workspace {
             side: Side::Explorer,
             view: MainView::Queries,
             variables_open: true,
+            remote_listener: None,
         }
     }
 }

@@ -151,13 +151,18 @@ impl Session {
     /// Quits the app (its worker and runtime stop) and starts it again on the same places, as
     /// a person closing and reopening orgql.
     pub fn restart(self) -> Session {
+        self.restart_with(None)
+    }
+
+    /// [`Session::restart`], the app given `secrets` (a keyring kept across the restart).
+    pub fn restart_with(self, secrets: Option<SecretStore>) -> Session {
         let Session { mut harness, dir, runtime, worker_done } = self;
         // As eframe does when the window closes, and `main` after it.
         eframe::App::on_exit(harness.state_mut(), None);
         drop(harness);
         let _ = worker_done.recv_timeout(Duration::from_secs(10));
         runtime.shutdown_timeout(Duration::from_secs(5));
-        Session::start_in(dir)
+        Session::start_with(Session::runtime(), dir, secrets)
     }
 
     /// The app started on the places in `dir` (its profiles file and database, if any).

@@ -32,6 +32,9 @@ impl OrgqlApp {
             MainView::Queries => self.queries_ui(ui),
             MainView::Webhooks => {
                 egui::CentralPanel::default().show(ui, |ui| self.webhooks.ui(ui, &mut self.commands));
+                if let Some(remote) = self.webhooks.take_remembered() {
+                    self.state.remember_remote(remote);
+                }
             }
         }
         let history_shown = self.state.view() == MainView::Queries && self.state.side() == Side::History;

@@ -22,7 +22,10 @@ impl OrgqlApp {
             Event::Schema(crate::worker::SchemaEvent::Loaded { connection, result }) => {
                 self.state.schemas_mut().loaded(&connection, result)
             }
-            Event::Webhooks(event) => self.webhooks.on_event(event),
+            Event::Webhooks(event) => {
+                self.webhooks.on_event(event);
+                self.webhooks.resume_pending(&mut self.commands);
+            }
             Event::Support(event) => self.find_user.on_event(event),
             Event::Operations(event) => match self.saved.on_event(event) {
                 Ok(Some((tab, operation))) => self.tab_saved(tab, operation),
@@ -114,6 +117,9 @@ impl OrgqlApp {
             self.state.restore(workspace);
             let profiles = &self.profiles;
             self.state.choose_pending_connection(|name| profiles.has_profile(name));
+            if let Some(url) = self.state.remote_listener().map(str::to_owned) {
+                self.webhooks.reattach(url, &mut self.commands);
+            }
         }
         // From now on, changes are kept.
         self.saved_generation = Some(self.state.generation());

@@ -85,6 +85,10 @@ pub struct WebhooksPanel {
     pub tunnel: TunnelSection,
     /// Attach to a remote listener.
     pub remote: RemoteSection,
+    /// The remote listener to keep for the next start (`Some(None)`: none), until the app takes it.
+    remembered: Option<Option<String>>,
+    /// A remote listener to attach to again once the inspector's secret is known (to verify with).
+    reattach: Option<String>,
 }
 
 impl WebhooksPanel {
@@ -109,6 +113,8 @@ impl WebhooksPanel {
             copy: None,
             tunnel: TunnelSection::default(),
             remote: RemoteSection::default(),
+            remembered: None,
+            reattach: None,
         }
     }
 
@@ -163,6 +169,33 @@ impl WebhooksPanel {
         commands.send(WebhooksCommand::LoadDelivery(id));
     }
 
+    /// The remote listener attached to or detached from since asked last (for the workspace).
+    pub fn take_remembered(&mut self) -> Option<Option<String>> {
+        self.remembered.take()
+    }
+
+    /// Attaches again to the remote listener of the last session (its token is the keyring's),
+    /// as soon as the inspector's secret is known, so that what arrived meanwhile is copied
+    /// without a click.
+    pub fn reattach(&mut self, url: String, commands: &mut Commands) {
+        self.remote.reattaching(&url);
+        self.reattach = Some(url);
+        self.resume_pending(commands);
+    }
+
+    /// Sends what waited for the inspector's secret (a re-attachment).
+    pub fn resume_pending(&mut self, commands: &mut Commands) {
+        if self.form.secret.is_empty() {
+            return;
+        }
+        let Some(url) = self.reattach.take() else { return };
+        let check = match self.form.settings() {
+            Ok(ListenerSettings { scheme, secret: Some(secret), .. }) => Some((scheme, secret)),
+            _ => None,
+        };
+        commands.send(WebhooksCommand::Attach { url, token: None, check });
+    }
+
     /// Where the listener listens, while it does.
     pub fn listening_at(&self) -> Option<SocketAddr> {
         match self.status {
@@ -193,6 +226,7 @@ impl WebhooksPanel {
                 commands.send(WebhooksCommand::Export { job, filter, path });
             }
             WebhooksIntent::Remote(RemoteIntent::Attach { url, token }) => {
+                self.remembered = Some(Some(url.clone()));
                 // The copies are verified here with the listener settings' secret, when there is one.
                 let check = match self.form.settings() {
                     Ok(ListenerSettings { scheme, secret: Some(secret), .. }) => Some((scheme, secret)),
@@ -201,7 +235,10 @@ impl WebhooksPanel {
                 let token = token.map(crate::secret::Secret::new);
                 commands.send(WebhooksCommand::Attach { url, token, check });
             }
-            WebhooksIntent::Remote(RemoteIntent::Detach) => commands.send(WebhooksCommand::Detach),
+            WebhooksIntent::Remote(RemoteIntent::Detach) => {
+                self.remembered = Some(None);
+                commands.send(WebhooksCommand::Detach);
+            }
             WebhooksIntent::Tunnel(TunnelIntent::Start(kind)) => commands.send(WebhooksCommand::StartTunnel(kind)),
             WebhooksIntent::Tunnel(TunnelIntent::Stop) => commands.send(WebhooksCommand::StopTunnel),
             WebhooksIntent::Tunnel(TunnelIntent::SendTest(url)) => match self.form.settings() {

@@ -92,6 +92,12 @@ impl RemoteSection {
     }
 
     /// The attachment ended.
+    /// Attaching again to `url` (the session's start, with the token the keyring kept).
+    pub fn reattaching(&mut self, url: &str) {
+        self.url = url.to_owned();
+        self.state = RemoteState::Attaching;
+    }
+
     pub fn detached(&mut self, why: Option<String>) {
         if why.is_some() || !matches!(self.state, RemoteState::Detached(Some(_))) {
             self.state = RemoteState::Detached(why);
