@@ -100,7 +100,12 @@ pub fn write_results(
             (Some(j), _) => {
                 let outcome = match (j.state, planned.get(&record.row).map(|p| p.action)) {
                     (RowState::Done, Some(a)) if !a.writes() => a.word().to_owned(),
-                    (RowState::Done, Some(a)) => format!("{}d", a.word().trim_end_matches('e')),
+                    (_, Some(Action::Invalid)) => "invalid".to_owned(),
+                    (RowState::Done, Some(Action::Create)) => "created".to_owned(),
+                    (RowState::Done, Some(Action::Update)) => "updated".to_owned(),
+                    (RowState::Done, Some(Action::Archive)) => "archived".to_owned(),
+                    (RowState::Done, Some(Action::Activate)) => "activated".to_owned(),
+                    (RowState::Done, Some(a)) => a.word().to_owned(),
                     (state, _) => state.word().to_owned(),
                 };
                 (outcome, j.message.clone(), j.field.clone(), j.created_id.clone())

@@ -195,6 +195,8 @@ fn automatic(name: &str, target: &Target) -> Use {
 /// A cell's value for `field`: `Ok(None)` when the cell says nothing (empty, for anything but a
 /// boolean), `Err` with the reason when it does not convert.
 pub fn convert(field: &Field, cell: &str) -> Result<Option<Value>, String> {
+    // Text is sent as written (a name may end in a space); everything else is read trimmed.
+    let raw = cell;
     let cell = cell.trim();
     let name = &field.name;
     if cell.is_empty() && field.kind != Kind::Bool {
@@ -234,7 +236,7 @@ pub fn convert(field: &Field, cell: &str) -> Result<Option<Value>, String> {
             if field.email && !looks_like_email(cell) {
                 return Err(format!("{name}: '{cell}' is not a valid e-mail address"));
             }
-            Value::String(cell.to_owned())
+            Value::String(if field.email { cell.to_owned() } else { raw.to_owned() })
         }
     };
     Ok(Some(value))
