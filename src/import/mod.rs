@@ -98,10 +98,9 @@ pub async fn make_plan(
     let reading = Reading::new(schema, target, &fields, prepared.mapping.groups_column().is_some());
     let keys: BTreeSet<String> =
         prepared.rows.iter().filter(|r| r.invalid.is_none() && !r.key.is_empty()).map(|r| r.key.clone()).collect();
-    let found =
-        service::read_users(client, schema, target, &reading, &keys, options.archive_missing, cancel, on_request)
-            .await
-            .map_err(PlanError::Service)?;
+    let found = service::read_users(client, schema, &reading, &keys, options.archive_missing, cancel, on_request)
+        .await
+        .map_err(PlanError::Service)?;
     let listed: BTreeSet<String> = prepared.rows.iter().map(|r| r.key.clone()).collect();
     let mut rows: Vec<PlannedRow> =
         prepared.rows.into_iter().map(|w| plan::classify(&w, found.users.get(&w.key), target)).collect();

@@ -24,6 +24,8 @@ pub struct Reading {
     pub fields: Vec<String>,
     /// Whether groups are read.
     pub groups: bool,
+    /// The field that says whether a user is active, when the user type has one.
+    pub active: Option<String>,
 }
 
 impl Reading {
@@ -46,13 +48,13 @@ impl Reading {
             selection.push_str(" groups { ref }");
         }
         selection.push_str(" }");
-        Reading { selection, fields: read, groups }
+        Reading { selection, fields: read, groups, active: target.active_field.clone() }
     }
 
     /// A user's answer as [`Current`].
     pub fn current(&self, user: &Value) -> Option<(String, Current)> {
         let key = user.get("ref")?.as_str()?.to_owned();
-        let id = user.get("id").map(|v| crate::import::plan::text(v)).unwrap_or_default();
+        let id = user.get("id").map(crate::import::plan::text).unwrap_or_default();
         let mut values = Map::new();
         for f in &self.fields {
             values.insert(f.clone(), user.get(f).cloned().unwrap_or(Value::Null));
@@ -83,7 +85,6 @@ pub struct Found {
 pub async fn read_users(
     client: &Arc<Client>,
     schema: &Schema,
-    target: &Target,
     reading: &Reading,
     keys: &BTreeSet<String>,
     all: bool,
@@ -98,7 +99,7 @@ pub async fn read_users(
     let paging = detect_paging(schema, &query, None).map_err(ApiError::Document)?;
     let options = PagingOptions { ensure_count: true, paging: Some(paging) };
     let mut pager = Pager::new(client.clone(), &query, None, None, options)?;
-    let active = target.active_field.clone();
+    let active = reading.active.clone();
     loop {
         let Some(page) = pager.next_page(cancel).await? else { break };
         found.requests += 1;
@@ -276,10 +277,10 @@ pub async fn send(
                 }
             }
             let state_changes = row.changes.iter().any(|c| Some(c.field.as_str()) == active);
-            if let (Some(own), true) = (by_own, state_changes) {
-                if let Err(outcome) = call(client, own, &row.key, id.as_deref(), Map::new(), None, cancel).await? {
-                    return Ok(outcome);
-                }
+            if let (Some(own), true) = (by_own, state_changes)
+                && let Err(outcome) = call(client, own, &row.key, id.as_deref(), Map::new(), None, cancel).await?
+            {
+                return Ok(outcome);
             }
         }
         Action::Unchanged | Action::Invalid => {}

@@ -379,7 +379,7 @@ async fn an_apply_killed_at_40_percent_resumes_and_applies_every_row_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn failed_rows_rerun_alone_and_conflicts_are_not_overwritten() {
+async fn failed_rows_carry_the_services_words_and_rerun_alone() {
     let server = sandbox(30).await;
     let home = Home::new();
     let file = home.out("fix.csv");
@@ -417,4 +417,91 @@ async fn failed_rows_rerun_alone_and_conflicts_are_not_overwritten() {
     assert_eq!(run.status.code(), Some(0), "{}", text(&run));
     assert_eq!(commits(&server) - before, 1, "only the row that failed");
     let _ = read::open(&results, None).expect("results still read");
+}
+
+/// A client of `sandbox-admin` with every scope.
+fn admin_client(server: &RunningServer) -> std::sync::Arc<orgql::api::Client> {
+    let credentials = orgql::api::Credentials {
+        base_url: orgql::api::BaseUrl::parse(server.base_url()).expect("a base URL"),
+        client_id: "sandbox-admin".to_owned(),
+        client_secret: orgql::secret::Secret::new(SECRET),
+        scopes: ALL_SCOPES.parse().expect("scopes"),
+    };
+    std::sync::Arc::new(orgql::api::Client::new(credentials, Default::default(), None).expect("a client"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_value_changed_since_the_plan_is_a_conflict_and_not_overwritten_unless_asked() {
+    use orgql::import::{self, ApplyOptions, PlanOptions, Target};
+    let server = sandbox(20).await;
+    let client = admin_client(&server);
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let (model, _) = orgql::explorer::load::fetch(&client, &cancel).await.expect("the schema");
+    let target = Target::of(model.schema()).expect("user mutations found by shape");
+    assert_eq!(target.create.as_ref().map(|m| m.field.as_str()), Some("createUser"));
+    assert_eq!(target.archive.as_ref().map(|m| m.field.as_str()), Some("archiveUser"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("names.csv");
+    std::fs::write(&file, "ref,name\nu00001,Plan A\nu00002,Plan B\n").unwrap();
+    let prepared = import::prepare(&file, None, &target, None, |_| None, &[]).expect("read");
+    let planned =
+        import::make_plan(&client, model.schema(), &target, prepared, PlanOptions::default(), &cancel, |_, _| {})
+            .await
+            .map_err(|e| format!("{e:?}"))
+            .expect("planned");
+    assert_eq!(planned.rows.iter().filter(|r| r.action == import::Action::Update).count(), 2);
+
+    // Someone renames u00001 between the plan and the apply.
+    let admin = crate::harness::token(&server, "users.read users.write").await;
+    let update = "mutation($ref: String!, $input: UpdateUserInput!) { updateUser(ref: $ref, input: $input) { ref } }";
+    crate::harness::data(
+        &server,
+        &admin,
+        update,
+        serde_json::json!({ "ref": "u00001", "input": { "name": "Someone Else" } }),
+    )
+    .await;
+
+    let store = std::sync::Mutex::new(orgql::store::Store::open(&dir.path().join("db.sqlite3")).unwrap());
+    let journal_of = |rows: &[import::PlannedRow]| -> Vec<(u64, String, String)> {
+        rows.iter().map(|r| (r.row, r.key.clone(), serde_json::to_string(r).unwrap())).collect()
+    };
+    let id = store.lock().unwrap().begin_import("names.csv", "d", "sandbox", &journal_of(&planned.rows)).unwrap();
+    let rows = store.lock().unwrap().import_rows(id).unwrap();
+    let before = commits(&server);
+    let applied = import::apply(
+        &client,
+        &target,
+        &planned.reading,
+        &store,
+        id,
+        rows,
+        ApplyOptions::default(),
+        &cancel,
+        |_, _| {},
+    )
+    .await
+    .map_err(|e| e.to_string())
+    .expect("applied");
+    assert_eq!((applied.done, applied.conflicts, applied.failed), (1, 1, 0));
+    assert_eq!(commits(&server) - before, 1, "the conflict was not written");
+    let journal = store.lock().unwrap().import_rows(id).unwrap();
+    assert_eq!(journal[0].state, orgql::store::RowState::Conflict);
+    assert!(
+        journal[0].message.contains("name: planned") && journal[0].message.contains("now Someone Else"),
+        "{}",
+        journal[0].message
+    );
+
+    // Asked to, it writes over the change.
+    let id = store.lock().unwrap().begin_import("names.csv", "d", "sandbox", &journal_of(&planned.rows[..1])).unwrap();
+    let rows = store.lock().unwrap().import_rows(id).unwrap();
+    let options = ApplyOptions { overwrite: true, ..ApplyOptions::default() };
+    let applied = import::apply(&client, &target, &planned.reading, &store, id, rows, options, &cancel, |_, _| {})
+        .await
+        .map_err(|e| e.to_string())
+        .expect("applied");
+    assert_eq!((applied.done, applied.conflicts), (1, 0));
+    let name = crate::harness::data(&server, &admin, "{ user(ref: \"u00001\") { name } }", serde_json::json!({})).await;
+    assert_eq!(name["user"]["name"], "Plan A");
 }
