@@ -33,6 +33,10 @@ pub struct ImportArgs {
     /// Apply the plan (without it, orgql only plans and changes nothing).
     #[arg(long)]
     apply: bool,
+    /// Apply the plan to an in-process sandbox seeded with the affected users instead: what it
+    /// refuses and the webhooks it causes (nothing is sent to the service).
+    #[arg(long, conflicts_with_all = ["apply", "resume"])]
+    rehearse: bool,
     /// Continue the interrupted apply of this file on this connection (no row is applied twice).
     #[arg(long, conflicts_with = "failed_only")]
     resume: bool,
@@ -209,6 +213,20 @@ async fn run_with(
         if counts.invalid > 20 {
             say(progress, &format!("… and {} more invalid rows (see --plan)", counts.invalid - 20));
         }
+    }
+    if args.rehearse {
+        let scratch =
+            tempfile::tempdir().map_err(|e| Failure::new(6, format!("cannot make a scratch folder ({e})")))?;
+        progress.set_message("rehearsing on a sandbox");
+        let rehearsal = import::rehearse::rehearse(&plan_rows, &scratch.path().join("rehearsal.sqlite3"))
+            .await
+            .map_err(|e| Failure::new(6, e))?;
+        progress.set_message("");
+        println!("{}", rehearsal.summary());
+        for (row, key, message) in rehearsal.refused.iter().take(20) {
+            say(progress, &format!("row {row} ({key}) would be refused: {message}"));
+        }
+        return Ok(());
     }
     if !args.apply && !args.resume {
         return Ok(());

@@ -12,6 +12,7 @@ pub mod files;
 pub mod mapping;
 pub mod plan;
 pub mod read;
+pub mod rehearse;
 pub mod service;
 pub mod target;
 

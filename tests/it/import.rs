@@ -293,6 +293,19 @@ async fn an_edited_export_plans_exactly_its_changes_applies_and_undoes() {
     assert_eq!(renamed[3], format!("name: {} → {}", original[names[0]][1], edited[names[0]][1]));
     assert_eq!(by_ref(&edited[rest[3]][0])[2], "archive");
 
+    // Rehearsed on a sandbox seeded with the affected users: nothing reaches the service.
+    let before = commits(&server);
+    let run = home.run(&server, &["import", p(&file), "--rehearse"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert!(
+        stdout(&run).contains(
+            "rehearsed on a sandbox: 49 rows applied, 0 refused; webhooks: 2 user.archived, 5 user.created, 42 user.updated"
+        ),
+        "{}",
+        text(&run)
+    );
+    assert_eq!(commits(&server), before, "the rehearsal sent nothing to the service");
+
     // Apply, with results and undo.
     let before = commits(&server);
     let (results, undo) = (home.out("results.csv"), home.out("undo.csv"));
@@ -389,15 +402,7 @@ async fn failed_rows_carry_the_services_words_and_rerun_alone() {
     )
     .unwrap();
     // Make row 2 fail on the service itself: the address is taken by another user.
-    let admin = crate::harness::token(&server, "users.write").await;
-    let update = "mutation($ref: String!, $input: UpdateUserInput!) { updateUser(ref: $ref, input: $input) { ref } }";
-    crate::harness::data(
-        &server,
-        &admin,
-        update,
-        serde_json::json!({ "ref": "u00005", "input": { "email": "u00001-taken@example.org" } }),
-    )
-    .await;
+    update_user(&server, "u00005", serde_json::json!({ "email": "u00001-taken@example.org" })).await;
     let results = home.out("results.csv");
     let run = home.run(&server, &["import", p(&file), "--apply", "--results", p(&results)]).await;
     assert_eq!(run.status.code(), Some(7), "{}", text(&run));
@@ -417,6 +422,13 @@ async fn failed_rows_carry_the_services_words_and_rerun_alone() {
     assert_eq!(run.status.code(), Some(0), "{}", text(&run));
     assert_eq!(commits(&server) - before, 1, "only the row that failed");
     let _ = read::open(&results, None).expect("results still read");
+}
+
+/// Changes a user through the service's own mutation (as someone else would).
+async fn update_user(server: &RunningServer, key: &str, input: serde_json::Value) {
+    let admin = crate::harness::token(server, "users.write").await;
+    let update = "mutation($ref: String!, $input: UpdateUserInput!) { updateUser(ref: $ref, input: $input) { ref } }";
+    crate::harness::data(server, &admin, update, serde_json::json!({ "ref": key, "input": input })).await;
 }
 
 /// A client of `sandbox-admin` with every scope.
@@ -452,15 +464,8 @@ async fn a_value_changed_since_the_plan_is_a_conflict_and_not_overwritten_unless
     assert_eq!(planned.rows.iter().filter(|r| r.action == import::Action::Update).count(), 2);
 
     // Someone renames u00001 between the plan and the apply.
-    let admin = crate::harness::token(&server, "users.read users.write").await;
-    let update = "mutation($ref: String!, $input: UpdateUserInput!) { updateUser(ref: $ref, input: $input) { ref } }";
-    crate::harness::data(
-        &server,
-        &admin,
-        update,
-        serde_json::json!({ "ref": "u00001", "input": { "name": "Someone Else" } }),
-    )
-    .await;
+    update_user(&server, "u00001", serde_json::json!({ "name": "Someone Else" })).await;
+    let admin = crate::harness::token(&server, "users.read").await;
 
     let store = std::sync::Mutex::new(orgql::store::Store::open(&dir.path().join("db.sqlite3")).unwrap());
     let journal_of = |rows: &[import::PlannedRow]| -> Vec<(u64, String, String)> {
