@@ -300,7 +300,7 @@ fn stopped(interrupt: &Interrupt, kept: String) -> Failure {
 /// indicatif's bar on a terminal: rows written of the connection's `count` (or of what is known
 /// so far when the service gives none), the rate, the time spent and the time left, and what the
 /// client is doing (throttled, retrying); hidden otherwise (the closing line says it all).
-fn progress_bar() -> ProgressBar {
+pub(super) fn progress_bar() -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }

@@ -3,6 +3,7 @@
 
 mod connection;
 mod export;
+mod import;
 mod input;
 mod logs;
 mod operations;
@@ -48,6 +49,8 @@ pub enum Command {
     Query(query::QueryArgs),
     /// Export every node of the query's one connection to a CSV file.
     Export(export::ExportArgs),
+    /// Plan (and with --apply make) bulk changes to users from a CSV/XLSX/ODS file.
+    Import(import::ImportArgs),
     /// Manage connection profiles (their secrets live in the OS keyring).
     #[command(subcommand)]
     Profile(profile::ProfileCommand),
@@ -112,6 +115,7 @@ pub fn main() -> ExitCode {
         Some(Command::Sandbox(args)) => return sandbox::run(args),
         Some(Command::Query(args)) => block_on(query::run(args)),
         Some(Command::Export(args)) => block_on(export::run(args)),
+        Some(Command::Import(args)) => block_on(import::run(args)),
         Some(Command::Profile(command)) => profile::run(command),
         Some(Command::Webhooks(command)) => webhooks::run(command),
         Some(Command::Operations(command)) => operations::run(command),

@@ -44,6 +44,7 @@ pub struct DeliveryStats {
 
 #[derive(Default)]
 struct Counters {
+    queued: AtomicU64,
     delivered: AtomicU64,
     failed: AtomicU64,
     dropped: AtomicU64,
@@ -133,12 +134,18 @@ impl Outbox {
             let id = message_id();
             for receiver in receivers.iter() {
                 let message = Message { id: id.clone(), kind: change.kind, body: body.clone() };
+                self.inner.counters.queued.fetch_add(1, Ordering::Relaxed);
                 if receiver.queue.try_send(message).is_err() {
                     self.inner.counters.dropped.fetch_add(1, Ordering::Relaxed);
                     tracing::warn!(kind = change.kind, "webhook queue full or closed; delivery dropped");
                 }
             }
         }
+    }
+
+    /// Messages queued so far, one a receiver and event (each ends delivered, failed or dropped).
+    pub fn queued(&self) -> u64 {
+        self.inner.counters.queued.load(Ordering::Relaxed)
     }
 
     /// What became of the deliveries so far.

@@ -202,6 +202,11 @@ impl RunningServer {
         self.outbox.stats()
     }
 
+    /// Webhook messages queued so far (each one ends delivered, failed or dropped).
+    pub fn deliveries_queued(&self) -> u64 {
+        self.outbox.queued()
+    }
+
     /// The data, for tests and tools that compare the service's answers with it.
     pub fn data(&self) -> &data::SharedDb {
         &self.db

@@ -5,6 +5,7 @@
 mod delivery_list;
 mod exports;
 mod history;
+mod imports;
 mod mentions;
 mod operations;
 mod pulled;
@@ -15,6 +16,7 @@ mod workspace;
 pub use delivery_list::{DeliverySummary, event_type};
 pub use exports::{ExportRecord, NewExport};
 pub use history::{NewRun, RunStatus, operation_name_of};
+pub use imports::{ImportJob, JournalRow, RowState};
 pub use operations::SavedOperation;
 pub use pulled::{PullGap, Pulled};
 pub use retention::Pruned;
@@ -216,6 +218,35 @@ const MIGRATIONS: &[&str] = &[
         after_id TEXT NOT NULL,
         oldest_id TEXT NOT NULL,
         at TEXT NOT NULL
+    );",
+    // Issue 22: imports (bulk changes). A journal row per planned row, its state written before
+    // the next row is sent (pending → sent → done/failed), so that a resumed import never sends a
+    // row twice; mappings remembered by header.
+    "CREATE TABLE imports (
+        id INTEGER PRIMARY KEY,
+        file TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        connection TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        finished_at TEXT
+    );
+    CREATE INDEX imports_file ON imports (file, connection);
+    CREATE TABLE import_rows (
+        import INTEGER NOT NULL REFERENCES imports (id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        row INTEGER NOT NULL,
+        key TEXT NOT NULL,
+        plan TEXT NOT NULL,
+        state TEXT NOT NULL,
+        message TEXT NOT NULL DEFAULT '',
+        field TEXT NOT NULL DEFAULT '',
+        created_id TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (import, position)
+    );
+    CREATE TABLE import_mappings (
+        header TEXT PRIMARY KEY,
+        mapping TEXT NOT NULL,
+        saved_at TEXT NOT NULL
     );",
 ];
 

@@ -17,6 +17,7 @@ mod find_user;
 mod flood;
 mod history;
 mod hostile;
+mod import;
 mod introspection;
 mod listener;
 mod minimal;

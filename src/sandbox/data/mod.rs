@@ -26,6 +26,8 @@ pub struct Db {
     pub offers: Table<OfferRec>,
     pub enrollments: Table<EnrollmentRec>,
     pub extra_categories: Table<ExtraCategoryRec>,
+    /// Mutations committed since the start (what tests count to prove nothing ran twice).
+    pub commits: u64,
 }
 
 impl Db {

@@ -23,6 +23,7 @@ fn commit<T, O>(
 ) -> Result<O> {
     let mut db = db(ctx)?.write();
     let (record, events) = change(&mut db).map_err(|invalid| async_graphql::Error::new(invalid.to_string()))?;
+    db.commits += 1;
     if let Some(outbox) = ctx.data_opt::<Outbox>() {
         outbox.send(events);
     }

@@ -1,0 +1,391 @@
+//! `orgql import FILE`: bulk changes from a CSV/XLSX/ODS file ([`crate::import`]). Without
+//! `--apply` it only plans: it prints `N to create, N to update, N to archive, N unchanged, N
+//! invalid` and writes `--plan`. With `--apply` it applies the plan row by row with a journal;
+//! `--resume` continues an interrupted apply; `--failed-only` re-runs the rows that failed.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use clap::Args;
+use indicatif::ProgressBar;
+
+use super::Failure;
+use super::connection::ConnectionArgs;
+use super::export::{ActivityWatch, progress_bar};
+use crate::import::{self, Action, ApplyOptions, Counts, PlanError, PlanOptions, PlannedRow, Stopped, Target, Use};
+use crate::scopes::Scope;
+use crate::signal::Interrupt;
+use crate::store::{JournalRow, RowState, Store};
+
+/// The exit status of an import applied with rows that failed or conflicted.
+pub const ROW_FAILURES: u8 = 7;
+
+/// Options of `orgql import`.
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// The file: CSV (any delimiter, UTF-8, UTF-16 or Windows-1252) or an XLSX/ODS workbook.
+    file: PathBuf,
+    /// The workbook's sheet to read (the first by default).
+    #[arg(long)]
+    sheet: Option<String>,
+    /// Apply the plan (without it, orgql only plans and changes nothing).
+    #[arg(long)]
+    apply: bool,
+    /// Apply the plan to an in-process sandbox seeded with the affected users instead: what it
+    /// refuses and the webhooks it causes (nothing is sent to the service).
+    #[arg(long, conflicts_with_all = ["apply", "resume"])]
+    rehearse: bool,
+    /// Continue the interrupted apply of this file on this connection (no row is applied twice).
+    #[arg(long, conflicts_with = "failed_only")]
+    resume: bool,
+    /// Apply only the rows that failed (or conflicted) in the last import of this file.
+    #[arg(long)]
+    failed_only: bool,
+    /// Write the plan here (CSV, or XLSX when named ….xlsx).
+    #[arg(long, value_name = "FILE")]
+    plan: Option<PathBuf>,
+    /// Write every input row with its outcome here (CSV).
+    #[arg(long, value_name = "FILE")]
+    results: Option<PathBuf>,
+    /// Write an import that reverts what was applied here (CSV).
+    #[arg(long, value_name = "FILE")]
+    undo: Option<PathBuf>,
+    /// The column that finds users (default: the one named ref).
+    #[arg(long, value_name = "COLUMN")]
+    key: Option<String>,
+    /// Map a column onto a field (`--map "Dept=name"`; `--map "Notes="` leaves it out); repeatable.
+    #[arg(long, value_name = "COLUMN=field")]
+    map: Vec<String>,
+    /// Also archive the active users the file does not list.
+    #[arg(long)]
+    archive_missing: bool,
+    /// The largest share of active users --archive-missing may archive, in percent.
+    #[arg(long, default_value_t = 10.0, value_name = "PERCENT")]
+    archive_share: f64,
+    /// Confirm --archive-missing without a question.
+    #[arg(long)]
+    yes: bool,
+    /// Write over values changed on the service since the plan (otherwise they are conflicts).
+    #[arg(long)]
+    overwrite: bool,
+    /// Rows sent at once.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=16))]
+    concurrency: u16,
+    #[command(flatten)]
+    connection: ConnectionArgs,
+}
+
+fn say(progress: &ProgressBar, line: &str) {
+    progress.suspend(|| eprintln!("orgql: {line}"));
+}
+
+/// Runs `orgql import`.
+pub async fn run(args: ImportArgs) -> Result<(), Failure> {
+    if !args.file.is_file() {
+        return Err(Failure::usage(format!(
+            "cannot read {}: no such file; give the path of a CSV or XLSX file",
+            args.file.display()
+        )));
+    }
+    let mapped = overrides(&args.map)?;
+    let client = args.connection.client()?;
+    let connection = match (&args.connection.profile, &args.connection.base_url) {
+        (Some(profile), _) => profile.clone(),
+        (None, Some(base_url)) => base_url.clone(),
+        (None, None) => "the default profile".to_owned(),
+    };
+    let file_name = std::fs::canonicalize(&args.file).unwrap_or_else(|_| args.file.clone()).display().to_string();
+    let store = open_store()?;
+    let interrupt = Interrupt::listen();
+    let cancel = interrupt.token();
+    let progress = progress_bar();
+    let activity = ActivityWatch::start(&client, progress.clone());
+    let result = run_with(&args, &mapped, &client, &connection, &file_name, store, &cancel, &progress).await;
+    activity.finish().await;
+    progress.finish_and_clear();
+    match result {
+        Err(Failure { code: 130, message }) => match interrupt.received() {
+            Some((name, code)) => Err(Failure::new(code, format!("stopped by {name}; {message}"))),
+            None => Err(Failure::new(130, format!("cancelled; {message}"))),
+        },
+        other => other,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run_with(
+    args: &ImportArgs,
+    overrides: &[(String, String)],
+    client: &Arc<crate::api::Client>,
+    connection: &str,
+    file_name: &str,
+    store: Store,
+    cancel: &tokio_util::sync::CancellationToken,
+    progress: &ProgressBar,
+) -> Result<(), Failure> {
+    let (model, _) = crate::explorer::load::fetch(client, cancel).await?;
+    let schema = model.schema();
+    let target = Target::of(schema).ok_or_else(|| Failure::new(2, import::target::no_mutations()))?;
+    let store = Mutex::new(store);
+    let lock = || store.lock().unwrap_or_else(PoisonError::into_inner);
+    let digest = import::files::digest(&args.file).map_err(Failure::usage)?;
+
+    // What to apply: the interrupted import's journal, or a new plan.
+    let (import_id, journal, plan_rows, reading) = if args.resume {
+        let last = lock().last_import(file_name, connection).map_err(|e| Failure::new(6, e.to_string()))?;
+        let Some(last) = last.filter(|l| !l.finished) else {
+            return Err(Failure::usage(format!(
+                "no interrupted import of {} on {connection} to resume; run it with --apply",
+                args.file.display()
+            )));
+        };
+        if last.digest != digest {
+            return Err(Failure::usage(format!(
+                "{} changed since the interrupted import; run it again with --apply (what was applied already shows as unchanged)",
+                args.file.display()
+            )));
+        }
+        let journal = lock().import_rows(last.id).map_err(|e| Failure::new(6, e.to_string()))?;
+        let plan_rows: Vec<PlannedRow> = journal.iter().filter_map(|j| serde_json::from_str(&j.plan).ok()).collect();
+        let fields: Vec<&str> = plan_rows.iter().flat_map(|p| p.changes.iter().map(|c| c.field.as_str())).collect();
+        let groups = plan_rows.iter().any(|p| !p.add_groups.is_empty() || !p.remove_groups.is_empty());
+        let reading = import::Reading::new(schema, &target, &fields, groups);
+        let left = journal.iter().filter(|j| matches!(j.state, RowState::Pending | RowState::Sent)).count();
+        say(progress, &format!("resuming the import of {}: {left} rows left", args.file.display()));
+        (Some(last.id), journal, plan_rows, reading)
+    } else {
+        let header_key = std::cell::RefCell::new(String::new());
+        let remembered = |header: &[String]| {
+            let key = import::mapping::header_key(header);
+            *header_key.borrow_mut() = key.clone();
+            lock()
+                .import_mapping(&key)
+                .ok()
+                .flatten()
+                .and_then(|json| serde_json::from_str::<BTreeMap<String, Use>>(&json).ok())
+        };
+        let prepared =
+            import::prepare(&args.file, args.sheet.as_deref(), &target, args.key.as_deref(), remembered, overrides)
+                .map_err(Failure::usage)?;
+        say(
+            progress,
+            &format!("read {} ({}): {}", args.file.display(), prepared.kind.describe(), prepared.mapping.describe()),
+        );
+        if !overrides.is_empty() || args.key.is_some() {
+            let json = serde_json::to_string(&prepared.mapping.remembered()).unwrap_or_default();
+            if let Err(e) = lock().save_import_mapping(&header_key.borrow(), &json) {
+                say(progress, &format!("the mapping is not remembered for the next file ({e})"));
+            }
+        }
+        let options = PlanOptions { archive_missing: args.archive_missing, archive_share: args.archive_share / 100.0 };
+        progress.set_message("reading the current users");
+        let bar = progress.clone();
+        let planned = import::make_plan(client, schema, &target, prepared, options, cancel, move |done, total| {
+            if let Some(total) = total {
+                bar.set_length(total);
+            }
+            bar.set_position(done);
+        })
+        .await
+        .map_err(|e| match e {
+            PlanError::Service(e) => Failure::from(e),
+            PlanError::Refused(message) => Failure::usage(message),
+        })?;
+        progress.set_message("");
+        let mut rows = planned.rows;
+        if args.failed_only {
+            rows = only_failed(&lock(), file_name, connection, rows)?;
+        }
+        (None, Vec::new(), rows, planned.reading)
+    };
+
+    let counts = Counts::of(&plan_rows);
+    if let Some(path) = &args.plan {
+        import::files::write_plan(path, &plan_rows).map_err(Failure::usage)?;
+    }
+    if import_id.is_none() {
+        println!("{}", counts.summary());
+        for row in plan_rows.iter().filter(|r| r.action == Action::Invalid).take(20) {
+            say(progress, &format!("row {} ({}): {}", row.row, row.key, row.reason));
+        }
+        if counts.invalid > 20 {
+            say(progress, &format!("… and {} more invalid rows (see --plan)", counts.invalid - 20));
+        }
+    }
+    if args.rehearse {
+        let scratch =
+            tempfile::tempdir().map_err(|e| Failure::new(6, format!("cannot make a scratch folder ({e})")))?;
+        progress.set_message("rehearsing on a sandbox");
+        let rehearsal = import::rehearse::rehearse(&plan_rows, &scratch.path().join("rehearsal.sqlite3"))
+            .await
+            .map_err(|e| Failure::new(6, e))?;
+        progress.set_message("");
+        println!("{}", rehearsal.summary());
+        for (row, key, message) in rehearsal.refused.iter().take(20) {
+            say(progress, &format!("row {row} ({key}) would be refused: {message}"));
+        }
+        return Ok(());
+    }
+    if !args.apply && !args.resume {
+        return Ok(());
+    }
+    check_scopes(client, &plan_rows).await?;
+    let missing = plan_rows.iter().filter(|r| r.row == 0).count();
+    if missing > 0 && !args.yes && !confirm(&format!("archive {missing} users missing from the file?")) {
+        return Err(Failure::usage(format!(
+            "--archive-missing would archive {missing} users; confirm with --yes (or answer y) to apply"
+        )));
+    }
+    let (import_id, journal) = match import_id {
+        Some(id) => (id, journal),
+        None => {
+            let rows: Vec<(u64, String, String)> = plan_rows
+                .iter()
+                .map(|r| (r.row, r.key.clone(), serde_json::to_string(r).unwrap_or_default()))
+                .collect();
+            let id = lock()
+                .begin_import(file_name, &digest, connection, &rows)
+                .map_err(|e| Failure::new(6, e.to_string()))?;
+            // Rows with nothing to send have their outcome now.
+            for (position, row) in plan_rows.iter().enumerate() {
+                if !row.action.writes() {
+                    let state = if row.action == Action::Invalid { RowState::Failed } else { RowState::Done };
+                    lock()
+                        .set_import_row(id, position as i64, state, &row.reason, "", "")
+                        .map_err(|e| Failure::new(6, e.to_string()))?;
+                }
+            }
+            (id, lock().import_rows(id).map_err(|e| Failure::new(6, e.to_string()))?)
+        }
+    };
+    let to_send = journal.iter().filter(|j| matches!(j.state, RowState::Pending | RowState::Sent)).count() as u64;
+    progress.set_length(to_send);
+    progress.set_position(0);
+    let bar = progress.clone();
+    let options = ApplyOptions { concurrency: usize::from(args.concurrency), overwrite: args.overwrite };
+    let outcome =
+        import::apply(client, &target, &reading, &store, import_id, journal, options, cancel, move |_, _| bar.inc(1))
+            .await;
+    let journal = lock().import_rows(import_id).map_err(|e| Failure::new(6, e.to_string()))?;
+    write_outputs(args, &target, &plan_rows, &journal, progress)?;
+    match outcome {
+        Ok(applied) => {
+            if let Err(e) = lock().finish_import(import_id) {
+                say(progress, &format!("the import is complete but not marked so ({e})"));
+            }
+            let invalid = plan_rows.iter().filter(|r| r.action == Action::Invalid).count() as u64;
+            let line = format!(
+                "applied {} rows; {} failed, {} conflicts, {} invalid",
+                import::plan::thousands(applied.done),
+                applied.failed,
+                applied.conflicts,
+                invalid
+            );
+            println!("{line}");
+            if applied.failed + applied.conflicts + invalid > 0 {
+                return Err(Failure::new(
+                    ROW_FAILURES,
+                    format!(
+                        "{} rows were not applied; see --results, fix the file and run it again with --apply --failed-only",
+                        applied.failed + applied.conflicts + invalid
+                    ),
+                ));
+            }
+            Ok(())
+        }
+        Err(Stopped::Service(crate::api::ApiError::Cancelled)) => Err(Failure::new(
+            130,
+            "the rows applied so far are in the journal; the same command with --resume continues",
+        )),
+        Err(Stopped::Service(e)) => Err(Failure::new(
+            e.exit_code(),
+            format!(
+                "{e}; the rows applied so far are in the journal, and --resume continues after checking the last one"
+            ),
+        )),
+        Err(Stopped::Journal(e)) => Err(Failure::new(6, e)),
+    }
+}
+
+fn write_outputs(
+    args: &ImportArgs,
+    target: &Target,
+    plan_rows: &[PlannedRow],
+    journal: &[JournalRow],
+    progress: &ProgressBar,
+) -> Result<(), Failure> {
+    if let Some(path) = &args.results {
+        import::files::write_results(path, &args.file, args.sheet.as_deref(), plan_rows, journal)
+            .map_err(|e| Failure::new(2, e))?;
+    }
+    if let Some(path) = &args.undo {
+        let n = import::files::write_undo(path, target, journal).map_err(|e| Failure::new(2, e))?;
+        say(progress, &format!("wrote the undo of {n} rows to {}; import it to revert", path.display()));
+    }
+    Ok(())
+}
+
+/// The rows whose keys failed or conflicted in the last import of the file.
+fn only_failed(store: &Store, file: &str, connection: &str, rows: Vec<PlannedRow>) -> Result<Vec<PlannedRow>, Failure> {
+    let Some(last) = store.last_import(file, connection).map_err(|e| Failure::new(6, e.to_string()))? else {
+        return Err(Failure::usage("--failed-only: this file was never applied on this connection; leave it out"));
+    };
+    let failed: std::collections::HashSet<String> = store
+        .import_rows(last.id)
+        .map_err(|e| Failure::new(6, e.to_string()))?
+        .into_iter()
+        .filter(|r| matches!(r.state, RowState::Failed | RowState::Conflict))
+        .map(|r| r.key)
+        .collect();
+    Ok(rows.into_iter().filter(|r| failed.contains(&r.key)).collect())
+}
+
+/// The token's scopes cover the writes: `users.write`, and `groups.write` for group changes.
+async fn check_scopes(client: &crate::api::Client, rows: &[PlannedRow]) -> Result<(), Failure> {
+    let token = client.tokens().get().await?;
+    let mut needed = Vec::new();
+    if rows.iter().any(|r| r.action.writes()) {
+        needed.push(Scope::UsersWrite);
+    }
+    if rows.iter().any(|r| !r.add_groups.is_empty() || !r.remove_groups.is_empty()) {
+        needed.push(Scope::GroupsWrite);
+    }
+    let lacking: Vec<&str> = needed.into_iter().filter(|s| !token.scopes.contains(*s)).map(Scope::as_str).collect();
+    if !lacking.is_empty() {
+        return Err(Failure::new(
+            4,
+            format!(
+                "the token lacks {}; add it to the connection's scopes and run again (nothing was sent)",
+                lacking.join(" and ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn confirm(question: &str) -> bool {
+    if !std::io::stdin().is_terminal() {
+        return false;
+    }
+    eprint!("orgql: {question} [y/N] ");
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer).is_ok() && matches!(answer.trim(), "y" | "Y" | "yes")
+}
+
+fn overrides(maps: &[String]) -> Result<Vec<(String, String)>, Failure> {
+    maps.iter()
+        .map(|m| {
+            m.split_once('=').map(|(c, f)| (c.trim().to_owned(), f.trim().to_owned())).ok_or_else(|| {
+                Failure::usage(format!("--map {m}: write it as COLUMN=field (or COLUMN= to leave a column out)"))
+            })
+        })
+        .collect()
+}
+
+fn open_store() -> Result<Store, Failure> {
+    let path = Store::default_path()
+        .ok_or_else(|| Failure::new(6, "no data folder for orgql's database (set HOME or XDG_DATA_HOME)"))?;
+    Store::open(&path).map_err(|e| Failure::new(6, format!("the import's journal needs orgql's database: {e}")))
+}

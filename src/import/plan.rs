@@ -1,0 +1,456 @@
+//! The plan: every row of the file classified against the service's current data — create,
+//! update (which fields, old → new), archive, activate, unchanged or invalid (why) — plus, when
+//! asked, the users missing from the file to archive. Pure data: made without I/O from the rows
+//! ([`Wanted`]) and the current users, written to a file and to the journal, applied later.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::mapping::{Mapping, Use, convert};
+use super::read::Record;
+use super::target::Target;
+
+/// What is done with a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// A new user.
+    Create,
+    /// Changed fields of an existing user.
+    Update,
+    /// An active user archived (and any other change made first).
+    Archive,
+    /// An archived user made active (and any other change made first).
+    Activate,
+    /// Nothing to change.
+    Unchanged,
+    /// Not applied: see the reason.
+    Invalid,
+}
+
+impl Action {
+    /// Its word in files and messages.
+    pub fn word(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::Archive => "archive",
+            Action::Activate => "activate",
+            Action::Unchanged => "unchanged",
+            Action::Invalid => "invalid",
+        }
+    }
+
+    /// Whether applying it sends anything.
+    pub fn writes(self) -> bool {
+        matches!(self, Action::Create | Action::Update | Action::Archive | Action::Activate)
+    }
+}
+
+/// One field changed: its value on the service and in the file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    /// The input field.
+    pub field: String,
+    /// Its current value (null for a new user).
+    pub old: Value,
+    /// Its value in the file.
+    pub new: Value,
+}
+
+/// One row of the file, planned.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlannedRow {
+    /// Its row number in the file (0 for a user missing from the file).
+    pub row: u64,
+    /// The user's key (ref).
+    pub key: String,
+    /// What is done.
+    pub action: Action,
+    /// The fields that change (for a create: every field given).
+    pub changes: Vec<Change>,
+    /// Groups (refs) to add the user to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub add_groups: Vec<String>,
+    /// Groups (refs) to remove the user from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remove_groups: Vec<String>,
+    /// Why an invalid row is.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// Whether the user was active before (an existing user, when the service says).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_before: Option<bool>,
+}
+
+impl PlannedRow {
+    /// `name: Ann → Anna; isActive: true → false; groups: +sales −hr`.
+    pub fn describe_changes(&self) -> String {
+        let mut parts: Vec<String> = self
+            .changes
+            .iter()
+            .map(|c| match self.action {
+                Action::Create => format!("{}: {}", c.field, text(&c.new)),
+                _ => format!("{}: {} → {}", c.field, text(&c.old), text(&c.new)),
+            })
+            .collect();
+        if !self.add_groups.is_empty() || !self.remove_groups.is_empty() {
+            let added = self.add_groups.iter().map(|g| format!("+{g}"));
+            let removed = self.remove_groups.iter().map(|g| format!("−{g}"));
+            parts.push(format!("groups: {}", added.chain(removed).collect::<Vec<_>>().join(" ")));
+        }
+        parts.join("; ")
+    }
+
+    /// The value the row gives `field`, if it changes it.
+    pub fn new_value(&self, field: &str) -> Option<&Value> {
+        self.changes.iter().find(|c| c.field == field).map(|c| &c.new)
+    }
+}
+
+/// A value as a cell shows it: text without quotes, lists joined with `; `, null empty.
+pub fn text(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(text).collect::<Vec<_>>().join("; "),
+        other => other.to_string(),
+    }
+}
+
+/// A row as the file gives it, converted: its values by field, or why it is invalid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wanted {
+    /// Its row number.
+    pub row: u64,
+    /// Its key.
+    pub key: String,
+    /// The fields it gives, converted.
+    pub values: BTreeMap<String, Value>,
+    /// The groups it lists (by ref), when there is a groups column.
+    pub groups: Option<BTreeSet<String>>,
+    /// Why it cannot be applied, when it cannot.
+    pub invalid: Option<String>,
+}
+
+/// Converts one record by `mapping`.
+pub fn wanted(record: &Record, mapping: &Mapping, target: &Target) -> Wanted {
+    let key = record.cells.get(mapping.key_column()).map(|k| k.trim().to_owned()).unwrap_or_default();
+    let mut values = BTreeMap::new();
+    let mut problems = Vec::new();
+    if let Some(problem) = &record.problem {
+        problems.push(problem.clone());
+    }
+    if key.is_empty() {
+        problems.push(format!("the key column '{}' is empty", mapping.header[mapping.key_column()]));
+    }
+    let mut groups = None;
+    for (i, used) in mapping.uses.iter().enumerate() {
+        let cell = record.cells.get(i).map(String::as_str).unwrap_or("");
+        match used {
+            Use::Field(name) => {
+                let Some(field) = target.field(name) else { continue };
+                match convert(field, cell) {
+                    Ok(Some(value)) => {
+                        values.insert(name.clone(), value);
+                    }
+                    Ok(None) => {}
+                    Err(reason) => problems.push(reason),
+                }
+            }
+            Use::Groups => {
+                groups =
+                    Some(cell.split([';', ',']).map(str::trim).filter(|g| !g.is_empty()).map(str::to_owned).collect());
+            }
+            Use::Key | Use::Unmapped => {}
+        }
+    }
+    Wanted { row: record.row, key, values, groups, invalid: (!problems.is_empty()).then(|| problems.join("; ")) }
+}
+
+/// A user as the service has it: its id and the fields the import compares.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Current {
+    /// Its id.
+    pub id: String,
+    /// Field values by the user type's field name.
+    pub values: serde_json::Map<String, Value>,
+    /// Its groups by ref, when read.
+    pub groups: Option<BTreeSet<String>>,
+}
+
+/// Options of a plan.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlanOptions {
+    /// Archive the active users the file does not list.
+    pub archive_missing: bool,
+    /// The largest share of the service's active users that may be archived as missing (0.10).
+    pub archive_share: f64,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions { archive_missing: false, archive_share: 0.10 }
+    }
+}
+
+/// Counts per action.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// To create.
+    pub create: u64,
+    /// To update.
+    pub update: u64,
+    /// To archive.
+    pub archive: u64,
+    /// To activate.
+    pub activate: u64,
+    /// Unchanged.
+    pub unchanged: u64,
+    /// Invalid.
+    pub invalid: u64,
+}
+
+impl Counts {
+    /// Counts `rows`.
+    pub fn of<'a>(rows: impl IntoIterator<Item = &'a PlannedRow>) -> Counts {
+        let mut c = Counts::default();
+        for row in rows {
+            *match row.action {
+                Action::Create => &mut c.create,
+                Action::Update => &mut c.update,
+                Action::Archive => &mut c.archive,
+                Action::Activate => &mut c.activate,
+                Action::Unchanged => &mut c.unchanged,
+                Action::Invalid => &mut c.invalid,
+            } += 1;
+        }
+        c
+    }
+
+    /// `300 to create, 40 to update, 12 to archive, 1,200 unchanged, 3 invalid`.
+    pub fn summary(&self) -> String {
+        let mut parts = vec![
+            format!("{} to create", thousands(self.create)),
+            format!("{} to update", thousands(self.update)),
+            format!("{} to archive", thousands(self.archive)),
+        ];
+        if self.activate > 0 {
+            parts.push(format!("{} to activate", thousands(self.activate)));
+        }
+        parts.push(format!("{} unchanged", thousands(self.unchanged)));
+        parts.push(format!("{} invalid", thousands(self.invalid)));
+        parts.join(", ")
+    }
+
+    /// Rows that write.
+    pub fn writes(&self) -> u64 {
+        self.create + self.update + self.archive + self.activate
+    }
+}
+
+/// `1200` → `1,200`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Marks every row whose key is on another row invalid (all of them: which one is meant cannot be
+/// told).
+pub fn mark_duplicates(rows: &mut [Wanted]) {
+    let mut first: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, row) in rows.iter().enumerate() {
+        if !row.key.is_empty() {
+            first.entry(row.key.clone()).or_default().push(i);
+        }
+    }
+    for indexes in first.values().filter(|v| v.len() > 1) {
+        let numbers: Vec<String> = indexes.iter().map(|&i| rows[i].row.to_string()).collect();
+        for &i in indexes {
+            let reason = format!("duplicate ref '{}' (rows {})", rows[i].key, numbers.join(", "));
+            let row = &mut rows[i];
+            row.invalid = Some(match row.invalid.take() {
+                Some(other) => format!("{reason}; {other}"),
+                None => reason,
+            });
+        }
+    }
+}
+
+/// Classifies one row against the user the service has under its key (`None`: no such user).
+pub fn classify(wanted: &Wanted, current: Option<&Current>, target: &Target) -> PlannedRow {
+    let mut row = PlannedRow {
+        row: wanted.row,
+        key: wanted.key.clone(),
+        action: Action::Unchanged,
+        changes: Vec::new(),
+        add_groups: Vec::new(),
+        remove_groups: Vec::new(),
+        reason: String::new(),
+        active_before: None,
+    };
+    if let Some(reason) = &wanted.invalid {
+        row.action = Action::Invalid;
+        row.reason = reason.clone();
+        return row;
+    }
+    let active = target.active_field.as_deref();
+    match current {
+        None => {
+            if target.create.is_none() {
+                row.action = Action::Invalid;
+                row.reason = "no user has this ref and the service has no mutation that creates users".to_owned();
+                return row;
+            }
+            let missing: Vec<&str> = target
+                .fields
+                .iter()
+                .filter(|f| f.required && f.name != "ref" && !wanted.values.contains_key(&f.name))
+                .map(|f| f.name.as_str())
+                .collect();
+            if !missing.is_empty() {
+                row.action = Action::Invalid;
+                row.reason = format!("a new user needs {}: the row leaves it empty", missing.join(", "));
+                return row;
+            }
+            row.action = Action::Create;
+            row.changes = wanted
+                .values
+                .iter()
+                .filter(|(f, _)| target.field(f).is_some_and(|f| f.on_create))
+                .map(|(field, new)| Change { field: field.clone(), old: Value::Null, new: new.clone() })
+                .collect();
+            row.add_groups = wanted.groups.iter().flatten().cloned().collect();
+        }
+        Some(current) => {
+            row.active_before = active.and_then(|a| current.values.get(a)).and_then(Value::as_bool);
+            for (field, new) in &wanted.values {
+                let old = current.values.get(field).cloned().unwrap_or(Value::Null);
+                if !same(&old, new) {
+                    row.changes.push(Change { field: field.clone(), old, new: new.clone() });
+                }
+            }
+            if let (Some(want), Some(have)) = (&wanted.groups, &current.groups) {
+                row.add_groups = want.difference(have).cloned().collect();
+                row.remove_groups = have.difference(want).cloned().collect();
+            }
+            let turns =
+                active.and_then(|a| row.changes.iter().find(|c| c.field == a)).map(|c| c.new == Value::Bool(true));
+            row.action = match turns {
+                Some(false) => Action::Archive,
+                Some(true) => Action::Activate,
+                None if row.changes.is_empty() && row.add_groups.is_empty() && row.remove_groups.is_empty() => {
+                    Action::Unchanged
+                }
+                None => Action::Update,
+            };
+            let cannot_update: Vec<&str> = row
+                .changes
+                .iter()
+                .filter(|c| Some(c.field.as_str()) != active || target.archive.is_none())
+                .filter(|c| !target.field(&c.field).is_some_and(|f| f.on_update))
+                .map(|c| c.field.as_str())
+                .collect();
+            if !cannot_update.is_empty() && row.action != Action::Unchanged {
+                row.action = Action::Invalid;
+                row.reason = format!("the service's update cannot change {}", cannot_update.join(", "));
+            }
+        }
+    }
+    row
+}
+
+/// Whether two values are the same for a comparison: lists as sets, numbers by value, text as
+/// it is.
+pub fn same(old: &Value, new: &Value) -> bool {
+    match (old, new) {
+        (Value::Array(a), Value::Array(b)) => {
+            let a: BTreeSet<String> = a.iter().map(text).collect();
+            let b: BTreeSet<String> = b.iter().map(text).collect();
+            a == b
+        }
+        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+        (Value::String(a), Value::String(b)) if a != b => {
+            // Dates: the same instant written two ways.
+            match (chrono::DateTime::parse_from_rfc3339(a), chrono::DateTime::parse_from_rfc3339(b)) {
+                (Ok(a), Ok(b)) => a == b,
+                _ => false,
+            }
+        }
+        (a, b) => a == b,
+    }
+}
+
+/// The users to archive because the file does not list them, refused (with the sentence) when
+/// they are more than `options.archive_share` of the active users.
+pub fn missing_to_archive(
+    listed: &BTreeSet<String>,
+    users: &[(String, bool)],
+    options: &PlanOptions,
+    active_field: &str,
+) -> Result<Vec<PlannedRow>, String> {
+    let active = users.iter().filter(|(_, a)| *a).count();
+    let missing: Vec<PlannedRow> = users
+        .iter()
+        .filter(|(key, is_active)| *is_active && !listed.contains(key))
+        .map(|(key, _)| PlannedRow {
+            row: 0,
+            key: key.clone(),
+            action: Action::Archive,
+            changes: vec![Change { field: active_field.to_owned(), old: Value::Bool(true), new: Value::Bool(false) }],
+            add_groups: Vec::new(),
+            remove_groups: Vec::new(),
+            reason: "not in the file".to_owned(),
+            active_before: Some(true),
+        })
+        .collect();
+    let limit = (active as f64 * options.archive_share).floor() as usize;
+    if missing.len() > limit {
+        return Err(format!(
+            "--archive-missing would archive {} of {} active users ({:.0} %), more than the {:.0} % allowed; check that the file is complete, or raise the share with --archive-share",
+            thousands(missing.len() as u64),
+            thousands(active as u64),
+            missing.len() as f64 * 100.0 / active.max(1) as f64,
+            options.archive_share * 100.0
+        ));
+    }
+    Ok(missing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_read_as_people_say_them() {
+        let c = Counts { create: 300, update: 40, archive: 12, activate: 0, unchanged: 1200, invalid: 3 };
+        assert_eq!(c.summary(), "300 to create, 40 to update, 12 to archive, 1,200 unchanged, 3 invalid");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+    }
+
+    #[test]
+    fn lists_compare_as_sets_and_dates_as_instants() {
+        assert!(same(&serde_json::json!(["A", "B"]), &serde_json::json!(["B", "A"])));
+        assert!(same(&Value::from("2024-03-01T00:00:00Z"), &Value::from("2024-03-01T00:00:00+00:00")));
+        assert!(!same(&Value::from("a"), &Value::from("b")));
+    }
+
+    #[test]
+    fn a_truncated_file_cannot_archive_the_organisation() {
+        let users: Vec<(String, bool)> = (0..100).map(|i| (format!("u{i}"), true)).collect();
+        let listed: BTreeSet<String> = (0..50).map(|i| format!("u{i}")).collect();
+        let err = missing_to_archive(&listed, &users, &PlanOptions::default(), "isActive").unwrap_err();
+        assert!(err.contains("50 of 100 active users (50 %)"), "{err}");
+        let listed: BTreeSet<String> = (0..95).map(|i| format!("u{i}")).collect();
+        assert_eq!(missing_to_archive(&listed, &users, &PlanOptions::default(), "isActive").unwrap().len(), 5);
+    }
+}

@@ -1,0 +1,478 @@
+//! Reading the file of an import, row by row: CSV in whatever encoding and with whatever
+//! delimiter a spreadsheet program saved it, or the first (or a named) sheet of an XLSX/ODS
+//! workbook. A CSV file is streamed (a few buffers, whatever its size); a workbook's sheet is read
+//! whole by calamine, as the cells show them.
+
+use std::fs::File;
+use std::io::{self, BufReader, Read, Seek};
+use std::path::{Path, PathBuf};
+
+use calamine::{Data, Reader as _};
+use encoding_rs::{Decoder, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1252};
+
+/// How much of a CSV file is looked at to tell its encoding and delimiter.
+const SNIFF: usize = 64 * 1024;
+
+/// Why a file cannot be read, as one sentence that says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file cannot be opened or read.
+    #[error("cannot read {}: {reason}; check the path and its permissions", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        reason: String,
+    },
+    /// The file is not CSV text nor a workbook orgql can read.
+    #[error("{} cannot be read as {what} ({reason}); save it again as CSV (UTF-8) or XLSX", path.display())]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What it was read as.
+        what: &'static str,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The named sheet is not in the workbook.
+    #[error("the workbook {} has no sheet named '{sheet}'; its sheets are: {}", path.display(), sheets.join(", "))]
+    NoSheet {
+        /// The file.
+        path: PathBuf,
+        /// The sheet asked for.
+        sheet: String,
+        /// The sheets it has.
+        sheets: Vec<String>,
+    },
+    /// Nothing but empty rows.
+    #[error("{} has no header row (it is empty); the first row must name the columns", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// A CSV file's text encoding, as detected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextEncoding {
+    /// UTF-8 without a byte order mark.
+    Utf8,
+    /// UTF-8 starting with a byte order mark (what Excel writes as "CSV UTF-8").
+    Utf8Bom,
+    /// UTF-16 little-endian with its mark (Excel's "Unicode text").
+    Utf16Le,
+    /// UTF-16 big-endian with its mark.
+    Utf16Be,
+    /// Not UTF-8: read as Windows-1252 (what Excel on Windows writes as plain "CSV").
+    Windows1252,
+}
+
+impl TextEncoding {
+    /// Its usual name, for the line that says how the file was read.
+    pub fn name(self) -> &'static str {
+        match self {
+            TextEncoding::Utf8 => "UTF-8",
+            TextEncoding::Utf8Bom => "UTF-8 with BOM",
+            TextEncoding::Utf16Le => "UTF-16LE",
+            TextEncoding::Utf16Be => "UTF-16BE",
+            TextEncoding::Windows1252 => "Windows-1252",
+        }
+    }
+
+    fn decoder(self) -> Decoder {
+        match self {
+            TextEncoding::Utf8 | TextEncoding::Utf8Bom => UTF_8.new_decoder_with_bom_removal(),
+            TextEncoding::Utf16Le => UTF_16LE.new_decoder_with_bom_removal(),
+            TextEncoding::Utf16Be => UTF_16BE.new_decoder_with_bom_removal(),
+            TextEncoding::Windows1252 => WINDOWS_1252.new_decoder_without_bom_handling(),
+        }
+    }
+}
+
+/// What kind of file was read, and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileKind {
+    /// CSV text.
+    Csv {
+        /// Its encoding.
+        encoding: TextEncoding,
+        /// Its delimiter: `,`, `;` or a tab.
+        delimiter: u8,
+    },
+    /// A sheet of an XLSX/ODS/XLS workbook.
+    Workbook {
+        /// The sheet read.
+        sheet: String,
+    },
+}
+
+impl FileKind {
+    /// `CSV, UTF-8 with BOM, delimited by ';'` or `sheet 'Users'`.
+    pub fn describe(&self) -> String {
+        match self {
+            FileKind::Csv { encoding, delimiter } => {
+                let delimiter = match delimiter {
+                    b'\t' => "tabs".to_owned(),
+                    d => format!("'{}'", *d as char),
+                };
+                format!("CSV, {}, delimited by {delimiter}", encoding.name())
+            }
+            FileKind::Workbook { sheet } => format!("sheet '{sheet}'"),
+        }
+    }
+}
+
+/// One data row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// Its row number as a spreadsheet shows it (the header is row 1 when it is the first).
+    pub row: u64,
+    /// Its cells, as many as the header has columns (missing ones empty).
+    pub cells: Vec<String>,
+    /// A cell that holds a spreadsheet error (`#N/A`), said as a reason the row is invalid.
+    pub problem: Option<String>,
+}
+
+/// An open file: its header, and its rows one at a time.
+pub struct Table {
+    /// How it is read.
+    pub kind: FileKind,
+    /// The header's column names, trimmed.
+    pub header: Vec<String>,
+    rows: Rows,
+    path: PathBuf,
+}
+
+enum Rows {
+    Csv(csv::StringRecordsIntoIter<Box<dyn Read>>),
+    Sheet(std::vec::IntoIter<Record>),
+}
+
+/// Opens `path`: a workbook when its name ends in `.xlsx`, `.xlsm`, `.xls` or `.ods`, else CSV.
+/// `sheet` names the sheet to read (the first one by default; refused for CSV).
+pub fn open(path: &Path, sheet: Option<&str>) -> Result<Table, ReadError> {
+    let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+    if matches!(extension.as_str(), "xlsx" | "xlsm" | "xls" | "xlsb" | "ods") {
+        return open_workbook(path, sheet);
+    }
+    if let Some(sheet) = sheet {
+        return Err(ReadError::Format {
+            path: path.to_path_buf(),
+            what: "a workbook",
+            reason: format!("it is CSV, which has no sheet '{sheet}'"),
+        });
+    }
+    open_csv(path)
+}
+
+impl Table {
+    /// The next data row (empty rows are skipped); `None` at the end.
+    pub fn next_record(&mut self) -> Option<Result<Record, ReadError>> {
+        loop {
+            let record = match &mut self.rows {
+                Rows::Sheet(rows) => rows.next().map(Ok),
+                Rows::Csv(records) => records.next().map(|r| {
+                    let r = r.map_err(|e| ReadError::Format {
+                        path: self.path.clone(),
+                        what: "CSV",
+                        reason: e.to_string(),
+                    })?;
+                    let row = r.position().map_or(0, |p| p.line());
+                    Ok(Record { row, cells: r.iter().map(unquote).collect(), problem: None })
+                }),
+            };
+            match record {
+                Some(Ok(mut record)) => {
+                    if record.cells.iter().all(|c| c.trim().is_empty()) {
+                        continue;
+                    }
+                    record.cells.resize(self.header.len().max(record.cells.len()), String::new());
+                    return Some(Ok(record));
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+impl Iterator for Table {
+    type Item = Result<Record, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_record()
+    }
+}
+
+/// A cell as orgql's export wrote it: the leading `'` that keeps a spreadsheet from running
+/// `=…`, `+…`, `-…`, `@…` as a formula is taken off again.
+fn unquote(cell: &str) -> String {
+    match cell.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => rest.to_owned(),
+        _ => cell.to_owned(),
+    }
+}
+
+fn io_error(path: &Path, e: &io::Error) -> ReadError {
+    ReadError::Io { path: path.to_path_buf(), reason: e.to_string() }
+}
+
+/// The encoding of a file that starts with `head`.
+pub fn detect_encoding(head: &[u8], whole: bool) -> TextEncoding {
+    if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        return TextEncoding::Utf8Bom;
+    }
+    if head.starts_with(&[0xFF, 0xFE]) {
+        return TextEncoding::Utf16Le;
+    }
+    if head.starts_with(&[0xFE, 0xFF]) {
+        return TextEncoding::Utf16Be;
+    }
+    match std::str::from_utf8(head) {
+        Ok(_) => TextEncoding::Utf8,
+        // A character cut at the end of what was looked at is still UTF-8.
+        Err(e) if e.error_len().is_none() && !whole => TextEncoding::Utf8,
+        Err(_) => TextEncoding::Windows1252,
+    }
+}
+
+/// The delimiter of CSV text whose first line is in `text`: the most frequent of `,`, `;` and
+/// tab outside quotes (a comma when none occurs: one column).
+pub fn detect_delimiter(text: &str) -> u8 {
+    let mut counts = [0usize; 3];
+    let mut quoted = false;
+    for c in text.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            '\n' | '\r' if !quoted => break,
+            ',' if !quoted => counts[0] += 1,
+            ';' if !quoted => counts[1] += 1,
+            '\t' if !quoted => counts[2] += 1,
+            _ => {}
+        }
+    }
+    let best = (0..3).max_by_key(|&i| (counts[i], std::cmp::Reverse(i))).unwrap_or(0);
+    if counts[best] == 0 { b',' } else { [b',', b';', b'\t'][best] }
+}
+
+fn open_csv(path: &Path) -> Result<Table, ReadError> {
+    let mut file = File::open(path).map_err(|e| io_error(path, &e))?;
+    let mut head = Vec::with_capacity(SNIFF);
+    (&mut file).take(SNIFF as u64).read_to_end(&mut head).map_err(|e| io_error(path, &e))?;
+    let whole = head.len() < SNIFF;
+    let encoding = detect_encoding(&head, whole);
+    let mut decoder = encoding.decoder();
+    let mut text = String::with_capacity(head.len() * 2 + 16);
+    let _ = decoder.decode_to_string(&head, &mut text, whole);
+    let delimiter = detect_delimiter(&text);
+    file.rewind().map_err(|e| io_error(path, &e))?;
+    let input: Box<dyn Read> = match encoding {
+        // Plain UTF-8 is read as it is (the csv crate checks it); the rest is decoded on the way.
+        TextEncoding::Utf8 => Box::new(BufReader::with_capacity(SNIFF, file)),
+        other => Box::new(Decoding::new(BufReader::with_capacity(SNIFF, file), other.decoder())),
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .flexible(true)
+        .has_headers(false)
+        .buffer_capacity(SNIFF)
+        .from_reader(input);
+    let mut header = csv::StringRecord::new();
+    let format_error =
+        |e: csv::Error| ReadError::Format { path: path.to_path_buf(), what: "CSV", reason: e.to_string() };
+    loop {
+        if !reader.read_record(&mut header).map_err(format_error)? {
+            return Err(ReadError::Empty { path: path.to_path_buf() });
+        }
+        if header.iter().any(|c| !c.trim().is_empty()) {
+            break;
+        }
+    }
+    let header = header.iter().map(|c| c.trim().to_owned()).collect();
+    Ok(Table {
+        kind: FileKind::Csv { encoding, delimiter },
+        header,
+        rows: Rows::Csv(reader.into_records()),
+        path: path.to_path_buf(),
+    })
+}
+
+/// A reader that decodes another reader's bytes into UTF-8 as it goes (encoding_rs), with a
+/// bounded buffer each side.
+struct Decoding<R> {
+    inner: R,
+    decoder: Decoder,
+    input: Vec<u8>,
+    start: usize,
+    end: usize,
+    output: Vec<u8>,
+    taken: usize,
+    filled: usize,
+    done: bool,
+}
+
+impl<R: Read> Decoding<R> {
+    fn new(inner: R, decoder: Decoder) -> Self {
+        Decoding {
+            inner,
+            decoder,
+            input: vec![0; 16 * 1024],
+            start: 0,
+            end: 0,
+            output: vec![0; 48 * 1024 + 16],
+            taken: 0,
+            filled: 0,
+            done: false,
+        }
+    }
+}
+
+impl<R: Read> Read for Decoding<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.taken == self.filled {
+            if self.done && self.start == self.end {
+                return Ok(0);
+            }
+            if self.start == self.end {
+                let n = self.inner.read(&mut self.input)?;
+                self.start = 0;
+                self.end = n;
+                self.done = n == 0;
+            }
+            let (_, read, written, _) =
+                self.decoder.decode_to_utf8(&self.input[self.start..self.end], &mut self.output, self.done);
+            self.start += read;
+            self.taken = 0;
+            self.filled = written;
+        }
+        let n = out.len().min(self.filled - self.taken);
+        out[..n].copy_from_slice(&self.output[self.taken..self.taken + n]);
+        self.taken += n;
+        Ok(n)
+    }
+}
+
+fn open_workbook(path: &Path, sheet: Option<&str>) -> Result<Table, ReadError> {
+    let format_error = |reason: String| ReadError::Format { path: path.to_path_buf(), what: "a workbook", reason };
+    let mut workbook = calamine::open_workbook_auto(path).map_err(|e| match e {
+        calamine::Error::Io(e) => io_error(path, &e),
+        e => format_error(e.to_string()),
+    })?;
+    let names = workbook.sheet_names();
+    let name = match sheet {
+        Some(wanted) => names.iter().find(|n| n.as_str() == wanted).cloned().ok_or_else(|| ReadError::NoSheet {
+            path: path.to_path_buf(),
+            sheet: wanted.to_owned(),
+            sheets: names.clone(),
+        })?,
+        None => names.first().cloned().ok_or_else(|| ReadError::Empty { path: path.to_path_buf() })?,
+    };
+    let range = workbook.worksheet_range(&name).map_err(|e| format_error(e.to_string()))?;
+    let first_row = u64::from(range.start().map_or(0, |(row, _)| row)) + 1;
+    let mut rows = range.rows().enumerate().map(|(i, cells)| {
+        let mut problem = None;
+        let cells = cells
+            .iter()
+            .enumerate()
+            .map(|(column, cell)| {
+                let (text, error) = cell_text(cell);
+                if let (Some(error), None) = (error, &problem) {
+                    problem = Some(format!("column {} holds the spreadsheet error {error}", column + 1));
+                }
+                text
+            })
+            .collect::<Vec<_>>();
+        Record { row: first_row + i as u64, cells, problem }
+    });
+    let header = loop {
+        match rows.next() {
+            None => return Err(ReadError::Empty { path: path.to_path_buf() }),
+            Some(r) if r.cells.iter().all(|c| c.trim().is_empty()) => continue,
+            Some(r) => break r.cells.iter().map(|c| c.trim().to_owned()).collect(),
+        }
+    };
+    let rest: Vec<Record> = rows.collect();
+    drop(range);
+    Ok(Table {
+        kind: FileKind::Workbook { sheet: name },
+        header,
+        rows: Rows::Sheet(rest.into_iter()),
+        path: path.to_path_buf(),
+    })
+}
+
+/// A cell as the spreadsheet shows it: whole numbers without `.0`, dates as `2024-03-01` (with
+/// the time when it has one), text as it is (`00123` stays); an error cell is empty, with its
+/// error.
+pub fn cell_text(cell: &Data) -> (String, Option<String>) {
+    let text = match cell {
+        Data::Empty => String::new(),
+        Data::String(s) | Data::DateTimeIso(s) | Data::DurationIso(s) => s.clone(),
+        Data::Int(i) => i.to_string(),
+        Data::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{}", *f as i64),
+        Data::Float(f) => f.to_string(),
+        Data::Bool(b) => b.to_string(),
+        Data::DateTime(dt) if dt.is_datetime() => {
+            let (y, m, d, hh, mm, ss, _) = dt.to_ymd_hms_milli();
+            if (hh, mm, ss) == (0, 0, 0) {
+                format!("{y:04}-{m:02}-{d:02}")
+            } else {
+                format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}")
+            }
+        }
+        Data::DateTime(dt) => dt.as_f64().to_string(),
+        Data::Error(e) => return (String::new(), Some(format!("#{e:?}"))),
+    };
+    (text, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodings_are_told_apart_by_their_marks_and_bytes() {
+        assert_eq!(detect_encoding(b"\xEF\xBB\xBFref", true), TextEncoding::Utf8Bom);
+        assert_eq!(detect_encoding(b"\xFF\xFEr\0", true), TextEncoding::Utf16Le);
+        assert_eq!(detect_encoding(b"\xFE\xFF\0r", true), TextEncoding::Utf16Be);
+        assert_eq!(detect_encoding("ref;Zoë".as_bytes(), true), TextEncoding::Utf8);
+        assert_eq!(detect_encoding(b"ref;Zo\xEB", true), TextEncoding::Windows1252);
+        // A character cut where the look stopped.
+        assert_eq!(detect_encoding(&"Zoë".as_bytes()[..3], false), TextEncoding::Utf8);
+    }
+
+    #[test]
+    fn the_delimiter_is_the_commonest_outside_quotes() {
+        assert_eq!(detect_delimiter("ref,name,email\n1;2"), b',');
+        assert_eq!(detect_delimiter("ref;name;\"a,b,c\"\n"), b';');
+        assert_eq!(detect_delimiter("ref\tname\temail"), b'\t');
+        assert_eq!(detect_delimiter("ref"), b',');
+    }
+
+    #[test]
+    fn decoding_streams_in_small_reads() {
+        let text = "ref;name\nu1;Zoë Ünal\n".repeat(2000);
+        let mut utf16 = vec![0xFF, 0xFE];
+        for unit in text.encode_utf16() {
+            utf16.extend_from_slice(&unit.to_le_bytes());
+        }
+        let mut decoded = String::new();
+        Decoding::new(&utf16[..], TextEncoding::Utf16Le.decoder()).read_to_string(&mut decoded).unwrap();
+        assert_eq!(decoded, text);
+        let mut one = Vec::new();
+        let mut reader = Decoding::new(&b"caf\xE9"[..], TextEncoding::Windows1252.decoder());
+        let mut byte = [0u8; 1];
+        while reader.read(&mut byte).unwrap() == 1 {
+            one.push(byte[0]);
+        }
+        assert_eq!(String::from_utf8(one).unwrap(), "café");
+    }
+
+    #[test]
+    fn cells_read_as_shown() {
+        assert_eq!(cell_text(&Data::Float(42.0)).0, "42");
+        assert_eq!(cell_text(&Data::Float(1.5)).0, "1.5");
+        assert_eq!(cell_text(&Data::String("00123".into())).0, "00123");
+        assert_eq!(unquote("'=SUM(A1)"), "=SUM(A1)");
+        assert_eq!(unquote("'quoted"), "'quoted");
+    }
+}

@@ -1,0 +1,385 @@
+//! The import's requests: the current users (by ref look-up, or one paged scan when that is
+//! fewer requests), and one row's mutations, built from the mutations' shapes ([`Target`]).
+//! Failures come from GraphQL errors and from payload errors alike.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use apollo_compiler::Schema;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::plan::{Action, Current, PlannedRow, same};
+use super::target::Target;
+use crate::api::{ApiError, Client, GraphQlRequest, Pager};
+use crate::query::{PagingOptions, detect_paging};
+use crate::shape::{self, Key, Mutation, Supply};
+
+/// What the import reads of each user.
+#[derive(Debug, Clone)]
+pub struct Reading {
+    /// The selection of a user (`{ id ref name isActive groups { ref } }`).
+    pub selection: String,
+    /// The fields compared (the user type's names).
+    pub fields: Vec<String>,
+    /// Whether groups are read.
+    pub groups: bool,
+    /// The field that says whether a user is active, when the user type has one.
+    pub active: Option<String>,
+}
+
+impl Reading {
+    /// What to read for `fields` (input field names), and the groups when `groups`.
+    pub fn new(schema: &Schema, target: &Target, fields: &[&str], groups: bool) -> Reading {
+        let mut read: Vec<String> = Vec::new();
+        let own = |name: &str| {
+            shape::field(schema, &target.user_type, name).filter(|f| shape::is_leaf(schema, f.ty.inner_named_type()))
+        };
+        for name in fields.iter().copied().chain(target.active_field.as_deref()) {
+            if own(name).is_some() && !read.iter().any(|r| r == name) && name != "id" && name != "ref" {
+                read.push(name.to_owned());
+            }
+        }
+        let groups = groups
+            && shape::field(schema, &target.user_type, "groups")
+                .is_some_and(|g| shape::field(schema, g.ty.inner_named_type(), "ref").is_some());
+        let mut selection = format!("{{ id ref {}", read.join(" "));
+        if groups {
+            selection.push_str(" groups { ref }");
+        }
+        selection.push_str(" }");
+        Reading { selection, fields: read, groups, active: target.active_field.clone() }
+    }
+
+    /// A user's answer as [`Current`].
+    pub fn current(&self, user: &Value) -> Option<(String, Current)> {
+        let key = user.get("ref")?.as_str()?.to_owned();
+        let id = user.get("id").map(crate::import::plan::text).unwrap_or_default();
+        let mut values = Map::new();
+        for f in &self.fields {
+            values.insert(f.clone(), user.get(f).cloned().unwrap_or(Value::Null));
+        }
+        let groups = self.groups.then(|| {
+            user.get("groups")
+                .and_then(Value::as_array)
+                .map(|gs| gs.iter().filter_map(|g| g.get("ref")?.as_str().map(str::to_owned)).collect())
+                .unwrap_or_default()
+        });
+        Some((key, Current { id, values, groups }))
+    }
+}
+
+/// The current users of the file's keys, and (with `all`) every user's key and whether it is
+/// active; `on_request` is told of each request made.
+pub struct Found {
+    /// The users found, by key.
+    pub users: HashMap<String, Current>,
+    /// Every user of the service (key, active), when a whole scan was made.
+    pub all: Option<Vec<(String, bool)>>,
+    /// Requests made.
+    pub requests: u64,
+}
+
+/// Reads the users under `keys`: one look-up each, or one paged scan of all users when that is
+/// fewer requests (always when `all` is asked).
+pub async fn read_users(
+    client: &Arc<Client>,
+    schema: &Schema,
+    reading: &Reading,
+    keys: &BTreeSet<String>,
+    all: bool,
+    cancel: &CancellationToken,
+    mut on_request: impl FnMut(u64, Option<u64>),
+) -> Result<Found, ApiError> {
+    let mut found = Found { users: HashMap::new(), all: all.then(Vec::new), requests: 0 };
+    if keys.is_empty() && !all {
+        return Ok(found);
+    }
+    let query = format!("query {{ paginatedUsers {{ count edges {{ node {} }} }} }}", reading.selection);
+    let paging = detect_paging(schema, &query, None).map_err(ApiError::Document)?;
+    let options = PagingOptions { ensure_count: true, paging: Some(paging) };
+    let mut pager = Pager::new(client.clone(), &query, None, None, options)?;
+    let active = reading.active.clone();
+    loop {
+        let Some(page) = pager.next_page(cancel).await? else { break };
+        found.requests += 1;
+        for node in pager.site().nodes(&page.data) {
+            if let Some((key, current)) = reading.current(node) {
+                if let Some(list) = &mut found.all {
+                    let is_active = active.as_ref().and_then(|a| current.values.get(a)).and_then(Value::as_bool);
+                    list.push((key.clone(), is_active.unwrap_or(true)));
+                }
+                if keys.contains(&key) {
+                    found.users.insert(key, current);
+                }
+            }
+        }
+        let pages_left = match (page.total, page.nodes) {
+            (Some(total), n) if n > 0 => total.saturating_sub(page.nodes_so_far).div_ceil(n as u64),
+            _ => u64::MAX,
+        };
+        on_request(found.requests, page.total.map(|t| t.div_ceil(page.nodes.max(1) as u64)));
+        if !page.has_next {
+            return Ok(found);
+        }
+        let unread = keys.iter().filter(|k| !found.users.contains_key(*k)).count() as u64;
+        if !all && unread < pages_left {
+            break;
+        }
+    }
+    // Look-ups for the rest: fewer requests than the pages left.
+    let unread: Vec<String> = keys.iter().filter(|k| !found.users.contains_key(*k)).cloned().collect();
+    for key in unread {
+        found.requests += 1;
+        if let Some(current) = look_up(client, reading, &key, cancel).await? {
+            found.users.insert(key, current);
+        }
+        on_request(found.requests, None);
+    }
+    Ok(found)
+}
+
+/// The user under `key`, read now (`None`: no such user).
+pub async fn look_up(
+    client: &Client,
+    reading: &Reading,
+    key: &str,
+    cancel: &CancellationToken,
+) -> Result<Option<Current>, ApiError> {
+    let request = GraphQlRequest {
+        query: format!("query($key: String!) {{ user(ref: $key) {} }}", reading.selection),
+        variables: Some(json!({ "key": key })),
+        operation_name: None,
+    };
+    let exchange = client.execute(&request, cancel).await?;
+    let response = exchange.response;
+    // No such user: `user` is null (the sandbox adds an error saying so; that is the answer).
+    match response.data.as_ref().and_then(|d| d.get("user")) {
+        Some(user) if user.is_object() => Ok(reading.current(user).map(|(_, c)| c)),
+        Some(Value::Null) => Ok(None),
+        _ => response.into_data().map(|_| None),
+    }
+}
+
+/// How one row came out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Applied; the id of a created user.
+    Done {
+        /// The created user's id.
+        created_id: Option<String>,
+        /// A note (`already as the file says`).
+        note: String,
+    },
+    /// Refused.
+    Failed {
+        /// What the service said.
+        message: String,
+        /// The field or path it named.
+        field: String,
+    },
+    /// Changed on the service since the plan.
+    Conflict {
+        /// Which fields, old → now.
+        message: String,
+    },
+}
+
+/// What is still to send of `row` now that the service has `now` for it: `Ok(None)` when the
+/// service already has what the row says; `Err(message)` on a conflict (a field changed since
+/// the plan, to neither the old nor the new value) unless `overwrite`.
+pub fn still_to_send(row: &PlannedRow, now: Option<&Current>, overwrite: bool) -> Result<Option<PlannedRow>, String> {
+    let Some(now) = now else {
+        return match row.action {
+            Action::Create => Ok(Some(row.clone())),
+            _ => Err("the user no longer exists on the service".to_owned()),
+        };
+    };
+    if row.action == Action::Create {
+        // Created already (by an interrupted run of this import, or by someone else since).
+        let all_there = row.changes.iter().all(|c| now.values.get(&c.field).is_none_or(|v| same(v, &c.new)));
+        return if all_there || overwrite {
+            Ok(None)
+        } else {
+            Err("a user with this ref was created since the plan".to_owned())
+        };
+    }
+    let mut rest = row.clone();
+    let mut conflicts = Vec::new();
+    rest.changes.retain(|c| match now.values.get(&c.field) {
+        Some(v) if same(v, &c.new) => false,
+        Some(v) if !same(v, &c.old) => {
+            conflicts.push(format!(
+                "{}: planned {} → {}, now {}",
+                c.field,
+                super::plan::text(&c.old),
+                super::plan::text(&c.new),
+                super::plan::text(v)
+            ));
+            true
+        }
+        _ => true,
+    });
+    if let Some(groups) = &now.groups {
+        rest.add_groups.retain(|g| !groups.contains(g));
+        rest.remove_groups.retain(|g| groups.contains(g));
+    }
+    if !conflicts.is_empty() && !overwrite {
+        return Err(format!("changed on the service since the plan: {}", conflicts.join("; ")));
+    }
+    if rest.changes.is_empty() && rest.add_groups.is_empty() && rest.remove_groups.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(rest))
+}
+
+/// Sends `row`'s mutations (what is left of it): a create, an update of the changed fields, then
+/// an archive or activation, then the group changes. Stops at the first refusal.
+pub async fn send(
+    client: &Client,
+    target: &Target,
+    row: &PlannedRow,
+    id: Option<&str>,
+    cancel: &CancellationToken,
+) -> Result<Outcome, ApiError> {
+    let active = target.active_field.as_deref();
+    let mut created_id = None;
+    let mut id = id.map(str::to_owned);
+    match row.action {
+        Action::Create => {
+            let Some(create) = &target.create else { return Ok(failed("the service cannot create users", "")) };
+            let values: Map<String, Value> = row.changes.iter().map(|c| (c.field.clone(), c.new.clone())).collect();
+            match call(client, create, &row.key, None, values, None, cancel).await? {
+                Ok(answer) => {
+                    created_id = answer.get("id").map(super::plan::text);
+                    id.clone_from(&created_id);
+                }
+                Err(outcome) => return Ok(outcome),
+            }
+        }
+        Action::Update | Action::Archive | Action::Activate => {
+            // The state change by its own mutation when there is one; else in the update.
+            let by_own = match row.action {
+                Action::Archive => target.archive.as_ref(),
+                Action::Activate => target.activate.as_ref(),
+                _ => None,
+            };
+            let values: Map<String, Value> = row
+                .changes
+                .iter()
+                .filter(|c| by_own.is_none() || Some(c.field.as_str()) != active)
+                .map(|c| (c.field.clone(), c.new.clone()))
+                .collect();
+            if !values.is_empty() {
+                let Some(update) = &target.update else { return Ok(failed("the service cannot update users", "")) };
+                if let Err(outcome) = call(client, update, &row.key, id.as_deref(), values, None, cancel).await? {
+                    return Ok(outcome);
+                }
+            }
+            let state_changes = row.changes.iter().any(|c| Some(c.field.as_str()) == active);
+            if let (Some(own), true) = (by_own, state_changes)
+                && let Err(outcome) = call(client, own, &row.key, id.as_deref(), Map::new(), None, cancel).await?
+            {
+                return Ok(outcome);
+            }
+        }
+        Action::Unchanged | Action::Invalid => {}
+    }
+    for (groups, mutation, what) in [
+        (&row.add_groups, &target.add_to_group, "add users to groups"),
+        (&row.remove_groups, &target.remove_from_group, "remove users from groups"),
+    ] {
+        if groups.is_empty() {
+            continue;
+        }
+        let Some(mutation) = mutation else { return Ok(failed(&format!("the service cannot {what}"), "groups")) };
+        for group in groups {
+            if let Err(outcome) =
+                call(client, mutation, &row.key, id.as_deref(), Map::new(), Some(group), cancel).await?
+            {
+                return Ok(outcome);
+            }
+        }
+    }
+    Ok(Outcome::Done { created_id, note: String::new() })
+}
+
+fn failed(message: &str, field: &str) -> Outcome {
+    Outcome::Failed { message: message.to_owned(), field: field.to_owned() }
+}
+
+/// One mutation for the user `key` (or `id`), with the input `values` and the group `group`:
+/// the object answered, or the refusal (GraphQL errors or payload errors).
+async fn call(
+    client: &Client,
+    mutation: &Mutation,
+    key: &str,
+    id: Option<&str>,
+    values: Map<String, Value>,
+    group: Option<&str>,
+    cancel: &CancellationToken,
+) -> Result<Result<Value, Outcome>, ApiError> {
+    let mut declared = Vec::new();
+    let mut passed = Vec::new();
+    let mut variables = Map::new();
+    let by_key = |k: &Key| match k {
+        Key::Ref => Value::from(key),
+        Key::Id => Value::from(id.unwrap_or(key)),
+    };
+    for (i, (name, ty, supply)) in mutation.args.iter().enumerate() {
+        let value = match supply {
+            Supply::UserKey(k) => by_key(k),
+            Supply::UserKeys(k) => Value::Array(vec![by_key(k)]),
+            Supply::GroupKey(_) => match group {
+                Some(g) => Value::from(g),
+                None => continue,
+            },
+            Supply::Input { fields, key: inside } => {
+                let mut input: Map<String, Value> =
+                    values.iter().filter(|(f, _)| fields.contains(f)).map(|(f, v)| (f.clone(), v.clone())).collect();
+                if let Some((field, k)) = inside {
+                    input.insert(field.clone(), by_key(k));
+                } else if fields.iter().any(|f| f == "ref") {
+                    input.insert("ref".to_owned(), Value::from(key));
+                }
+                Value::Object(input)
+            }
+            Supply::Field(field) => match values.get(field) {
+                Some(v) => v.clone(),
+                None => continue,
+            },
+            _ => continue,
+        };
+        declared.push(format!("$a{i}: {ty}"));
+        passed.push(format!("{name}: $a{i}"));
+        variables.insert(format!("a{i}"), value);
+    }
+    let selection = mutation.returns.selection("{ id }");
+    let arguments = if passed.is_empty() { String::new() } else { format!("({})", passed.join(", ")) };
+    let declared = if declared.is_empty() { String::new() } else { format!("({})", declared.join(", ")) };
+    let request = GraphQlRequest {
+        query: format!("mutation{declared} {{ {}{arguments} {selection} }}", mutation.field),
+        variables: Some(Value::Object(variables)),
+        operation_name: None,
+    };
+    let exchange = client.execute(&request, cancel).await?;
+    let response = exchange.response;
+    if let Some(error) = response.errors.first() {
+        let path = error.path_text();
+        // The sandbox and many services name the input at fault first: `input.email: not a valid address`.
+        let field = error
+            .message
+            .split_once(": ")
+            .map(|(f, _)| f)
+            .filter(|f| !f.contains(' ') && !f.is_empty())
+            .map_or(path, str::to_owned);
+        return Ok(Err(Outcome::Failed { message: error.message.clone(), field }));
+    }
+    let answer = response.data.as_ref().and_then(|d| d.get(&mutation.field)).cloned().unwrap_or(Value::Null);
+    let errors = mutation.returns.errors(&answer);
+    if let Some(first) = errors.first() {
+        let message = errors.iter().map(|e| e.sentence()).collect::<Vec<_>>().join("; ");
+        return Ok(Err(Outcome::Failed { message, field: first.field.clone().unwrap_or_default() }));
+    }
+    Ok(Ok(mutation.returns.object(&answer).cloned().unwrap_or(Value::Null)))
+}

@@ -1,0 +1,188 @@
+//! What an import can do on a service, read from its schema by shape ([`crate::shape`]): the
+//! mutations that create, update, archive and activate a user and change a group's members, and
+//! the user fields a file's columns can set, each with the type its values are converted to.
+
+use apollo_compiler::Schema;
+use apollo_compiler::ast::Type;
+use apollo_compiler::schema::ExtendedType;
+
+use crate::shape::{self, Action, Mutation, Supply};
+
+/// How a field's values are written in a cell and sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// `Boolean`: true/false, yes/no, 1/0, x/empty.
+    Bool,
+    /// `Int`.
+    Int,
+    /// `Float`.
+    Float,
+    /// An enum: by value (`MANAGER`) or label (`Manager`).
+    Enum(Vec<String>),
+    /// A list of an enum's values, separated by `;` or `,`.
+    EnumList(Vec<String>),
+    /// A date or date-time scalar (its name says `Date`): `2024-03-01`, `01/03/2024`, RFC 3339.
+    Date,
+    /// Text (`String`, `ID` and other scalars), sent as written.
+    Text,
+}
+
+/// A user field a column can set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    /// The input field's name (`isActive`).
+    pub name: String,
+    /// How its values are read.
+    pub kind: Kind,
+    /// The create input requires it (non-null without a default).
+    pub required: bool,
+    /// The create mutation takes it.
+    pub on_create: bool,
+    /// The update mutation takes it.
+    pub on_update: bool,
+    /// The service checks it as an e-mail address (`email`, or a scalar named so).
+    pub email: bool,
+}
+
+/// The mutations of an import and the fields they set.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The user's type.
+    pub user_type: String,
+    /// Creates a user from an input object.
+    pub create: Option<Mutation>,
+    /// Changes a user: the key and an input object (or fields as arguments).
+    pub update: Option<Mutation>,
+    /// Archives a user by key.
+    pub archive: Option<Mutation>,
+    /// Activates an archived user by key.
+    pub activate: Option<Mutation>,
+    /// Adds users to a group.
+    pub add_to_group: Option<Mutation>,
+    /// Removes users from a group.
+    pub remove_from_group: Option<Mutation>,
+    /// Every field a column can set, create's first then update's.
+    pub fields: Vec<Field>,
+    /// The user type's field telling whether the user is active (`isActive`).
+    pub active_field: Option<String>,
+}
+
+/// Why a schema cannot be imported into.
+pub fn no_mutations() -> String {
+    "the service's schema has no mutation that creates or updates a user; imports need one".to_owned()
+}
+
+impl Target {
+    /// Reads `schema`; `None` when it has no user type or no create/update mutation.
+    pub fn of(schema: &Schema) -> Option<Target> {
+        let user_type = shape::user_type(schema)?;
+        let related = shape::related(schema, &user_type);
+        let found = shape::mutations(schema, &user_type, &related);
+        let pick = |action: Action| found.iter().find(|m| m.action == action).cloned();
+        let (create, update) = (pick(Action::CreateUser), pick(Action::UpdateUser));
+        if create.is_none() && update.is_none() {
+            return None;
+        }
+        let mut fields: Vec<Field> = Vec::new();
+        for (mutation, creating) in [(&create, true), (&update, false)] {
+            let Some(mutation) = mutation else { continue };
+            for (name, ty) in settable(schema, mutation) {
+                let kind = kind_of(schema, &ty);
+                let email = shape::plain(&name) == "email" || shape::plain(ty.inner_named_type()).contains("email");
+                match fields.iter_mut().find(|f| f.name == name) {
+                    Some(field) => field.on_update |= !creating,
+                    None => fields.push(Field {
+                        required: creating && ty.is_non_null() && !has_default(schema, mutation, &name),
+                        on_create: creating,
+                        on_update: !creating,
+                        name,
+                        kind,
+                        email,
+                    }),
+                }
+            }
+        }
+        let active_field = shape::object_fields(schema, &user_type)
+            .unwrap_or_default()
+            .iter()
+            .find(|f| {
+                f.ty.inner_named_type() == "Boolean" && matches!(shape::plain(&f.name).as_str(), "isactive" | "active")
+            })
+            .map(|f| f.name.to_string());
+        Some(Target {
+            user_type,
+            create,
+            update,
+            archive: pick(Action::ArchiveUser),
+            activate: pick(Action::ActivateUser),
+            add_to_group: pick(Action::AddToGroup),
+            remove_from_group: pick(Action::RemoveFromGroup),
+            fields,
+            active_field,
+        })
+    }
+
+    /// The field named `name`.
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+/// The user fields `mutation` sets, with their declared types (leaf types only: lists of input
+/// objects such as extra fields are not columns).
+fn settable(schema: &Schema, mutation: &Mutation) -> Vec<(String, Type)> {
+    let Some(root) = schema.root_operation(apollo_compiler::ast::OperationType::Mutation) else { return Vec::new() };
+    let Some(definition) = shape::field(schema, root, &mutation.field) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (arg, _, supply) in &mutation.args {
+        let Some(argument) = definition.arguments.iter().find(|a| a.name == arg.as_str()) else { continue };
+        match supply {
+            Supply::Input { fields, key } => {
+                let input = argument.ty.inner_named_type();
+                for f in shape::input_fields(schema, input).unwrap_or_default() {
+                    let is_key = key.as_ref().is_some_and(|(k, _)| k == f.name.as_str())
+                        && !fields.contains(&f.name.to_string());
+                    if fields.iter().any(|n| n == f.name.as_str())
+                        && !is_key
+                        && shape::is_leaf(schema, f.ty.inner_named_type())
+                    {
+                        out.push((f.name.to_string(), (*f.ty).clone()));
+                    }
+                }
+            }
+            Supply::Field(name) => out.push((name.clone(), (*argument.ty).clone())),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn has_default(schema: &Schema, mutation: &Mutation, name: &str) -> bool {
+    let Some(root) = schema.root_operation(apollo_compiler::ast::OperationType::Mutation) else { return false };
+    let Some(definition) = shape::field(schema, root, &mutation.field) else { return false };
+    definition.arguments.iter().any(|a| {
+        shape::input_fields(schema, a.ty.inner_named_type())
+            .unwrap_or_default()
+            .iter()
+            .any(|f| f.name == name && f.default_value.is_some())
+    })
+}
+
+fn kind_of(schema: &Schema, ty: &Type) -> Kind {
+    let named = ty.inner_named_type().as_str();
+    let values = match schema.types.get(named) {
+        Some(ExtendedType::Enum(e)) => Some(e.values.keys().map(|v| v.to_string()).collect::<Vec<_>>()),
+        _ => None,
+    };
+    match (values, ty.is_list()) {
+        (Some(values), true) => Kind::EnumList(values),
+        (Some(values), false) => Kind::Enum(values),
+        (None, _) => match named {
+            "Boolean" => Kind::Bool,
+            "Int" => Kind::Int,
+            "Float" => Kind::Float,
+            n if n.contains("Date") => Kind::Date,
+            _ => Kind::Text,
+        },
+    }
+}

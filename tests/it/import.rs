@@ -1,0 +1,512 @@
+//! `orgql import` (issue 22) against an in-process sandbox over real HTTP, with the real SQLite
+//! journal: messy files read as a person saved them, the plan of a changed export exactly, apply,
+//! results and undo, a kill at 40 % and a resume that applies every row exactly once (the sandbox
+//! counts its committed mutations).
+//!
+//! The sandbox's users have no department: the "40 changed departments" of the issue are 40
+//! changed names here (extra fields, lists of category and value, are not columns an import maps).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use orgql::import::read::{self, FileKind, TextEncoding};
+use orgql::sandbox::{Config, RunningServer};
+use tempfile::TempDir;
+
+use crate::harness::{ALL_SCOPES, SECRET, sandbox, sandbox_with};
+
+/// A home for one test's runs of `orgql`.
+struct Home {
+    dir: TempDir,
+}
+
+impl Home {
+    fn new() -> Home {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        for sub in ["home", "config", "data", "out"] {
+            std::fs::create_dir_all(dir.path().join(sub)).expect("a directory");
+        }
+        Home { dir }
+    }
+
+    fn out(&self, name: &str) -> PathBuf {
+        self.dir.path().join("out").join(name)
+    }
+
+    fn command(&self, server: &RunningServer, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_orgql"));
+        command
+            .args(args)
+            .args(["--base-url", server.base_url(), "--client-id", "sandbox-admin", "--scope", ALL_SCOPES])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("ORGQL_NO_KEYRING", "1")
+            .env("ORGQL_CLIENT_SECRET", SECRET)
+            .env("HOME", self.dir.path().join("home"))
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("XDG_DATA_HOME", self.dir.path().join("data"))
+            .current_dir(self.dir.path().join("out"))
+            .stdin(Stdio::null());
+        command
+    }
+
+    async fn run(&self, server: &RunningServer, args: &[&str]) -> Output {
+        let mut command = self.command(server, args);
+        tokio::time::timeout(
+            Duration::from_secs(120),
+            tokio::task::spawn_blocking(move || command.output().expect("orgql runs")),
+        )
+        .await
+        .expect("orgql ends within two minutes")
+        .expect("the run ends")
+    }
+}
+
+fn text(output: &Output) -> String {
+    format!("stdout: {}\nstderr: {}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn commits(server: &RunningServer) -> u64 {
+    server.data().read().commits
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
+}
+
+fn read_all(path: &Path) -> (FileKind, Vec<String>, Vec<Vec<String>>) {
+    let mut table = read::open(path, None).expect("the file reads");
+    let mut rows = Vec::new();
+    while let Some(record) = table.next_record() {
+        rows.push(record.expect("a row").cells);
+    }
+    (table.kind.clone(), table.header.clone(), rows)
+}
+
+#[test]
+fn messy_files_read_as_the_person_saved_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected_header = ["ref", "Name", "E-mail", "Active"];
+    let rows = [["u1", "Zoë Ünal", "zoe@example.org", "yes"], ["u2", "=SUM(A1:A2)", "b@example.org", "x"]];
+    let text: String = std::iter::once(expected_header.join(";"))
+        .chain(rows.iter().map(|r| r.join(";")))
+        .collect::<Vec<_>>()
+        .join("\r\n");
+
+    // Excel's "CSV UTF-8": a BOM, semicolons (a French or German Excel), CRLF, empty lines.
+    let bom = dir.path().join("bom.csv");
+    std::fs::write(&bom, format!("\u{feff}{text}\r\n\r\n;;;\r\n")).unwrap();
+    let (kind, header, read) = read_all(&bom);
+    assert_eq!(kind, FileKind::Csv { encoding: TextEncoding::Utf8Bom, delimiter: b';' });
+    assert_eq!(header, expected_header);
+    assert_eq!(read, rows.map(|r| r.map(str::to_owned).to_vec()), "empty lines skipped, the formula kept as text");
+
+    // Excel's "Unicode text": UTF-16LE with its mark, tabs.
+    let utf16 = dir.path().join("unicode.txt");
+    let tabbed = text.replace(';', "\t");
+    let mut bytes = vec![0xFF, 0xFE];
+    tabbed.encode_utf16().for_each(|u| bytes.extend_from_slice(&u.to_le_bytes()));
+    std::fs::write(&utf16, bytes).unwrap();
+    let (kind, header, read) = read_all(&utf16);
+    assert_eq!(kind, FileKind::Csv { encoding: TextEncoding::Utf16Le, delimiter: b'\t' });
+    assert_eq!((header.len(), read[0][1].as_str()), (4, "Zoë Ünal"));
+
+    // Plain "CSV" of a Windows Excel: Windows-1252, detected and said.
+    let ansi = dir.path().join("ansi.csv");
+    let commas = text.replace(';', ",");
+    let (bytes, _, _) = encoding_rs::WINDOWS_1252.encode(&commas);
+    std::fs::write(&ansi, &bytes).unwrap();
+    let (kind, _, read) = read_all(&ansi);
+    assert_eq!(kind, FileKind::Csv { encoding: TextEncoding::Windows1252, delimiter: b',' });
+    assert!(kind.describe().contains("Windows-1252"), "{}", kind.describe());
+    assert_eq!(read[0][1], "Zoë Ünal");
+
+    // A workbook: numbers as text stay as shown, dates as dates, formulas by their value.
+    let book_path = dir.path().join("book.xlsx");
+    let mut book = rust_xlsxwriter::Workbook::new();
+    let sheet = book.add_worksheet();
+    sheet.set_name("People").unwrap();
+    for (c, h) in ["ref", "Badge", "Started", "Sum"].iter().enumerate() {
+        sheet.write_string(0, c as u16, *h).unwrap();
+    }
+    sheet.write_string(1, 0, "u1").unwrap();
+    sheet.write_string(1, 1, "00123").unwrap();
+    let date = rust_xlsxwriter::ExcelDateTime::from_ymd(2024, 3, 1).unwrap();
+    let format = rust_xlsxwriter::Format::new().set_num_format("dd/mm/yyyy");
+    sheet.write_datetime_with_format(1, 2, &date, &format).unwrap();
+    sheet.write_formula(1, 3, rust_xlsxwriter::Formula::new("=1+1").set_result("2")).unwrap();
+    book.save(&book_path).unwrap();
+    let (kind, header, read) = read_all(&book_path);
+    assert_eq!(kind, FileKind::Workbook { sheet: "People".into() });
+    assert_eq!(header, ["ref", "Badge", "Started", "Sum"]);
+    assert_eq!(read, [["u1", "00123", "2024-03-01", "2"]]);
+    let missing = read::open(&book_path, Some("Staff")).err().expect("no such sheet").to_string();
+    assert!(missing.contains("no sheet named 'Staff'; its sheets are: People"), "{missing}");
+
+    // Not a file orgql can read: one sentence saying what to do.
+    let garbage = dir.path().join("broken.xlsx");
+    std::fs::write(&garbage, b"PK\x03\x04 not really a zip").unwrap();
+    let error = read::open(&garbage, None).err().expect("refused").to_string();
+    assert!(error.contains("save it again as CSV (UTF-8) or XLSX"), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_messy_csv_is_planned_with_every_invalid_row_explained() {
+    let server = sandbox(60).await;
+    let home = Home::new();
+    let file = home.out("hr.csv");
+    // Semicolons, a BOM, an extra column, an empty line, a duplicate ref, a bad e-mail, an
+    // unknown enum value, a new user without a name, a new user in full.
+    let csv = "\u{feff}ref;Full name;E-mail;Active;Roles;Notes\n\
+               u00001;;;yes;;keep\n\
+               \n\
+               u00002;;not-an-address;;;\n\
+               u00003;;;;BOSS;\n\
+               u00004;;;;;\n\
+               u00004;;;;;\n\
+               new-1;;new1@example.org;yes;;\n\
+               new-2;New Person;new2@example.org;yes;learner;\n";
+    std::fs::write(&file, csv).unwrap();
+    let plan = home.out("plan.csv");
+    let before = commits(&server);
+    let run = home.run(&server, &["import", p(&file), "--plan", p(&plan)]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let err = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(err.contains("CSV, UTF-8 with BOM, delimited by ';'"), "{err}");
+    assert!(err.contains("not mapped: Notes"), "the extra column is listed: {err}");
+    assert!(err.contains("'not-an-address' is not a valid e-mail address"), "{err}");
+    assert!(err.contains("'BOSS' is not one of LEARNER, MANAGER, AUTHOR, ADMIN"), "{err}");
+    assert!(err.contains("duplicate ref 'u00004' (rows 6, 7)"), "{err}");
+    assert!(err.contains("a new user needs name"), "{err}");
+    assert_eq!(commits(&server), before, "planning changes nothing");
+    let (_, header, rows) = read_all(&plan);
+    assert_eq!(header, ["row", "ref", "action", "changes", "reason"]);
+    let actions: Vec<(String, String)> = rows.iter().map(|r| (r[1].clone(), r[2].clone())).collect();
+    assert!(actions.contains(&("new-2".into(), "create".into())), "{actions:?}");
+    assert_eq!(actions.iter().filter(|(_, a)| a == "invalid").count(), 5, "{actions:?}");
+    let created = stdout(&run);
+    assert!(created.contains("1 to create"), "{created}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&plan).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+
+    // A file that cannot be read is a non-zero exit and one sentence.
+    let run = home.run(&server, &["import", p(&home.out("nowhere.csv"))]).await;
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    // No key column.
+    std::fs::write(&file, "who,name\nu00001,A\n").unwrap();
+    let run = home.run(&server, &["import", p(&file)]).await;
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--key COLUMN"), "{}", text(&run));
+    // ... named with --key, and a column mapped by hand (remembered for this header).
+    let run = home.run(&server, &["import", p(&file), "--key", "who", "--map", "name=name"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert!(stdout(&run).contains("1 to update"), "{}", text(&run));
+    let run = home.run(&server, &["import", p(&file)]).await;
+    assert_eq!(run.status.code(), Some(0), "the mapping was remembered: {}", text(&run));
+}
+
+/// The users as an export writes them: ref, name, email, isActive.
+async fn export(home: &Home, server: &RunningServer, name: &str) -> Vec<Vec<String>> {
+    let out = home.out(name);
+    let query = "{ paginatedUsers { edges { node { ref name email isActive } } } }";
+    let run = home.run(server, &["export", "-e", query, "--out", p(&out)]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let (_, header, rows) = read_all(&out);
+    assert_eq!(header, ["ref", "name", "email", "isActive"]);
+    rows
+}
+
+fn write_xlsx(path: &Path, header: &[&str], rows: &[Vec<String>]) {
+    let mut book = rust_xlsxwriter::Workbook::new();
+    let sheet = book.add_worksheet();
+    for (c, h) in header.iter().enumerate() {
+        sheet.write_string(0, c as u16, *h).unwrap();
+    }
+    for (r, row) in rows.iter().enumerate() {
+        for (c, cell) in row.iter().enumerate() {
+            if c == 3 {
+                sheet.write_boolean(r as u32 + 1, c as u16, cell == "true").unwrap();
+            } else {
+                sheet.write_string(r as u32 + 1, c as u16, cell).unwrap();
+            }
+        }
+    }
+    book.save(path).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edited_export_plans_exactly_its_changes_applies_and_undoes() {
+    let server = sandbox(200).await;
+    let home = Home::new();
+    let original = export(&home, &server, "users.xlsx").await;
+    assert_eq!(original.len(), 200);
+
+    // As a person edits it: 40 names (the "departments"), 3 e-mails (one invalid), 2 marked
+    // inactive, 5 new rows.
+    let mut edited = original.clone();
+    let active: Vec<usize> = (0..edited.len()).filter(|&i| edited[i][3] == "true").collect();
+    let (names, rest) = active.split_at(40);
+    for &i in names {
+        edited[i][1] = format!("{} (Sales)", edited[i][1]);
+    }
+    edited[rest[0]][2] = "moved.one@example.org".into();
+    edited[rest[1]][2] = "moved.two@example.org".into();
+    edited[rest[2]][2] = "no-at-sign".into();
+    edited[rest[3]][3] = "false".into();
+    edited[rest[4]][3] = "false".into();
+    for n in 1..=5 {
+        edited.push(vec![format!("hire-{n}"), format!("New Hire {n}"), format!("hire{n}@example.org"), "true".into()]);
+    }
+    let file = home.out("edited.xlsx");
+    write_xlsx(&file, &["ref", "name", "email", "isActive"], &edited);
+
+    let plan_path = home.out("plan.xlsx");
+    let run = home.run(&server, &["import", p(&file), "--plan", p(&plan_path)]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert_eq!(
+        stdout(&run).trim(),
+        "5 to create, 42 to update, 2 to archive, 155 unchanged, 1 invalid",
+        "{}",
+        text(&run)
+    );
+    let err = String::from_utf8_lossy(&run.stderr).into_owned();
+    let invalid_row = rest[2] + 2;
+    assert!(
+        err.contains(&format!(
+            "row {invalid_row} ({}): email: 'no-at-sign' is not a valid e-mail address",
+            edited[rest[2]][0]
+        )),
+        "{err}"
+    );
+    let (_, _, plan) = read_all(&plan_path);
+    let by_ref = |r: &str| plan.iter().find(|row| row[1] == r).cloned().expect("planned");
+    let renamed = by_ref(&edited[names[0]][0]);
+    assert_eq!(renamed[2], "update");
+    assert_eq!(renamed[3], format!("name: {} → {}", original[names[0]][1], edited[names[0]][1]));
+    assert_eq!(by_ref(&edited[rest[3]][0])[2], "archive");
+
+    // Rehearsed on a sandbox seeded with the affected users: nothing reaches the service.
+    let before = commits(&server);
+    let run = home.run(&server, &["import", p(&file), "--rehearse"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert!(
+        stdout(&run).contains(
+            "rehearsed on a sandbox: 49 rows applied, 0 refused; webhooks: 2 user.archived, 5 user.created, 42 user.updated"
+        ),
+        "{}",
+        text(&run)
+    );
+    assert_eq!(commits(&server), before, "the rehearsal sent nothing to the service");
+
+    // Apply, with results and undo.
+    let before = commits(&server);
+    let (results, undo) = (home.out("results.csv"), home.out("undo.csv"));
+    let run = home.run(&server, &["import", p(&file), "--apply", "--results", p(&results), "--undo", p(&undo)]).await;
+    assert_eq!(run.status.code(), Some(7), "applied with a row failure: {}", text(&run));
+    assert!(stdout(&run).contains("applied 49 rows; 0 failed, 0 conflicts, 1 invalid"), "{}", text(&run));
+    assert_eq!(commits(&server) - before, 49, "one mutation a row");
+    let (_, header, result_rows) = read_all(&results);
+    assert_eq!(header, ["ref", "name", "email", "isActive", "outcome", "message", "field", "created_id"]);
+    assert_eq!(result_rows.len(), edited.len(), "every input row in its place");
+    let hire = result_rows.iter().find(|r| r[0] == "hire-1").expect("the new hire");
+    assert_eq!(hire[4], "created");
+    assert!(hire[7].len() > 2, "the created user's id: {hire:?}");
+    assert_eq!(result_rows[rest[2]][4], "invalid");
+
+    // The service now matches the file (but for the invalid row).
+    let now = export(&home, &server, "after.xlsx").await;
+    let mut expected = edited.clone();
+    expected[rest[2]][2] = original[rest[2]][2].clone();
+    let sorted = |mut rows: Vec<Vec<String>>| {
+        rows.sort();
+        rows
+    };
+    assert_eq!(sorted(now), sorted(expected));
+
+    // Importing the undo file puts everything back; the new hires stay, archived.
+    let run = home.run(&server, &["import", p(&undo), "--apply"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let back = export(&home, &server, "back.xlsx").await;
+    let mut expected = original.clone();
+    for n in 1..=5 {
+        expected.push(vec![
+            format!("hire-{n}"),
+            format!("New Hire {n}"),
+            format!("hire{n}@example.org"),
+            "false".into(),
+        ]);
+    }
+    assert_eq!(sorted(back), sorted(expected));
+
+    // The edited file planned again: the same changes (the new hires now to activate).
+    let plan = home.run(&server, &["import", p(&file)]).await;
+    assert!(stdout(&plan).contains("0 to create, 42 to update, 2 to archive, 5 to activate"), "{}", text(&plan));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_apply_killed_at_40_percent_resumes_and_applies_every_row_once() {
+    let server = sandbox_with(Config { users: 120, latency: Duration::from_millis(15), ..Config::default() }).await;
+    let home = Home::new();
+    let file = home.out("names.csv");
+    let mut csv = String::from("ref,name\n");
+    for i in 1..=100 {
+        csv.push_str(&format!("u{i:05},Renamed {i}\n"));
+    }
+    std::fs::write(&file, csv).unwrap();
+    let before = commits(&server);
+    let mut child = home
+        .command(&server, &["import", p(&file), "--apply"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while commits(&server) - before < 40 {
+        assert!(started.elapsed() < Duration::from_secs(90), "40 rows applied within 90 s");
+        assert!(child.try_wait().unwrap().is_none(), "the import is still running");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let applied = commits(&server) - before;
+    assert!((40..100).contains(&applied), "{applied}");
+
+    let run = home.run(&server, &["import", p(&file), "--resume", "--results", p(&home.out("results.csv"))]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert!(stdout(&run).contains("applied 100 rows") || stdout(&run).contains("applied"), "{}", text(&run));
+    assert_eq!(commits(&server) - before, 100, "every row applied exactly once");
+    let (_, _, rows) = read_all(&home.out("results.csv"));
+    assert!(rows.iter().all(|r| r[2] == "updated"), "{rows:?}");
+    // Nothing left to resume.
+    let again = home.run(&server, &["import", p(&file), "--resume"]).await;
+    assert_eq!(again.status.code(), Some(2), "{}", text(&again));
+    assert_eq!(commits(&server) - before, 100);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_rows_carry_the_services_words_and_rerun_alone() {
+    let server = sandbox(30).await;
+    let home = Home::new();
+    let file = home.out("fix.csv");
+    std::fs::write(
+        &file,
+        "ref,email\nu00001,first@example.org\nu00002,u00001-taken@example.org\nu00003,third@example.org\n",
+    )
+    .unwrap();
+    // Make row 2 fail on the service itself: the address is taken by another user.
+    update_user(&server, "u00005", serde_json::json!({ "email": "u00001-taken@example.org" })).await;
+    let results = home.out("results.csv");
+    let run = home.run(&server, &["import", p(&file), "--apply", "--results", p(&results)]).await;
+    assert_eq!(run.status.code(), Some(7), "{}", text(&run));
+    let (_, _, rows) = read_all(&results);
+    assert_eq!(rows[1][2], "failed");
+    assert!(rows[1][3].contains("already exists"), "the service's message: {:?}", rows[1]);
+    assert_eq!(rows[1][4], "input.email", "the field it named");
+
+    // Fixed in the file; only the failed row is sent again.
+    std::fs::write(
+        &file,
+        "ref,email\nu00001,first@example.org\nu00002,second@example.org\nu00003,changed-again@example.org\n",
+    )
+    .unwrap();
+    let before = commits(&server);
+    let run = home.run(&server, &["import", p(&file), "--apply", "--failed-only"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert_eq!(commits(&server) - before, 1, "only the row that failed");
+    let _ = read::open(&results, None).expect("results still read");
+}
+
+/// Changes a user through the service's own mutation (as someone else would).
+async fn update_user(server: &RunningServer, key: &str, input: serde_json::Value) {
+    let admin = crate::harness::token(server, "users.write").await;
+    let update = "mutation($ref: String!, $input: UpdateUserInput!) { updateUser(ref: $ref, input: $input) { ref } }";
+    crate::harness::data(server, &admin, update, serde_json::json!({ "ref": key, "input": input })).await;
+}
+
+/// A client of `sandbox-admin` with every scope.
+fn admin_client(server: &RunningServer) -> std::sync::Arc<orgql::api::Client> {
+    let credentials = orgql::api::Credentials {
+        base_url: orgql::api::BaseUrl::parse(server.base_url()).expect("a base URL"),
+        client_id: "sandbox-admin".to_owned(),
+        client_secret: orgql::secret::Secret::new(SECRET),
+        scopes: ALL_SCOPES.parse().expect("scopes"),
+    };
+    std::sync::Arc::new(orgql::api::Client::new(credentials, Default::default(), None).expect("a client"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_value_changed_since_the_plan_is_a_conflict_and_not_overwritten_unless_asked() {
+    use orgql::import::{self, ApplyOptions, PlanOptions, Target};
+    let server = sandbox(20).await;
+    let client = admin_client(&server);
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let (model, _) = orgql::explorer::load::fetch(&client, &cancel).await.expect("the schema");
+    let target = Target::of(model.schema()).expect("user mutations found by shape");
+    assert_eq!(target.create.as_ref().map(|m| m.field.as_str()), Some("createUser"));
+    assert_eq!(target.archive.as_ref().map(|m| m.field.as_str()), Some("archiveUser"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("names.csv");
+    std::fs::write(&file, "ref,name\nu00001,Plan A\nu00002,Plan B\n").unwrap();
+    let prepared = import::prepare(&file, None, &target, None, |_| None, &[]).expect("read");
+    let planned =
+        import::make_plan(&client, model.schema(), &target, prepared, PlanOptions::default(), &cancel, |_, _| {})
+            .await
+            .map_err(|e| format!("{e:?}"))
+            .expect("planned");
+    assert_eq!(planned.rows.iter().filter(|r| r.action == import::Action::Update).count(), 2);
+
+    // Someone renames u00001 between the plan and the apply.
+    update_user(&server, "u00001", serde_json::json!({ "name": "Someone Else" })).await;
+    let admin = crate::harness::token(&server, "users.read").await;
+
+    let store = std::sync::Mutex::new(orgql::store::Store::open(&dir.path().join("db.sqlite3")).unwrap());
+    let journal_of = |rows: &[import::PlannedRow]| -> Vec<(u64, String, String)> {
+        rows.iter().map(|r| (r.row, r.key.clone(), serde_json::to_string(r).unwrap())).collect()
+    };
+    let id = store.lock().unwrap().begin_import("names.csv", "d", "sandbox", &journal_of(&planned.rows)).unwrap();
+    let rows = store.lock().unwrap().import_rows(id).unwrap();
+    let before = commits(&server);
+    let applied = import::apply(
+        &client,
+        &target,
+        &planned.reading,
+        &store,
+        id,
+        rows,
+        ApplyOptions::default(),
+        &cancel,
+        |_, _| {},
+    )
+    .await
+    .map_err(|e| e.to_string())
+    .expect("applied");
+    assert_eq!((applied.done, applied.conflicts, applied.failed), (1, 1, 0));
+    assert_eq!(commits(&server) - before, 1, "the conflict was not written");
+    let journal = store.lock().unwrap().import_rows(id).unwrap();
+    assert_eq!(journal[0].state, orgql::store::RowState::Conflict);
+    assert!(
+        journal[0].message.contains("name: planned") && journal[0].message.contains("now Someone Else"),
+        "{}",
+        journal[0].message
+    );
+
+    // Asked to, it writes over the change.
+    let id = store.lock().unwrap().begin_import("names.csv", "d", "sandbox", &journal_of(&planned.rows[..1])).unwrap();
+    let rows = store.lock().unwrap().import_rows(id).unwrap();
+    let options = ApplyOptions { overwrite: true, ..ApplyOptions::default() };
+    let applied = import::apply(&client, &target, &planned.reading, &store, id, rows, options, &cancel, |_, _| {})
+        .await
+        .map_err(|e| e.to_string())
+        .expect("applied");
+    assert_eq!((applied.done, applied.conflicts), (1, 0));
+    let name = crate::harness::data(&server, &admin, "{ user(ref: \"u00001\") { name } }", serde_json::json!({})).await;
+    assert_eq!(name["user"]["name"], "Plan A");
+}
