@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use clap::Args;
 use indicatif::ProgressBar;
@@ -14,10 +14,11 @@ use indicatif::ProgressBar;
 use super::Failure;
 use super::connection::ConnectionArgs;
 use super::export::{ActivityWatch, progress_bar};
-use crate::import::{self, Action, ApplyOptions, Counts, PlanError, PlanOptions, PlannedRow, Stopped, Target, Use};
-use crate::scopes::Scope;
+use crate::import::{
+    self, Action, ApplyOptions, Counts, PlanError, PlanOptions, PlannedRow, Stopped, Target, Use, session,
+};
 use crate::signal::Interrupt;
-use crate::store::{JournalRow, RowState, Store};
+use crate::store::{JournalRow, Store};
 
 /// The exit status of an import applied with rows that failed or conflicted.
 pub const ROW_FAILURES: u8 = 7;
@@ -129,32 +130,16 @@ async fn run_with(
     let schema = model.schema();
     let target = Target::of(schema).ok_or_else(|| Failure::new(2, import::target::no_mutations()))?;
     let store = Mutex::new(store);
-    let lock = || store.lock().unwrap_or_else(PoisonError::into_inner);
+    let lock = || session::lock(&store);
     let digest = import::files::digest(&args.file).map_err(Failure::usage)?;
 
     // What to apply: the interrupted import's journal, or a new plan.
     let (import_id, journal, plan_rows, reading) = if args.resume {
-        let last = lock().last_import(file_name, connection).map_err(|e| Failure::new(6, e.to_string()))?;
-        let Some(last) = last.filter(|l| !l.finished) else {
-            return Err(Failure::usage(format!(
-                "no interrupted import of {} on {connection} to resume; run it with --apply",
-                args.file.display()
-            )));
-        };
-        if last.digest != digest {
-            return Err(Failure::usage(format!(
-                "{} changed since the interrupted import; run it again with --apply (what was applied already shows as unchanged)",
-                args.file.display()
-            )));
-        }
-        let journal = lock().import_rows(last.id).map_err(|e| Failure::new(6, e.to_string()))?;
-        let plan_rows: Vec<PlannedRow> = journal.iter().filter_map(|j| serde_json::from_str(&j.plan).ok()).collect();
-        let fields: Vec<&str> = plan_rows.iter().flat_map(|p| p.changes.iter().map(|c| c.field.as_str())).collect();
-        let groups = plan_rows.iter().any(|p| !p.add_groups.is_empty() || !p.remove_groups.is_empty());
-        let reading = import::Reading::new(schema, &target, &fields, groups);
-        let left = journal.iter().filter(|j| matches!(j.state, RowState::Pending | RowState::Sent)).count();
-        say(progress, &format!("resuming the import of {}: {left} rows left", args.file.display()));
-        (Some(last.id), journal, plan_rows, reading)
+        let shown = args.file.display().to_string();
+        let found =
+            session::interrupted(&store, schema, &target, file_name, &shown, &digest, connection).map_err(refused)?;
+        say(progress, &format!("resuming the import of {shown}: {} rows left", found.left));
+        (Some(found.id), found.journal, found.rows, found.reading)
     } else {
         let header_key = std::cell::RefCell::new(String::new());
         let remembered = |header: &[String]| {
@@ -196,7 +181,7 @@ async fn run_with(
         progress.set_message("");
         let mut rows = planned.rows;
         if args.failed_only {
-            rows = only_failed(&lock(), file_name, connection, rows)?;
+            rows = session::only_failed(&lock(), file_name, connection, rows).map_err(refused)?;
         }
         (None, Vec::new(), rows, planned.reading)
     };
@@ -240,27 +225,9 @@ async fn run_with(
     }
     let (import_id, journal) = match import_id {
         Some(id) => (id, journal),
-        None => {
-            let rows: Vec<(u64, String, String)> = plan_rows
-                .iter()
-                .map(|r| (r.row, r.key.clone(), serde_json::to_string(r).unwrap_or_default()))
-                .collect();
-            let id = lock()
-                .begin_import(file_name, &digest, connection, &rows)
-                .map_err(|e| Failure::new(6, e.to_string()))?;
-            // Rows with nothing to send have their outcome now.
-            for (position, row) in plan_rows.iter().enumerate() {
-                if !row.action.writes() {
-                    let state = if row.action == Action::Invalid { RowState::Failed } else { RowState::Done };
-                    lock()
-                        .set_import_row(id, position as i64, state, &row.reason, "", "")
-                        .map_err(|e| Failure::new(6, e.to_string()))?;
-                }
-            }
-            (id, lock().import_rows(id).map_err(|e| Failure::new(6, e.to_string()))?)
-        }
+        None => session::begin(&store, file_name, &digest, connection, &plan_rows).map_err(refused)?,
     };
-    let to_send = journal.iter().filter(|j| matches!(j.state, RowState::Pending | RowState::Sent)).count() as u64;
+    let to_send = journal.iter().filter(|j| session::still_to_apply(j.state)).count() as u64;
     progress.set_length(to_send);
     progress.set_position(0);
     let bar = progress.clone();
@@ -327,42 +294,18 @@ fn write_outputs(
     Ok(())
 }
 
-/// The rows whose keys failed or conflicted in the last import of the file.
-fn only_failed(store: &Store, file: &str, connection: &str, rows: Vec<PlannedRow>) -> Result<Vec<PlannedRow>, Failure> {
-    let Some(last) = store.last_import(file, connection).map_err(|e| Failure::new(6, e.to_string()))? else {
-        return Err(Failure::usage("--failed-only: this file was never applied on this connection; leave it out"));
-    };
-    let failed: std::collections::HashSet<String> = store
-        .import_rows(last.id)
-        .map_err(|e| Failure::new(6, e.to_string()))?
-        .into_iter()
-        .filter(|r| matches!(r.state, RowState::Failed | RowState::Conflict))
-        .map(|r| r.key)
-        .collect();
-    Ok(rows.into_iter().filter(|r| failed.contains(&r.key)).collect())
-}
-
 /// The token's scopes cover the writes: `users.write`, and `groups.write` for group changes.
 async fn check_scopes(client: &crate::api::Client, rows: &[PlannedRow]) -> Result<(), Failure> {
-    let token = client.tokens().get().await?;
-    let mut needed = Vec::new();
-    if rows.iter().any(|r| r.action.writes()) {
-        needed.push(Scope::UsersWrite);
+    let lacking = session::lacking_scopes(client, rows).await?;
+    if lacking.is_empty() { Ok(()) } else { Err(Failure::new(4, session::lacking_sentence(&lacking))) }
+}
+
+/// A step refused: the person's to fix (exit 2) or the database's (exit 6).
+fn refused(refusal: session::Refusal) -> Failure {
+    match refusal {
+        session::Refusal::Usage(message) => Failure::usage(message),
+        session::Refusal::Store(message) => Failure::new(6, message),
     }
-    if rows.iter().any(|r| !r.add_groups.is_empty() || !r.remove_groups.is_empty()) {
-        needed.push(Scope::GroupsWrite);
-    }
-    let lacking: Vec<&str> = needed.into_iter().filter(|s| !token.scopes.contains(*s)).map(Scope::as_str).collect();
-    if !lacking.is_empty() {
-        return Err(Failure::new(
-            4,
-            format!(
-                "the token lacks {}; add it to the connection's scopes and run again (nothing was sent)",
-                lacking.join(" and ")
-            ),
-        ));
-    }
-    Ok(())
 }
 
 fn confirm(question: &str) -> bool {

@@ -186,3 +186,9 @@ pub fn digest(path: &Path) -> Result<String, String> {
     }
     Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
+
+/// `users.csv` → `users.results.csv` beside it (`what`: plan, results, undo).
+pub fn beside(file: &Path, what: &str) -> std::path::PathBuf {
+    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "import".to_owned());
+    file.with_file_name(format!("{stem}.{what}.csv"))
+}

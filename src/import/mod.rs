@@ -14,6 +14,7 @@ pub mod plan;
 pub mod read;
 pub mod rehearse;
 pub mod service;
+pub mod session;
 pub mod target;
 
 use std::collections::{BTreeMap, BTreeSet};

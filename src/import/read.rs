@@ -19,7 +19,6 @@ pub enum ReadError {
     /// The file cannot be opened or read.
     #[error("cannot read {}: {reason}; check the path and its permissions", path.display())]
     Io {
-        /// The file.
         path: PathBuf,
         /// What the system said.
         reason: String,
@@ -27,7 +26,6 @@ pub enum ReadError {
     /// The file is not CSV text nor a workbook orgql can read.
     #[error("{} cannot be read as {what} ({reason}); save it again as CSV (UTF-8) or XLSX", path.display())]
     Format {
-        /// The file.
         path: PathBuf,
         /// What it was read as.
         what: &'static str,
@@ -37,7 +35,6 @@ pub enum ReadError {
     /// The named sheet is not in the workbook.
     #[error("the workbook {} has no sheet named '{sheet}'; its sheets are: {}", path.display(), sheets.join(", "))]
     NoSheet {
-        /// The file.
         path: PathBuf,
         /// The sheet asked for.
         sheet: String,
@@ -46,10 +43,7 @@ pub enum ReadError {
     },
     /// Nothing but empty rows.
     #[error("{} has no header row (it is empty); the first row must name the columns", path.display())]
-    Empty {
-        /// The file.
-        path: PathBuf,
-    },
+    Empty { path: PathBuf },
 }
 
 /// A CSV file's text encoding, as detected.

@@ -14,6 +14,7 @@ mod export_window;
 mod find_user;
 mod fonts;
 mod history;
+mod import;
 mod json_tree;
 mod problems;
 mod profiles;

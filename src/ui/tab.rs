@@ -139,7 +139,7 @@ pub struct Export {
     pub resumable: bool,
     /// What else to say of it (what changed since the last export).
     pub note: Option<String>,
-    /// Rows written so far.
+    /// Rows done so far: written, or for a changes export fetched and compared.
     pub rows: u64,
     /// Rows expected.
     pub total: Option<u64>,

@@ -72,7 +72,6 @@ pub enum PullError {
     Unreachable {
         /// The remote.
         url: String,
-        /// Why.
         reason: String,
     },
     /// Any other status.

@@ -6,9 +6,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{
-    ExportCommand, ExportEvent, HistoryCommand, HistoryEvent, OperationsCommand, OperationsEvent, ProfilesCommand,
-    ProfilesEvent, QueryCommand, QueryEvent, SchemaCommand, SchemaEvent, StatusEvent, SupportCommand, SupportEvent,
-    WebhooksCommand, WebhooksEvent, WorkspaceCommand, WorkspaceEvent,
+    ExportCommand, ExportEvent, HistoryCommand, HistoryEvent, ImportCommand, ImportEvent, OperationsCommand,
+    OperationsEvent, ProfilesCommand, ProfilesEvent, QueryCommand, QueryEvent, SchemaCommand, SchemaEvent, StatusEvent,
+    SupportCommand, SupportEvent, WebhooksCommand, WebhooksEvent, WorkspaceCommand, WorkspaceEvent,
 };
 use crate::api::{Credentials, GraphQlError};
 use crate::table::Row;
@@ -90,6 +90,8 @@ pub enum Command {
     Query(QueryCommand),
     /// Exports of a tab's rows or of every page ([`super::exports`]).
     Export(ExportCommand),
+    /// Bulk changes from a spreadsheet ([`super::import`]).
+    Import(ImportCommand),
     /// The history of runs.
     History(HistoryCommand),
     /// The workspace kept between sessions.
@@ -188,6 +190,8 @@ pub enum Event {
     Query(QueryEvent),
     /// Of exports.
     Export(ExportEvent),
+    /// Of imports.
+    Import(ImportEvent),
     /// Of the history.
     History(HistoryEvent),
     /// Of the workspace.
@@ -225,10 +229,10 @@ macro_rules! feature_messages {
 }
 
 feature_messages!(
-    QueryCommand => Query, ExportCommand => Export, HistoryCommand => History, WorkspaceCommand => Workspace,
+    QueryCommand => Query, ExportCommand => Export, ImportCommand => Import, HistoryCommand => History, WorkspaceCommand => Workspace,
     SchemaCommand => Schema, WebhooksCommand => Webhooks, SupportCommand => Support,
     OperationsCommand => Operations, ProfilesCommand => Profiles;
-    QueryEvent => Query, ExportEvent => Export, HistoryEvent => History, WorkspaceEvent => Workspace,
+    QueryEvent => Query, ExportEvent => Export, ImportEvent => Import, HistoryEvent => History, WorkspaceEvent => Workspace,
     SchemaEvent => Schema, WebhooksEvent => Webhooks, SupportEvent => Support, OperationsEvent => Operations,
     ProfilesEvent => Profiles, StatusEvent => Status
 );

@@ -56,11 +56,11 @@ pub enum ExportEvent {
         /// The answer.
         answer: Result<Option<PathBuf>, String>,
     },
-    /// Rows written so far.
+    /// How far an export is.
     Progress {
         /// The export.
         job: JobId,
-        /// Rows written.
+        /// Rows done: written, or for a changes export fetched and compared.
         rows: u64,
         /// Rows expected, when known.
         total: Option<u64>,

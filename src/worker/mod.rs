@@ -1,12 +1,14 @@
 //! The background side of the app (no egui): a task per job on the runtime `main` owns, typed
 //! [`Command`]s in and [`Event`]s out over bounded channels, and a repaint callback that wakes
-//! the UI after every event. A feature is a module here with its own command and event enums
+//! the UI after an event it must show (`emit`; `emit_quietly` leaves the event for the next
+//! frame, for what is not on screen). A feature is a module here with its own command and event enums
 //! and a `handle` that starts its tasks; [`Command`] and [`Event`] only wrap them, and
 //! `dispatch` routes by feature.
 
 mod command;
 mod exports;
 mod history;
+mod import;
 mod operations;
 mod profiles;
 mod schema;
@@ -25,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 pub use command::*;
 pub use exports::{ExportAsked, ExportCommand, ExportEvent};
 pub use history::{HistoryCommand, HistoryEvent};
+pub use import::{ApplyOutcome, ApplyRequest, ImportCommand, ImportEvent, PlanRequest, PlanView};
 pub use operations::{OperationChange, OperationsCommand, OperationsEvent};
 pub use profiles::{ProfilesCommand, ProfilesEvent};
 pub use schema::{LoadedSchema, SchemaCommand, SchemaEvent};
@@ -313,6 +316,7 @@ async fn dispatch(
         match command {
             Command::Query(command) => walks::handle(&shared, command),
             Command::Export(command) => exports::handle(&shared, command),
+            Command::Import(command) => import::handle(&shared, command),
             Command::History(command) => history::handle(&shared, command),
             Command::Workspace(command) => workspace::handle(&shared, command).await,
             Command::Schema(command) => schema::handle(&shared, command),

@@ -18,6 +18,7 @@ mod flood;
 mod history;
 mod hostile;
 mod import;
+mod import_ui;
 mod introspection;
 mod listener;
 mod minimal;

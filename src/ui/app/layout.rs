@@ -75,6 +75,9 @@ impl OrgqlApp {
             if ui.button("Find user").on_hover_text("Find a user by ref, email or name").clicked() {
                 self.find_user.show();
             }
+            if ui.button("Import…").on_hover_text("Create, change and archive users from a spreadsheet").clicked() {
+                self.import.show();
+            }
             if let Some(language) = self.copy_code.menu_ui(ui) {
                 let program = self.code_of_active_tab(language);
                 self.copy_code.show(ui.ctx(), language, program);
@@ -145,6 +148,7 @@ impl OrgqlApp {
         };
         let (profiles, choice) = (&self.profiles, self.state.connection());
         self.find_user.ui(ctx, &access, || profiles.connection(choice), &mut self.commands);
+        self.import.ui(ctx, &access.connection, || profiles.connection(choice), &mut self.commands);
         if let Some(id) = self.find_user.take_open_delivery() {
             self.state.show(MainView::Webhooks);
             self.webhooks.select(id, &mut self.commands);

@@ -19,6 +19,7 @@ use super::editor::QueryEditor;
 use super::explorer::ExplorerPanel;
 use super::find_user::FindUserWindow;
 use super::history::HistoryPanel;
+use super::import::ImportWindow;
 use super::profiles::ProfilesWindow;
 use super::queries::{Context, Queries};
 use super::saved::SavedPanel;
@@ -68,6 +69,7 @@ pub struct OrgqlApp {
     saved: SavedPanel,
     status: StatusBar,
     find_user: FindUserWindow,
+    import: ImportWindow,
     webhooks: WebhooksPanel,
     copy_code: CopyCode,
     /// The generation of the workspace handed to the worker last; none until the kept one is
@@ -111,6 +113,7 @@ impl OrgqlApp {
             saved: SavedPanel::default(),
             status: StatusBar::default(),
             find_user: FindUserWindow::default(),
+            import: ImportWindow::default(),
             webhooks: WebhooksPanel::new(ListenerForm::new(0, None), &config.export_dir),
             copy_code: CopyCode::default(),
             saved_generation: None,
@@ -228,6 +231,11 @@ impl OrgqlApp {
     /// Whether Find user still waits for something it asked (for tests).
     pub fn find_user_busy(&self) -> bool {
         self.find_user.busy()
+    }
+
+    /// Whether the Import window still waits for a job it started (for tests).
+    pub fn import_busy(&self) -> bool {
+        self.import.busy()
     }
 
     /// How many runs and pages are under way (for tests).

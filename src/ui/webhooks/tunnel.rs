@@ -20,10 +20,7 @@ pub enum TunnelState {
         previous: Option<String>,
     },
     /// The program stopped; it is started again.
-    Down {
-        /// Why.
-        reason: String,
-    },
+    Down { reason: String },
 }
 
 /// What the section asks.

@@ -1,0 +1,168 @@
+//! The steps around a plan that the command line and the app share: the journal begun (rows
+//! with nothing to send get their outcome at once), the interrupted import found again to
+//! resume, the rows that failed last time, and the scopes a plan's writes need.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use apollo_compiler::Schema;
+
+use super::plan::{Action, PlannedRow};
+use super::service::Reading;
+use super::target::Target;
+use crate::api::{ApiError, Client};
+use crate::scopes::Scope;
+use crate::store::{JournalRow, RowState, Store, StoreError};
+
+/// Why a step could not be taken: the person's to fix (`Usage`) or the database's (`Store`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// What was asked cannot be done; the sentence says what to do instead.
+    Usage(String),
+    /// The journal could not be read or written.
+    Store(String),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Usage(s) | Refusal::Store(s) => f.write_str(s),
+        }
+    }
+}
+
+impl From<StoreError> for Refusal {
+    fn from(e: StoreError) -> Self {
+        Refusal::Store(e.to_string())
+    }
+}
+
+/// The store, locked (a poisoned lock still holds a usable connection).
+pub fn lock(store: &Mutex<Store>) -> MutexGuard<'_, Store> {
+    store.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Records a new import of `file` (its `digest`) on `connection` with `rows`, in plan order;
+/// rows that send nothing (unchanged, invalid) get their outcome now. Returns the import's id
+/// and its journal.
+pub fn begin(
+    store: &Mutex<Store>,
+    file: &str,
+    digest: &str,
+    connection: &str,
+    rows: &[PlannedRow],
+) -> Result<(i64, Vec<JournalRow>), Refusal> {
+    let planned: Vec<(u64, String, String)> =
+        rows.iter().map(|r| (r.row, r.key.clone(), serde_json::to_string(r).unwrap_or_default())).collect();
+    let store = lock(store);
+    let id = store.begin_import(file, digest, connection, &planned)?;
+    for (position, row) in rows.iter().enumerate() {
+        if !row.action.writes() {
+            let state = if row.action == Action::Invalid { RowState::Failed } else { RowState::Done };
+            store.set_import_row(id, position as i64, state, &row.reason, "", "")?;
+        }
+    }
+    Ok((id, store.import_rows(id)?))
+}
+
+/// An interrupted import, found again.
+#[derive(Debug)]
+pub struct Interrupted {
+    /// Its id in the journal.
+    pub id: i64,
+    /// Its journal.
+    pub journal: Vec<JournalRow>,
+    /// Its plan, in plan order.
+    pub rows: Vec<PlannedRow>,
+    /// What to read of each user before it is written.
+    pub reading: Reading,
+    /// Rows not applied yet (pending, or sent without a known outcome).
+    pub left: usize,
+}
+
+/// The rows of an unfinished import of `file` on `connection` still to apply; `None` when its
+/// last import finished (or there was none).
+pub fn left_to_resume(store: &Store, file: &str, connection: &str) -> Result<Option<usize>, StoreError> {
+    let Some(last) = store.last_import(file, connection)?.filter(|l| !l.finished) else { return Ok(None) };
+    Ok(Some(store.import_rows(last.id)?.iter().filter(|j| still_to_apply(j.state)).count()))
+}
+
+/// Whether a row of the journal is still to be applied.
+pub fn still_to_apply(state: RowState) -> bool {
+    matches!(state, RowState::Pending | RowState::Sent)
+}
+
+/// The interrupted import of `file` on `connection` (whose bytes must still have `digest`), to
+/// resume. Refused when its last import finished or the file changed since.
+pub fn interrupted(
+    store: &Mutex<Store>,
+    schema: &Schema,
+    target: &Target,
+    file: &str,
+    shown: &str,
+    digest: &str,
+    connection: &str,
+) -> Result<Interrupted, Refusal> {
+    let store = lock(store);
+    let Some(last) = store.last_import(file, connection)?.filter(|l| !l.finished) else {
+        return Err(Refusal::Usage(format!(
+            "no interrupted import of {shown} on {connection} to resume; apply it again instead"
+        )));
+    };
+    if last.digest != digest {
+        return Err(Refusal::Usage(format!(
+            "{shown} changed since the interrupted import; apply it again (what was applied already shows as unchanged)"
+        )));
+    }
+    let journal = store.import_rows(last.id)?;
+    let rows: Vec<PlannedRow> = journal.iter().filter_map(|j| serde_json::from_str(&j.plan).ok()).collect();
+    let fields: Vec<&str> = rows.iter().flat_map(|p| p.changes.iter().map(|c| c.field.as_str())).collect();
+    let groups = rows.iter().any(|p| !p.add_groups.is_empty() || !p.remove_groups.is_empty());
+    let reading = Reading::new(schema, target, &fields, groups);
+    let left = journal.iter().filter(|j| still_to_apply(j.state)).count();
+    Ok(Interrupted { id: last.id, journal, rows, reading, left })
+}
+
+/// The rows of `rows` whose keys failed or conflicted in the last import of `file` on
+/// `connection`.
+pub fn only_failed(
+    store: &Store,
+    file: &str,
+    connection: &str,
+    rows: Vec<PlannedRow>,
+) -> Result<Vec<PlannedRow>, Refusal> {
+    let Some(last) = store.last_import(file, connection)? else {
+        return Err(Refusal::Usage(
+            "this file was never applied on this connection, so no row failed; apply all its rows".to_owned(),
+        ));
+    };
+    let failed: HashSet<String> = store
+        .import_rows(last.id)?
+        .into_iter()
+        .filter(|r| matches!(r.state, RowState::Failed | RowState::Conflict))
+        .map(|r| r.key)
+        .collect();
+    Ok(rows.into_iter().filter(|r| failed.contains(&r.key)).collect())
+}
+
+/// The scopes the writes of `rows` need that the connection's token lacks: `users.write`, and
+/// `groups.write` for group changes.
+pub async fn lacking_scopes(client: &Client, rows: &[PlannedRow]) -> Result<Vec<&'static str>, ApiError> {
+    let token = client.tokens().get().await?;
+    let mut needed = Vec::new();
+    if rows.iter().any(|r| r.action.writes()) {
+        needed.push(Scope::UsersWrite);
+    }
+    if rows.iter().any(|r| !r.add_groups.is_empty() || !r.remove_groups.is_empty()) {
+        needed.push(Scope::GroupsWrite);
+    }
+    Ok(needed.into_iter().filter(|s| !token.scopes.contains(*s)).map(Scope::as_str).collect())
+}
+
+/// The sentence for scopes a token lacks.
+pub fn lacking_sentence(lacking: &[&str]) -> String {
+    format!(
+        "the token lacks {}; add it to the connection's scopes and try again (nothing was sent)",
+        lacking.join(" and ")
+    )
+}

@@ -1,0 +1,149 @@
+//! The Import… window (issue 22), driven as an HR person would with egui_kittest on the real app,
+//! its in-process sandbox and its own database: a semicolon CSV with a changed name, a bad
+//! e-mail, a new person, a leaver and a column nobody maps is planned; a column's use is changed
+//! and the plan follows; the invalid row is explained; the plan is rehearsed, applied after a
+//! question, and the undo file written beside the file takes it all back.
+
+use egui::accesskit::Role;
+use egui_kittest::kittest::{NodeT, Queryable};
+use serde_json::{Value, json};
+
+use crate::harness::{Session, admin_token, graphql};
+
+const USER: &str = "query($ref: String!) { user(ref: $ref) { ref name email isActive } }";
+
+/// The user with `user_ref` as the app's sandbox has them (null when there is none).
+fn service_user(s: &mut Session, user_ref: &str) -> Value {
+    let url = s.sandbox_url();
+    s.runtime.block_on(async {
+        let token = admin_token(&url, "users.read").await;
+        let body = graphql(&url, &token, USER, json!({ "ref": user_ref })).await;
+        body["data"]["user"].clone()
+    })
+}
+
+fn text(value: &Value) -> String {
+    value.as_str().expect("a text").to_owned()
+}
+
+/// Plans the file at `path` from the Import window and waits for its counts.
+fn plan(s: &mut Session, path: &std::path::Path, counts: &str) {
+    s.type_into("File", path.to_str().expect("a UTF-8 path"));
+    s.click("Plan");
+    s.wait_for("the plan", |h| !h.state().import_busy());
+    s.wait_for_label(counts);
+}
+
+/// Chooses in the mapping what `column` is used as.
+fn use_column_as(s: &mut Session, column: &str, used_as: &str) {
+    s.harness.get_by_role_and_label(Role::ComboBox, column).click();
+    let option = used_as.to_owned();
+    let is_choice = move |n: &egui_kittest::kittest::AccessKitNode<'_>| {
+        n.label().as_deref() == Some(option.as_str()) && !matches!(n.role(), Role::ComboBox | Role::Label)
+    };
+    let wanted = is_choice.clone();
+    s.wait_for(&format!("the choice '{used_as}'"), move |h| h.query_all_by(&wanted).next().is_some());
+    s.harness.query_all_by(&is_choice).next().expect("the choice").click();
+    s.harness.step();
+}
+
+#[test]
+fn a_spreadsheet_is_planned_mapped_rehearsed_applied_and_undone_from_the_window() {
+    let mut s = Session::start();
+    let renamed = service_user(&mut s, "u00001");
+    let unchanged = service_user(&mut s, "u00003");
+    let leaver = service_user(&mut s, "u00004");
+    assert_eq!(leaver["isActive"], true, "the leaver is active before: {leaver}");
+    let file = s.path("hr.csv");
+    let rows: Vec<Vec<String>> = vec![
+        ["ref", "Full name", "E-mail", "Active", "Notes"].map(str::to_owned).to_vec(),
+        vec![
+            "u00001".into(),
+            format!("{} Junior", text(&renamed["name"])),
+            text(&renamed["email"]),
+            "yes".into(),
+            "renamed".into(),
+        ],
+        ["u00002", "Bad Address", "not-an-address", "yes", "typo"].map(str::to_owned).to_vec(),
+        vec!["u00003".into(), text(&unchanged["name"]), text(&unchanged["email"]), "yes".into(), String::new()],
+        vec!["u00004".into(), text(&leaver["name"]), text(&leaver["email"]), "no".into(), "left in May".into()],
+        ["n00001", "Nia Newcomer", "nia.newcomer@example.com", "yes", "joins in June"].map(str::to_owned).to_vec(),
+    ];
+    // As a spreadsheet program saves it in a semicolon locale: quoted where a cell needs it.
+    let mut writer =
+        csv::WriterBuilder::new().delimiter(b';').terminator(csv::Terminator::CRLF).from_path(&file).expect("the file");
+    for row in &rows {
+        writer.write_record(row).expect("a row");
+    }
+    writer.flush().expect("the file is written");
+    drop(writer);
+
+    s.click("Import…");
+    s.wait_for_label("File");
+    plan(&mut s, &file, "1 to create");
+    for label in ["1 to update", "1 to archive", "1 unchanged", "1 invalid"] {
+        assert!(s.harness.query_by_label(label).is_some(), "'{label}' among the counts:\n{}", s.screen());
+    }
+    assert!(s.text_containing("read as CSV").is_some(), "how the file was read:\n{}", s.screen());
+    s.wait_for_text("Not mapped, so not imported: Notes.");
+
+    // A column's use changed by the person: the plan follows (no name, so u00001 is unchanged).
+    use_column_as(&mut s, "Full name", "Not mapped");
+    s.wait_for("the plan again", |h| !h.state().import_busy());
+    s.wait_for_label("0 to update");
+    s.wait_for_text("Not mapped, so not imported: Full name, Notes.");
+    use_column_as(&mut s, "Full name", "name");
+    s.wait_for("the plan again", |h| !h.state().import_busy());
+    s.wait_for_label("1 to update");
+
+    // The invalid row, alone in the grid, with its reason.
+    s.click("1 invalid");
+    let reason = s.wait_for_text("u00002").to_owned();
+    assert!(reason.contains("u00002"), "{reason}");
+    assert!(
+        s.text_containing("e-mail").or_else(|| s.text_containing("email")).is_some(),
+        "the reason names the address:\n{}",
+        s.screen()
+    );
+    s.click("All (5)");
+
+    s.click("Rehearse");
+    s.wait_for("the rehearsal", |h| !h.state().import_busy());
+    s.wait_for_text("Rehearsed on a sandbox: 3 rows applied, 0 refused");
+    assert_eq!(service_user(&mut s, "n00001"), Value::Null, "a rehearsal sends nothing to the service");
+
+    s.click("Apply…");
+    s.wait_for_text("Apply 3 changes to Sandbox");
+    s.click("Apply now");
+    s.wait_for("the apply", |h| !h.state().import_busy());
+    s.wait_for_text("Applied 3 rows; 0 failed, 0 conflicts, 1 invalid.");
+    let after = service_user(&mut s, "u00001");
+    assert_eq!(after["name"], format!("{} Junior", text(&renamed["name"])), "{after}");
+    assert_eq!(service_user(&mut s, "u00004")["isActive"], false);
+    let created = service_user(&mut s, "n00001");
+    assert_eq!(created["email"], "nia.newcomer@example.com", "{created}");
+    let mut results = csv::Reader::from_path(s.path("hr.results.csv")).expect("the results file beside the file");
+    let outcomes: Vec<(String, String)> =
+        results.records().map(|r| r.expect("a row")).map(|r| (r[0].to_owned(), r[5].to_owned())).collect();
+    let expected = [
+        ("u00001", "updated"),
+        ("u00002", "invalid"),
+        ("u00003", "unchanged"),
+        ("u00004", "archived"),
+        ("n00001", "created"),
+    ];
+    assert_eq!(outcomes, expected.map(|(k, o)| (k.to_owned(), o.to_owned())), "every input row in its place");
+    let undo = s.path("hr.undo.csv");
+    assert!(undo.is_file(), "the undo file beside the file");
+    s.wait_for_text(&format!("To take it back, import {}", undo.display()));
+
+    // The undo file, imported in the same window, takes it all back.
+    plan(&mut s, &undo, "1 to archive");
+    s.click("Apply…");
+    s.click("Apply now");
+    s.wait_for("the undo", |h| !h.state().import_busy());
+    s.wait_for_text("0 failed, 0 conflicts, 0 invalid.");
+    assert_eq!(service_user(&mut s, "u00001")["name"], renamed["name"]);
+    assert_eq!(service_user(&mut s, "u00004")["isActive"], true);
+    assert_eq!(service_user(&mut s, "n00001")["isActive"], false, "the created user is archived");
+}
