@@ -205,6 +205,8 @@ pub struct Capabilities {
     pub enroll: Option<(crate::shape::Mutation, usize, crate::shape::Search)>,
     /// How a group's card is read (its members and managers), when the schema can.
     pub group_card: Option<super::GroupQuery>,
+    /// The scope each mutation needs, where its description says so first (`events.write: …`).
+    pub mutation_scopes: std::collections::BTreeMap<String, crate::scopes::Scope>,
     /// A sentence for the card when the schema could not be read.
     pub notice: Option<String>,
 }
@@ -242,6 +244,7 @@ impl Capabilities {
             state_changes: Vec::new(),
             enroll: None,
             group_card: None,
+            mutation_scopes: Default::default(),
             notice: Some(reason),
         }
     }
@@ -299,7 +302,16 @@ impl Capabilities {
         let group_card = field(schema, &user_type, "groups")
             .and_then(|f| items(schema, f))
             .and_then(|(group_type, _)| super::group_card::group_query(schema, &group_type, &user_type));
+        let mutation_scopes = root_fields(schema, OperationType::Mutation)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|f| {
+                let scope = crate::explorer::scope_in_description(f.description.as_deref()?)?;
+                Some((f.name.to_string(), scope))
+            })
+            .collect();
         Ok(Capabilities {
+            mutation_scopes,
             sections,
             state_changes,
             enroll,

@@ -578,6 +578,16 @@ fn read(caps: &Capabilities, user: &Value) -> Result<UserCard, SupportError> {
                 .as_ref()
                 .filter(|(_, section, _)| *section == index)
                 .map(|(_, _, search)| crate::shape::label(&search.type_name).to_lowercase()),
+            change_scope: caps
+                .state_changes
+                .get(index)
+                .and_then(Option::as_ref)
+                .and_then(|m| caps.mutation_scopes.get(&m.field).copied()),
+            enroll_scope: caps
+                .enroll
+                .as_ref()
+                .filter(|(_, section, _)| *section == index)
+                .and_then(|(m, _, _)| caps.mutation_scopes.get(&m.field).copied()),
         })
         .collect();
     Ok(card)

@@ -25,6 +25,10 @@ pub struct SectionInfo {
     pub states: Vec<String>,
     /// What the user can be enrolled in from this section ("offer"), when the schema has it.
     pub enroll_in: Option<String>,
+    /// The scope the state change needs, when the schema says (its description).
+    pub change_scope: Option<crate::scopes::Scope>,
+    /// The scope enrolling needs, when the schema says.
+    pub enroll_scope: Option<crate::scopes::Scope>,
 }
 
 /// Something to enroll the user in, as a list offers it.

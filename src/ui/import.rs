@@ -174,6 +174,8 @@ impl ImportWindow {
             .open(&mut open)
             .default_width(760.0)
             .default_height((screen.height() - 120.0).max(300.0))
+            // Below the toolbar, beside the side panel: the connection stays in sight.
+            .default_pos(screen.left_top() + egui::vec2(320.0, 64.0))
             .resizable(true)
             .show(ctx, |ui| {
                 self.file_ui(ui, &mut asks);

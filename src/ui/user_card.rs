@@ -224,7 +224,7 @@ impl CardEditor {
             });
         }
         ui.add_space(6.0);
-        if let Some(more) = self.sections_ui(ui, user) {
+        if let Some(more) = self.sections_ui(ui, user, scopes) {
             search = Some(more);
         }
         ui.add_space(6.0);
@@ -530,7 +530,7 @@ impl CardEditor {
     /// The learning sections, each in its place: a heading with its count, its rows, "Show all"
     /// when more follow, "Open as a query", or why it could not be read. Returns "Show all"'s
     /// request.
-    fn sections_ui(&mut self, ui: &mut egui::Ui, user: &UserCard) -> Option<SupportRequest> {
+    fn sections_ui(&mut self, ui: &mut egui::Ui, user: &UserCard, scopes: ScopeSet) -> Option<SupportRequest> {
         if user.sections.is_empty() {
             ui.weak(NO_LEARNING);
             return None;
@@ -570,10 +570,14 @@ impl CardEditor {
                 continue;
             }
             let busy = section.rows.is_pending();
+            // An action the schema says needs a scope the connection lacks is not offered.
+            let lacking = |scope: Option<Scope>| scope.filter(|s| !scopes.contains(*s));
+            let may_change = lacking(section.info.change_scope).is_none();
+            let may_enroll = lacking(section.info.enroll_scope).is_none();
             let mut change = None;
             ui.push_id(("find-user-section", section.info.index), |ui| {
                 for row in &page.rows {
-                    let offer = row.key.as_ref().filter(|_| !section.info.states.is_empty());
+                    let offer = row.key.as_ref().filter(|_| !section.info.states.is_empty() && may_change);
                     if let Some(state) = section_row_ui(ui, &section.info, row, offer.is_some() && !busy) {
                         change = offer.map(|key| (key.clone(), row.title.clone(), state));
                     }
@@ -591,7 +595,19 @@ impl CardEditor {
                     current,
                 });
             }
-            if let Some(what) = section.info.enroll_in.clone()
+            let mut needs: Vec<Scope> = [lacking(section.info.change_scope), lacking(section.info.enroll_scope)]
+                .into_iter()
+                .flatten()
+                .collect();
+            needs.dedup();
+            for scope in needs {
+                ui.weak(format!(
+                    "Changes to {} need {}, which this connection does not request.",
+                    section.info.label.to_lowercase(),
+                    scope.as_str()
+                ));
+            }
+            if let Some(what) = section.info.enroll_in.clone().filter(|_| may_enroll)
                 && let Some(search) =
                     enroll_ui(ui, &what, &mut self.choice_filter, &self.choices, user, &mut self.confirm_enroll)
             {

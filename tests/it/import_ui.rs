@@ -5,7 +5,7 @@
 //! question, and the undo file written beside the file takes it all back.
 
 use egui::accesskit::Role;
-use egui_kittest::kittest::{NodeT, Queryable};
+use egui_kittest::kittest::Queryable;
 use serde_json::{Value, json};
 
 use crate::harness::{Session, admin_token, graphql};

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Issue 22's figures with the release binary and public tools (/usr/bin/time for wall time and
+# peak memory):
+#  1. reading and planning an edited export of every user (1 % renamed, 1 % new rows) against a
+#     sandbox of USERS users (default 100,000);
+#  2. applying a plan of APPLY rows (default 2,000 renamed users) one row at a time: rows/s;
+#  3. reading and planning a BIG-row file (default 1,000,000 rows, all new refs) against the same
+#     sandbox: peak memory against the file's size.
+#
+#   cargo build --release && bash benches/import-bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${ORGQL_BIN:-target/release/orgql}
+users=${USERS:-100000}
+apply_rows=${APPLY:-2000}
+big=${BIG:-1000000}
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+export HOME=$work/home XDG_DATA_HOME=$work/data XDG_CONFIG_HOME=$work/config ORGQL_NO_KEYRING=1
+export ORGQL_CLIENT_SECRET=sandbox-secret
+mkdir -p "$HOME"
+port=$((19000 + RANDOM % 1000))
+"$bin" sandbox --listen "127.0.0.1:$port" --users "$users" > "$work/sandbox.log" 2>&1 &
+for _ in $(seq 300); do grep -q http "$work/sandbox.log" 2>/dev/null && break; sleep 0.1; done
+connection=(--base-url "http://127.0.0.1:$port" --client-id sandbox-admin --scope "users.read users.write groups.read groups.write")
+
+timed() { # label, then the command: prints wall seconds and peak RSS (MB)
+  local label=$1; shift
+  /usr/bin/time -f '%e %M' -o "$work/time" "$@" > "$work/out" 2> "$work/err" || {
+    local code=$?
+    [ "$code" -eq 7 ] || { cat "$work/err"; exit 1; }
+  }
+  read -r secs kb < "$work/time"
+  printf '%-46s %8ss %8.1f MB   %s\n' "$label" "$secs" "$(awk -v kb="$kb" 'BEGIN { print kb / 1024 }')" "$(head -c 200 "$work/out" | tr '\n' ' ')"
+}
+
+"$bin" export -e '{ paginatedUsers(first: 50) { edges { node { ref name email isActive } } } }' \
+  --out "$work/users.csv" "${connection[@]}" 2> /dev/null
+python3 - "$work/users.csv" "$work/edited.csv" "$work/apply.csv" "$work/big.csv" "$apply_rows" "$big" <<'EOF'
+import csv, sys
+src, edited, apply_path, big_path, apply_rows, big = sys.argv[1:7]
+apply_rows, big = int(apply_rows), int(big)
+rows = list(csv.reader(open(src, encoding="utf-8")))
+header, body = rows[0], rows[1:]
+with open(edited, "w", newline="", encoding="utf-8") as f:
+    w = csv.writer(f)
+    w.writerow(header)
+    for i, r in enumerate(body):
+        if i % 100 == 0:
+            r = [r[0], r[1] + " (renamed)", r[2], r[3]]
+        w.writerow(r)
+    for i in range(len(body) // 100):
+        w.writerow([f"new{i:06d}", f"New Person {i}", f"new.{i}@example.com", "true"])
+with open(apply_path, "w", newline="", encoding="utf-8") as f:
+    w = csv.writer(f)
+    w.writerow(header)
+    for r in body[:apply_rows]:
+        w.writerow([r[0], r[1] + " (applied)", r[2], r[3]])
+with open(big_path, "w", newline="", encoding="utf-8") as f:
+    w = csv.writer(f)
+    w.writerow(header)
+    for i in range(big):
+        w.writerow([f"big{i:07d}", f"Big Person {i}", f"big.{i}@example.com", "true"])
+EOF
+printf 'files: edited %s MB, big %s MB (%s rows)\n' "$(du -m "$work/edited.csv" | cut -f1)" "$(du -m "$work/big.csv" | cut -f1)" "$big"
+timed "plan: ${users} users, 1 % changed, 1 % new" "$bin" import "$work/edited.csv" "${connection[@]}"
+timed "apply: ${apply_rows} updates, one at a time" "$bin" import "$work/apply.csv" --apply "${connection[@]}"
+secs=$(cut -d' ' -f1 "$work/time")
+printf '%-46s %8.0f rows/s\n' "apply throughput" "$(awk -v n="$apply_rows" -v s="$secs" 'BEGIN { print n / s }')"
+timed "plan: ${big} rows, all new" "$bin" import "$work/big.csv" "${connection[@]}"
