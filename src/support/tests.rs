@@ -405,3 +405,33 @@ fn every_other_scalar_of_the_user_is_under_more_in_the_schemas_order_without_dep
     assert_eq!(names, ["registrations", "trainingStatus", "certificates", "auditLog"]);
     assert!(caps.offers().archive && caps.offers().activate, "userArchive and userActivate, by shape");
 }
+
+#[test]
+fn the_scope_a_mutations_description_names_is_the_scope_its_action_needs() {
+    let sdl = r#"
+type Query {
+  user(ref: String!): User
+  paginatedUsers(first: Int!, after: String): UserConnection
+  paginatedEnrollments(first: Int, after: String, userRef: String): EnrollmentConnection!
+}
+type Mutation {
+  "events.write: gives an enrollment another status"
+  updateEnrollmentStatus(ref: String!, status: EnrollmentStatus!): Enrollment!
+  "Archives a user."
+  archiveUser(ref: String!): User!
+}
+enum EnrollmentStatus { CONFIRMED ATTENDED NO_SHOW }
+type User { id: ID! ref: String! name: String! email: String! isActive: Boolean! }
+type UserConnection { edges: [UserEdge] count: Int }
+type UserEdge { cursor: String! node: User }
+type Enrollment { ref: String! status: EnrollmentStatus! user: User! }
+type EnrollmentConnection { edges: [EnrollmentEdge!]! count: Int! }
+type EnrollmentEdge { cursor: String! node: Enrollment! }
+"#;
+    let caps = capabilities(&model(sdl));
+    assert_eq!(caps.mutation_scopes.get("updateEnrollmentStatus"), Some(&crate::scopes::Scope::EventsWrite));
+    assert_eq!(caps.mutation_scopes.get("archiveUser"), None, "a description without a leading scope says nothing");
+    let section = caps.sections.iter().position(|s| s.field == "paginatedEnrollments").expect("the section");
+    let change = caps.state_changes[section].as_ref().expect("the state change, found by shape");
+    assert_eq!(caps.mutation_scopes.get(&change.field), Some(&crate::scopes::Scope::EventsWrite));
+}
