@@ -135,6 +135,78 @@ pub struct Table {
     pub header: Vec<String>,
     rows: Rows,
     path: PathBuf,
+    /// Where CSV records start, to number them as a spreadsheet shows them.
+    lines: Option<LineCount>,
+}
+
+/// Numbers CSV records as a spreadsheet shows them: each line break between records starts a
+/// row (an empty line is a row too), a cell over several lines is one row. The csv crate's own
+/// line numbers count a CRLF file one short and lag after an empty line, so the breaks are
+/// counted here, on the bytes the parser reads, and matched to each record's byte offset.
+struct LineCount {
+    breaks: std::rc::Rc<std::cell::RefCell<Breaks>>,
+    /// Line breaks inside cells so far (they do not start rows).
+    inside_cells: u64,
+}
+
+/// The offsets of the line-break bytes read ahead of the parser (bounded by its buffer).
+#[derive(Default)]
+struct Breaks {
+    newlines: std::collections::VecDeque<u64>,
+    returns: std::collections::VecDeque<u64>,
+    /// Newlines before the last record's start, already dropped from `newlines`.
+    passed: u64,
+}
+
+impl LineCount {
+    /// The row of a record that starts at byte `offset` with `cells`: the line its first
+    /// character is on, less the breaks inside earlier cells.
+    fn row(&mut self, offset: u64, cells: &csv::StringRecord) -> u64 {
+        let mut breaks = self.breaks.borrow_mut();
+        let mut start = offset;
+        // The parser's record starts after the previous terminator: skip the rest of a CRLF
+        // and empty lines to the record's first character.
+        loop {
+            while breaks.newlines.front().is_some_and(|n| *n < start) {
+                breaks.newlines.pop_front();
+                breaks.passed += 1;
+            }
+            while breaks.returns.front().is_some_and(|r| *r < start) {
+                breaks.returns.pop_front();
+            }
+            if breaks.newlines.front() == Some(&start) || breaks.returns.front() == Some(&start) {
+                start += 1;
+            } else {
+                break;
+            }
+        }
+        let row = (breaks.passed + 1).saturating_sub(self.inside_cells);
+        self.inside_cells += cells.iter().map(|c| c.matches('\n').count() as u64).sum::<u64>();
+        row
+    }
+}
+
+/// A reader that notes where the line breaks are in what it passes on.
+struct Noting<R> {
+    inner: R,
+    offset: u64,
+    breaks: std::rc::Rc<std::cell::RefCell<Breaks>>,
+}
+
+impl<R: Read> Read for Noting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut breaks = self.breaks.borrow_mut();
+        for (i, byte) in buf[..n].iter().enumerate() {
+            match byte {
+                b'\n' => breaks.newlines.push_back(self.offset + i as u64),
+                b'\r' => breaks.returns.push_back(self.offset + i as u64),
+                _ => {}
+            }
+        }
+        self.offset += n as u64;
+        Ok(n)
+    }
 }
 
 enum Rows {
@@ -171,7 +243,8 @@ impl Table {
                         what: "CSV",
                         reason: e.to_string(),
                     })?;
-                    let row = r.position().map_or(0, |p| p.line());
+                    let offset = r.position().map_or(0, |p| p.byte());
+                    let row = self.lines.as_mut().map_or(0, |lines| lines.row(offset, &r));
                     Ok(Record { row, cells: r.iter().map(unquote).collect(), problem: None })
                 }),
             };
@@ -259,11 +332,13 @@ fn open_csv(path: &Path) -> Result<Table, ReadError> {
     let _ = decoder.decode_to_string(&head, &mut text, whole);
     let delimiter = detect_delimiter(&text);
     file.rewind().map_err(|e| io_error(path, &e))?;
-    let input: Box<dyn Read> = match encoding {
+    let decoded: Box<dyn Read> = match encoding {
         // Plain UTF-8 is read as it is (the csv crate checks it); the rest is decoded on the way.
         TextEncoding::Utf8 => Box::new(BufReader::with_capacity(SNIFF, file)),
         other => Box::new(Decoding::new(BufReader::with_capacity(SNIFF, file), other.decoder())),
     };
+    let breaks = std::rc::Rc::new(std::cell::RefCell::new(Breaks::default()));
+    let input: Box<dyn Read> = Box::new(Noting { inner: decoded, offset: 0, breaks: breaks.clone() });
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .flexible(true)
@@ -281,12 +356,15 @@ fn open_csv(path: &Path) -> Result<Table, ReadError> {
             break;
         }
     }
+    let mut lines = LineCount { breaks, inside_cells: 0 };
+    lines.row(header.position().map_or(0, |p| p.byte()), &header);
     let header = header.iter().map(|c| c.trim().to_owned()).collect();
     Ok(Table {
         kind: FileKind::Csv { encoding, delimiter },
         header,
         rows: Rows::Csv(reader.into_records()),
         path: path.to_path_buf(),
+        lines: Some(lines),
     })
 }
 
@@ -391,6 +469,7 @@ fn open_workbook(path: &Path, sheet: Option<&str>) -> Result<Table, ReadError> {
         header,
         rows: Rows::Sheet(rest.into_iter()),
         path: path.to_path_buf(),
+        lines: None,
     })
 }
 
@@ -440,6 +519,31 @@ mod tests {
         assert_eq!(detect_delimiter("ref;name;\"a,b,c\"\n"), b';');
         assert_eq!(detect_delimiter("ref\tname\temail"), b'\t');
         assert_eq!(detect_delimiter("ref"), b',');
+    }
+
+    #[test]
+    fn rows_are_numbered_as_a_spreadsheet_shows_them_whatever_the_line_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in [
+            ("lf.csv", "ref,name\nu1,A\nu2,\"B\nC\"\nu3,D\n"),
+            ("crlf.csv", "ref,name\r\nu1,A\r\nu2,\"B\r\nC\"\r\nu3,D\r\n"),
+            ("bom.csv", "\u{feff}ref;name\r\nu1;A\r\n;\r\nu2;\"B\r\nC\"\r\nu3;D"),
+            ("empty-lf.csv", "ref,name\nu1,A\n\nu2,\"B\nC\"\nu3,D\n"),
+            ("empty-crlf.csv", "ref,name\r\nu1,A\r\n\r\nu2,\"B\r\nC\"\r\nu3,D\r\n"),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            let table = open(&path, None).unwrap();
+            let rows: Vec<(u64, String)> = table.map(|r| r.unwrap()).map(|r| (r.row, r.cells[0].clone())).collect();
+            // A cell over two lines is one row; an empty line or a row of empty cells is a row
+            // (skipped, counted).
+            let expected: Vec<(u64, String)> = if name != "lf.csv" && name != "crlf.csv" {
+                vec![(2, "u1".into()), (4, "u2".into()), (5, "u3".into())]
+            } else {
+                vec![(2, "u1".into()), (3, "u2".into()), (4, "u3".into())]
+            };
+            assert_eq!(rows, expected, "{name}");
+        }
     }
 
     #[test]
