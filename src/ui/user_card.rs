@@ -565,6 +565,13 @@ impl CardEditor {
                 );
             }
             let Some(page) = section.rows.value() else { continue };
+            // Someone with no enrollment yet can still be enrolled: the search comes first.
+            if let Some(what) = section.info.enroll_in.clone()
+                && let Some(search) =
+                    enroll_ui(ui, &what, &mut self.choice_filter, &self.choices, user, &mut self.confirm_enroll)
+            {
+                ask = Some(search);
+            }
             if page.rows.is_empty() {
                 ui.weak("None.");
                 continue;
@@ -591,12 +598,6 @@ impl CardEditor {
                     current,
                 });
             }
-            if let Some(what) = section.info.enroll_in.clone()
-                && let Some(search) =
-                    enroll_ui(ui, &what, &mut self.choice_filter, &self.choices, user, &mut self.confirm_enroll)
-            {
-                ask = Some(search);
-            }
             if page.more && !section.rows.is_pending() {
                 let all = page.total.map_or_else(|| "Show all".to_owned(), |total| format!("Show all {total}"));
                 let button = ui.button(&all).on_hover_text("Read every row (up to 1,000)");
@@ -620,7 +621,8 @@ fn enroll_ui(
 ) -> Option<SupportRequest> {
     let mut search = None;
     ui.horizontal(|ui| {
-        let label = ui.label(format!("Enroll in an {what}"));
+        let article = if what.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+        let label = ui.label(format!("Enroll in {article} {what}"));
         let edit = ui
             .add(egui::TextEdit::singleline(filter).hint_text("part of a title").desired_width(160.0))
             .labelled_by(label.id);
