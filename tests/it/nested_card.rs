@@ -141,7 +141,11 @@ fn the_card_shows_the_nested_sections_with_titles_states_percentages_and_expiry(
             s.screen()
         );
     }
-    assert!(s.harness.query_by_label("This service offers no changes to users through its schema.").is_none(), "{}", s.screen());
+    assert!(
+        s.harness.query_by_label("This service offers no changes to users through its schema.").is_none(),
+        "{}",
+        s.screen()
+    );
     s.settle();
 }
 
@@ -187,7 +191,8 @@ fn a_learner_with_no_registration_yet_is_enrolled_in_a_session_found_by_its_titl
     // A new joiner, created through the service's own noun-first mutation: no registration yet.
     let created = s.runtime.block_on(async {
         let token = token(&server, "users.write").await;
-        let create = "mutation($i: UserCreateInput!) { userCreate(input: $i) { user { ref } errors { field messages } } }";
+        let create =
+            "mutation($i: UserCreateInput!) { userCreate(input: $i) { user { ref } errors { field messages } } }";
         let input = json!({ "ref": "joiner-1", "name": "Joan Joiner", "email": "joan.joiner@example.org" });
         data(&server, &token, create, json!({ "i": input })).await
     });

@@ -212,15 +212,21 @@ impl MutationRoot {
         let state = nested(ctx)?;
         let offer = state.db.read().offers.iter().find(|o| o.id == session_id.0).map(|o| o.ref_.clone());
         let Some(offer) = offer else {
-            let invalid = Invalid { field: "sessionId".into(), message: format!("No session with id '{}'.", *session_id) };
-            return Ok(RegistrationPayload { registration: None, user_errors: vec![user_error(&invalid, "NOT_FOUND")] });
+            let invalid =
+                Invalid { field: "sessionId".into(), message: format!("No session with id '{}'.", *session_id) };
+            return Ok(RegistrationPayload {
+                registration: None,
+                user_errors: vec![user_error(&invalid, "NOT_FOUND")],
+            });
         };
         Ok(match state.commit(|db| db.enroll_user(&offer, &user_ref, Utc::now())) {
             Ok(rec) => {
                 let registration = Registration::of(&state.db.read(), &rec);
                 RegistrationPayload { registration: Some(registration), user_errors: Vec::new() }
             }
-            Err(invalid) => RegistrationPayload { registration: None, user_errors: vec![user_error(&invalid, "INVALID")] },
+            Err(invalid) => {
+                RegistrationPayload { registration: None, user_errors: vec![user_error(&invalid, "INVALID")] }
+            }
         })
     }
 
@@ -235,14 +241,19 @@ impl MutationRoot {
         let found = state.db.read().enrollments.iter().find(|e| e.id == id.0).map(|e| e.ref_.clone());
         let Some(key) = found else {
             let invalid = Invalid { field: "id".into(), message: format!("No registration with id '{}'.", *id) };
-            return Ok(RegistrationPayload { registration: None, user_errors: vec![user_error(&invalid, "NOT_FOUND")] });
+            return Ok(RegistrationPayload {
+                registration: None,
+                user_errors: vec![user_error(&invalid, "NOT_FOUND")],
+            });
         };
         Ok(match state.commit(|db| db.update_enrollment_status(&key, status.into(), Utc::now())) {
             Ok(rec) => {
                 let registration = Registration::of(&state.db.read(), &rec);
                 RegistrationPayload { registration: Some(registration), user_errors: Vec::new() }
             }
-            Err(invalid) => RegistrationPayload { registration: None, user_errors: vec![user_error(&invalid, "INVALID")] },
+            Err(invalid) => {
+                RegistrationPayload { registration: None, user_errors: vec![user_error(&invalid, "INVALID")] }
+            }
         })
     }
 

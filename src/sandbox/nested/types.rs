@@ -247,10 +247,8 @@ impl User {
         let total = mine.len();
         let (edges, more) = page(mine, first, after.as_deref())?;
         let page_info = page_info(&edges, more);
-        let edges = edges
-            .into_iter()
-            .map(|(cursor, e)| RegistrationEdge { node: Registration::of(&db, &e), cursor })
-            .collect();
+        let edges =
+            edges.into_iter().map(|(cursor, e)| RegistrationEdge { node: Registration::of(&db, &e), cursor }).collect();
         Ok(RegistrationConnection { edges, page_info, total_count: count(total) })
     }
     /// How far the user is through each course begun.
