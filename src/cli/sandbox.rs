@@ -18,6 +18,10 @@ enum VariantArg {
     /// A different server of the spec to rehearse against: users only, edge cursors, its own
     /// wording.
     Minimal,
+    /// A server of another shape to rehearse against: learning data nested on the user,
+    /// noun-first mutations (userUpdate, registrationChangeStatus, …) whose payloads return
+    /// refusals as data.
+    Nested,
 }
 
 impl From<VariantArg> for Variant {
@@ -25,6 +29,7 @@ impl From<VariantArg> for Variant {
         match arg {
             VariantArg::Full => Variant::Full,
             VariantArg::Minimal => Variant::Minimal,
+            VariantArg::Nested => Variant::Nested,
         }
     }
 }
@@ -116,6 +121,7 @@ pub fn run(args: SandboxArgs) -> ExitCode {
         let variant = match config.variant {
             Variant::Full => "full",
             Variant::Minimal => "minimal: users only, edge cursors, no pageInfo",
+            Variant::Nested => "nested: learning data on the user, noun-first mutations with payload errors",
         };
         println!(
             "orgql sandbox ({variant}) at {} — clients {ADMIN_CLIENT} (all scopes) and {READER_CLIENT} (read scopes), secret {}; {} users, seed {}; Ctrl+C stops",

@@ -36,6 +36,15 @@ pub fn root_field_scope(operation: OperationType, field: &str) -> Option<Scope> 
 /// The scopes the selected operation of `doc` needs. An operation that cannot be selected needs
 /// none here: execution reports it.
 pub fn required_scopes(doc: &ExecutableDocument, operation_name: Option<&str>) -> ScopeSet {
+    required_scopes_by(doc, operation_name, root_field_scope)
+}
+
+/// [`required_scopes`] with another server's scope of each root field (a variant's names).
+pub fn required_scopes_by(
+    doc: &ExecutableDocument,
+    operation_name: Option<&str>,
+    scope_of: fn(OperationType, &str) -> Option<Scope>,
+) -> ScopeSet {
     let operation = match (&doc.operations, operation_name) {
         (DocumentOperations::Single(op), _) => &op.node,
         (DocumentOperations::Multiple(ops), Some(name)) => match ops.get(name) {
@@ -50,7 +59,7 @@ pub fn required_scopes(doc: &ExecutableDocument, operation_name: Option<&str>) -
     };
     let mut needed = ScopeSet::empty();
     let mut seen = HashSet::new();
-    collect(doc, operation.ty, &operation.selection_set.node, &mut needed, &mut seen);
+    collect(doc, operation.ty, &operation.selection_set.node, scope_of, &mut needed, &mut seen);
     needed
 }
 
@@ -58,23 +67,26 @@ fn collect<'a>(
     doc: &'a ExecutableDocument,
     ty: OperationType,
     set: &'a SelectionSet,
+    scope_of: fn(OperationType, &str) -> Option<Scope>,
     needed: &mut ScopeSet,
     seen: &mut HashSet<&'a str>,
 ) {
     for selection in &set.items {
         match &selection.node {
             Selection::Field(field) => {
-                if let Some(scope) = root_field_scope(ty, field.node.name.node.as_str()) {
+                if let Some(scope) = scope_of(ty, field.node.name.node.as_str()) {
                     needed.insert(scope);
                 }
             }
-            Selection::InlineFragment(fragment) => collect(doc, ty, &fragment.node.selection_set.node, needed, seen),
+            Selection::InlineFragment(fragment) => {
+                collect(doc, ty, &fragment.node.selection_set.node, scope_of, needed, seen)
+            }
             Selection::FragmentSpread(spread) => {
                 let name = spread.node.fragment_name.node.as_str();
                 if seen.insert(name)
                     && let Some(fragment) = doc.fragments.get(&spread.node.fragment_name.node)
                 {
-                    collect(doc, ty, &fragment.node.selection_set.node, needed, seen);
+                    collect(doc, ty, &fragment.node.selection_set.node, scope_of, needed, seen);
                 }
             }
         }

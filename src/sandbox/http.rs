@@ -35,6 +35,8 @@ pub enum Executor {
     Full(SandboxSchema),
     /// The minimal variant (`sandbox::minimal`): users only, its own wording.
     Minimal(MinimalSchema),
+    /// The nested variant (`sandbox::nested`): learning data on the user, noun-first mutations.
+    Nested(super::nested::NestedSchema),
 }
 
 /// What the handlers share.
@@ -239,7 +241,7 @@ fn unauthorized(message: &str) -> Response {
 }
 
 /// A JSON request body checked field by field: `{query, variables?, operationName?}`.
-fn parse_request(body: &[u8]) -> Result<async_graphql::Request, String> {
+pub(super) fn parse_request(body: &[u8]) -> Result<async_graphql::Request, String> {
     const SHAPE: &str = "send {\"query\": \"...\", \"variables\": {...}} with Content-Type: application/json";
     let value: Value =
         serde_json::from_slice(body).map_err(|e| format!("The request body is not valid JSON ({e}); {SHAPE}"))?;
@@ -306,6 +308,7 @@ async fn graphql(
     match &state.executor {
         Executor::Full(schema) => execute_full(schema, grant.scopes, &body, state.latency).await,
         Executor::Minimal(schema) => super::minimal::respond(schema, grant.scopes, &body, state.latency).await,
+        Executor::Nested(schema) => super::nested::respond(schema, grant.scopes, &body, state.latency).await,
     }
 }
 

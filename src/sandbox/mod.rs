@@ -9,6 +9,7 @@ pub mod deliveries;
 pub mod http;
 pub mod limits;
 pub mod minimal;
+pub mod nested;
 pub mod schema;
 
 use std::net::SocketAddr;
@@ -29,14 +30,18 @@ pub enum Variant {
     Full,
     /// A deliberately different server of the spec, users only ([`minimal`]), to rehearse against.
     Minimal,
+    /// A server of another shape ([`nested`]): learning data on the user, noun-first mutations
+    /// answering with payloads that return refusals as data.
+    Nested,
 }
 
 impl Variant {
-    /// Its name on the command line and in messages: `full` or `minimal`.
+    /// Its name on the command line and in messages: `full`, `minimal` or `nested`.
     pub fn name(self) -> &'static str {
         match self {
             Variant::Full => "full",
             Variant::Minimal => "minimal",
+            Variant::Nested => "nested",
         }
     }
 }
@@ -133,6 +138,7 @@ impl Server {
             Variant::Minimal => {
                 http::Executor::Minimal(minimal::build(db.clone()).map_err(|e| StartError::Schema(e.0))?)
             }
+            Variant::Nested => http::Executor::Nested(nested::build(db.clone(), outbox.clone())),
         };
         let state = Arc::new(http::AppState {
             executor,

@@ -277,3 +277,46 @@ fn the_other_object_of_an_enrollment_is_chosen_from_its_root_list() {
 fn schema_of_nested() -> Valid<Schema> {
     schema(NESTED_SDL)
 }
+
+/// The nested variant of the sandbox (`orgql sandbox --variant nested`) serves the shape
+/// [`NESTED_SDL`] describes: its real schema is read the same way.
+#[test]
+fn the_nested_variants_real_schema_is_read_as_the_nested_shape() {
+    let nested = schema(&crate::sandbox::nested::sdl());
+    let user = user_type(&nested).expect("a user type");
+    let found = related(&nested, &user);
+    let names: Vec<(&str, &str)> = found.iter().map(|r| (r.field.as_str(), r.label.as_str())).collect();
+    assert_eq!(
+        names,
+        [("registrations", "Registrations"), ("trainingStatus", "Training status"), ("certificates", "Certificates")]
+    );
+    assert_eq!(found[0].place, Place::Nested);
+    assert!(found[0].connection && found[0].count.as_deref() == Some("totalCount") && found[0].after.is_some());
+    assert_eq!(found[0].display.titles[0], ["session", "title"]);
+    let (_, enum_type, values) = found[0].display.state.clone().expect("a state");
+    assert_eq!((enum_type.as_str(), values.len()), ("RegistrationStatus", 6));
+    assert_eq!(found[1].display.percent, Some(vec!["progressPercent".to_owned()]));
+    assert_eq!(found[2].display.expires, Some(vec!["expiresOn".to_owned()]));
+
+    let mutations = mutations(&nested, &user, &found);
+    for (field, action) in [
+        ("userCreate", Action::CreateUser),
+        ("userUpdate", Action::UpdateUser),
+        ("userArchive", Action::ArchiveUser),
+        ("userActivate", Action::ActivateUser),
+        ("groupMemberAdd", Action::AddToGroup),
+        ("groupMemberRemove", Action::RemoveFromGroup),
+        ("registrationCreate", Action::Enroll { node_type: "Registration".into() }),
+    ] {
+        assert_eq!(find(&mutations, field).action, action, "{field}");
+    }
+    let change = find(&mutations, "registrationChangeStatus");
+    assert!(matches!(&change.action, Action::ChangeState { node_type, .. } if node_type == "Registration"));
+    let Returns::Payload { errors: Some(errors), .. } = &change.returns else { panic!("{:?}", change.returns) };
+    assert_eq!(errors.selection(), "userErrors { field message code }");
+    let update = find(&mutations, "userUpdate");
+    assert_eq!(update.returns.selection("{ ref }"), "{ user { ref } errors { field messages } }");
+    let search = search_for(&nested, find(&mutations, "registrationCreate"), &user).expect("sessions");
+    assert_eq!((search.field.as_str(), search.key.as_str()), ("sessions", "id"));
+    assert_eq!(search.text, Some(("search".to_owned(), "String".to_owned())));
+}

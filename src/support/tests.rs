@@ -435,3 +435,27 @@ type EnrollmentEdge { cursor: String! node: Enrollment! }
     let change = caps.state_changes[section].as_ref().expect("the state change, found by shape");
     assert_eq!(caps.mutation_scopes.get(&change.field), Some(&crate::scopes::Scope::EventsWrite));
 }
+
+#[test]
+fn the_nested_variant_offers_its_noun_first_changes_sections_and_enrolling() {
+    let model = model(&crate::sandbox::nested::sdl());
+    let caps = capabilities(&model);
+    let offers = caps.offers();
+    assert!(offers.activate && offers.archive && offers.edit_name && offers.edit_email, "{offers:?}");
+    assert!(offers.add_to_group && offers.remove_from_group, "{offers:?}");
+    assert_eq!(caps.mutations.archive.as_ref().unwrap().field, "userArchive");
+    assert_eq!(caps.mutations.activate.as_ref().unwrap().field, "userActivate");
+    assert_eq!(caps.mutations.edit.as_ref().unwrap().field, "userUpdate");
+    assert_eq!(caps.more, ["department", "locale"]);
+    assert_eq!(caps.dates, ["hiredOn"]);
+    let labels: Vec<&str> = caps.sections.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["Registrations", "Training status", "Certificates"]);
+    assert_eq!(caps.state_changes[0].as_ref().map(|m| m.field.as_str()), Some("registrationChangeStatus"));
+    assert!(caps.state_changes[1..].iter().all(Option::is_none));
+    let (enroll, section, search) = caps.enroll.as_ref().expect("enrolling");
+    assert_eq!((enroll.field.as_str(), *section, search.field.as_str()), ("registrationCreate", 0, "sessions"));
+    let documents = every_document(&model, &caps);
+    let edit = document(&documents, &format!("{:?}", SupportAction::Edit(edits()[1].clone()))).unwrap();
+    assert!(edit.query.contains("{ user { ...SupportUser } errors { field messages } }"), "{}", edit.query);
+    assert!(edit.query.contains("userUpdate(") && edit.query.contains("ref: $ref"), "{}", edit.query);
+}

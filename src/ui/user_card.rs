@@ -565,15 +565,34 @@ impl CardEditor {
                 );
             }
             let Some(page) = section.rows.value() else { continue };
+            // An action the schema says needs a scope the connection lacks is not offered.
+            let lacking = |scope: Option<Scope>| scope.filter(|s| !scopes.contains(*s));
+            let may_change = lacking(section.info.change_scope).is_none();
+            let may_enroll = lacking(section.info.enroll_scope).is_none();
+            let mut needs: Vec<Scope> = [lacking(section.info.change_scope), lacking(section.info.enroll_scope)]
+                .into_iter()
+                .flatten()
+                .collect();
+            needs.dedup();
+            for scope in needs {
+                ui.weak(format!(
+                    "Changes to {} need {}, which this connection does not request.",
+                    section.info.label.to_lowercase(),
+                    scope.as_str()
+                ));
+            }
+            // Someone with no enrollment yet can still be enrolled: the search comes first.
+            if let Some(what) = section.info.enroll_in.clone().filter(|_| may_enroll)
+                && let Some(search) =
+                    enroll_ui(ui, &what, &mut self.choice_filter, &self.choices, user, &mut self.confirm_enroll)
+            {
+                ask = Some(search);
+            }
             if page.rows.is_empty() {
                 ui.weak("None.");
                 continue;
             }
             let busy = section.rows.is_pending();
-            // An action the schema says needs a scope the connection lacks is not offered.
-            let lacking = |scope: Option<Scope>| scope.filter(|s| !scopes.contains(*s));
-            let may_change = lacking(section.info.change_scope).is_none();
-            let may_enroll = lacking(section.info.enroll_scope).is_none();
             let mut change = None;
             ui.push_id(("find-user-section", section.info.index), |ui| {
                 for row in &page.rows {
@@ -594,24 +613,6 @@ impl CardEditor {
                     chosen: current.clone(),
                     current,
                 });
-            }
-            let mut needs: Vec<Scope> = [lacking(section.info.change_scope), lacking(section.info.enroll_scope)]
-                .into_iter()
-                .flatten()
-                .collect();
-            needs.dedup();
-            for scope in needs {
-                ui.weak(format!(
-                    "Changes to {} need {}, which this connection does not request.",
-                    section.info.label.to_lowercase(),
-                    scope.as_str()
-                ));
-            }
-            if let Some(what) = section.info.enroll_in.clone().filter(|_| may_enroll)
-                && let Some(search) =
-                    enroll_ui(ui, &what, &mut self.choice_filter, &self.choices, user, &mut self.confirm_enroll)
-            {
-                ask = Some(search);
             }
             if page.more && !section.rows.is_pending() {
                 let all = page.total.map_or_else(|| "Show all".to_owned(), |total| format!("Show all {total}"));
@@ -636,7 +637,8 @@ fn enroll_ui(
 ) -> Option<SupportRequest> {
     let mut search = None;
     ui.horizontal(|ui| {
-        let label = ui.label(format!("Enroll in an {what}"));
+        let article = if what.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+        let label = ui.label(format!("Enroll in {article} {what}"));
         let edit = ui
             .add(egui::TextEdit::singleline(filter).hint_text("part of a title").desired_width(160.0))
             .labelled_by(label.id);

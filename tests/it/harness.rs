@@ -31,6 +31,13 @@ pub async fn minimal_server(users: usize) -> RunningServer {
     sandbox_with(Config { users, variant: Variant::Minimal, ..Config::default() }).await
 }
 
+/// The nested variant of the sandbox (`orgql sandbox --variant nested`) with `users` users: a
+/// server of another shape (learning data on the user, noun-first mutations whose payloads
+/// return refusals as data), over real HTTP with the sandbox's token endpoint and scopes.
+pub async fn nested_server(users: usize) -> RunningServer {
+    sandbox_with(Config { users, variant: Variant::Nested, ..Config::default() }).await
+}
+
 /// A sandbox with a given configuration (listening on 127.0.0.1:0).
 pub async fn sandbox_with(config: Config) -> RunningServer {
     Server::start(Config { listen: "127.0.0.1:0".parse().unwrap(), ..config }).await.expect("sandbox starts")

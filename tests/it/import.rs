@@ -510,3 +510,93 @@ async fn a_value_changed_since_the_plan_is_a_conflict_and_not_overwritten_unless
     let name = crate::harness::data(&server, &admin, "{ user(ref: \"u00001\") { name } }", serde_json::json!({})).await;
     assert_eq!(name["user"]["name"], "Plan A");
 }
+
+/// What the nested server has of `user_ref` (null: nobody).
+async fn nested_user(server: &RunningServer, user_ref: &str) -> serde_json::Value {
+    let token = crate::harness::token(server, "users.read").await;
+    let query = "query($r: String!) { user(ref: $r) { ref name email isActive department locale } }";
+    crate::harness::data(server, &token, query, serde_json::json!({ "r": user_ref })).await["user"].clone()
+}
+
+/// On a server of another shape (noun-first mutations answering with payloads, refusals returned
+/// as data with HTTP 200): the plan, the apply and the undo go through `userCreate`,
+/// `userUpdate`, `userArchive` and `userActivate`; a row the service refuses in its payload lands
+/// as failed with the payload's message and field, every other row is applied.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_noun_first_server_payload_refusals_land_in_the_results_with_their_field() {
+    let server = crate::harness::nested_server(40).await;
+    let home = Home::new();
+    let before: Vec<serde_json::Value> = {
+        let mut users = Vec::new();
+        for r in ["u00001", "u00002", "u00003", "u00004", "u00005", "u00010"] {
+            users.push(nested_user(&server, r).await);
+        }
+        users
+    };
+    assert_eq!(before[4]["isActive"], true, "u00005 starts active: {}", before[4]);
+    let taken = before[5]["email"].as_str().expect("u00010's email").to_owned();
+    let file = home.out("hr.csv");
+    // An empty Active cell means "no": the state as the service has it, but for u00005's.
+    let active = |i: usize| if before[i]["isActive"] == true { "yes" } else { "no" };
+    let csv = format!(
+        "ref,Name,E-mail,Department,Locale,Active\n\
+         u00001,,,Legal,,{}\n\
+         u00002,,,,fr-CA,{}\n\
+         u00003,,{taken},,,{}\n\
+         u00004,,,,english,{}\n\
+         new-1,New One,new.one@example.org,HR,en-GB,yes\n\
+         u00005,,,,,no\n",
+        active(0),
+        active(1),
+        active(2),
+        active(3)
+    );
+    std::fs::write(&file, csv).unwrap();
+
+    let run = home.run(&server, &["import", p(&file)]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert_eq!(
+        stdout(&run).trim(),
+        "1 to create, 4 to update, 1 to archive, 0 unchanged, 0 invalid",
+        "the service's own refusals cannot be foreseen: {}",
+        text(&run)
+    );
+
+    let before_commits = commits(&server);
+    let (results, undo) = (home.out("results.csv"), home.out("undo.csv"));
+    let run = home.run(&server, &["import", p(&file), "--apply", "--results", p(&results), "--undo", p(&undo)]).await;
+    assert_eq!(run.status.code(), Some(7), "applied with row failures: {}", text(&run));
+    assert_eq!(commits(&server) - before_commits, 4, "one mutation a row applied, none for the refused");
+    let (_, header, rows) = read_all(&results);
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap_or_else(|| panic!("{name} in {header:?}"));
+    let (outcome, message, field) = (col("outcome"), col("message"), col("field"));
+    let by_ref = |r: &str| rows.iter().find(|row| row[0] == r).cloned().unwrap_or_else(|| panic!("{r}"));
+    for (r, word) in [("u00001", "updated"), ("u00002", "updated"), ("new-1", "created"), ("u00005", "archived")] {
+        assert_eq!(by_ref(r)[outcome], word, "{r}: {:?}", by_ref(r));
+    }
+    let email = by_ref("u00003");
+    assert_eq!(email[outcome], "failed", "{email:?}");
+    assert_eq!(email[field], "email", "the payload's field: {email:?}");
+    assert!(email[message].contains("already exists"), "the payload's message: {email:?}");
+    let locale = by_ref("u00004");
+    assert_eq!((locale[outcome].as_str(), locale[field].as_str()), ("failed", "locale"), "{locale:?}");
+    assert!(locale[message].contains("'english' is not a locale"), "{locale:?}");
+    assert!(by_ref("new-1")[col("created_id")].len() > 2, "the created user's id");
+
+    // As the service has them now.
+    assert_eq!(nested_user(&server, "u00001").await["department"], "Legal");
+    assert_eq!(nested_user(&server, "u00002").await["locale"], "fr-CA");
+    assert_eq!(nested_user(&server, "u00003").await, before[2], "refused: unchanged");
+    assert_eq!(nested_user(&server, "u00004").await, before[3], "refused: unchanged");
+    assert_eq!(nested_user(&server, "u00005").await["isActive"], false);
+    let hire = nested_user(&server, "new-1").await;
+    assert_eq!((hire["department"].as_str(), hire["locale"].as_str()), (Some("HR"), Some("en-GB")), "{hire}");
+
+    // The undo file takes it back: through userUpdate, userActivate and userArchive.
+    let run = home.run(&server, &["import", p(&undo), "--apply"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    for (i, r) in ["u00001", "u00002", "u00003", "u00004", "u00005"].iter().enumerate() {
+        assert_eq!(nested_user(&server, r).await, before[i], "{r} as before");
+    }
+    assert_eq!(nested_user(&server, "new-1").await["isActive"], false, "the new user archived");
+}

@@ -23,6 +23,7 @@ mod introspection;
 mod listener;
 mod minimal;
 mod mutations;
+mod nested_card;
 mod packaging;
 mod remote_ui;
 mod saved;
