@@ -42,7 +42,7 @@ use orgql::explorer::synthetic::schema_sdl;
 use orgql::query::lang::highlight::Highlighter;
 use orgql::store::DeliverySummary;
 use orgql::table::{RowIndex, normalize};
-use orgql::ui::{ExplorerIntent, ExplorerPanel, SchemaState};
+use orgql::ui::{CardBench, ExplorerIntent, ExplorerPanel, SchemaState};
 use orgql::ui::{Grid, ListenerForm, QueryEditor, ResultsPanel, SAMPLE_QUERY, Tab, WebhooksPanel, synthetic_rows};
 use orgql::worker::LoadedSchema;
 
@@ -396,5 +396,26 @@ fn grid_filter(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(ui, grid, highlight, editor, inspector, explorer, grid_filter);
+/// Issue 21: the card of a learner with 500 enrollments, the frame after the first page's
+/// answer (50 rows applied and drawn, tessellated as eframe does), and after "Show all 500".
+fn card(c: &mut Criterion) {
+    let mut group = c.benchmark_group("card");
+    for (name, shown) in [("first_page_of_500", 50), ("all_500", 500)] {
+        let mut headless = Headless::new();
+        let mut bench = CardBench::new(shown, 500);
+        // Fonts and the layout's caches warm, as in a running app.
+        for _ in 0..3 {
+            headless.frame(Vec::new(), true, |ui| bench.ui(ui));
+        }
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                bench.answer();
+                headless.frame(Vec::new(), true, |ui| bench.ui(ui));
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(ui, grid, highlight, editor, inspector, explorer, grid_filter, card);
 criterion_main!(ui);

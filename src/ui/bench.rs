@@ -173,3 +173,88 @@ impl eframe::App for Hooked {
         }
     }
 }
+
+/// The support card of a learner with `total` enrollments, of which the first page of `shown`
+/// rows has just been read: what Find user applies and draws in the frame after a section's
+/// answer (`benches/ui.rs`, `card`).
+pub struct CardBench {
+    editor: super::user_card::CardEditor,
+    user: crate::support::UserCard,
+    page: crate::support::SectionPage,
+    jobs: crate::worker::JobIds,
+}
+
+impl CardBench {
+    /// A card whose one section (enrollments with a state, a title, dates) has `total` rows.
+    pub fn new(shown: usize, total: u64) -> CardBench {
+        use crate::support::{Offers, SectionInfo, SectionPage, SectionRow, UserCard};
+        let states: Vec<String> =
+            ["REQUESTED", "CONFIRMED", "WAITLISTED", "ATTENDED", "NO_SHOW", "CANCELLED"].map(str::to_owned).to_vec();
+        let user = UserCard {
+            id: Some("VXNlcjoyMA==".into()),
+            ref_: "u00020".into(),
+            name: "Quentin Patel".into(),
+            email: "quentin.patel.20@example.com".into(),
+            is_active: true,
+            roles: Some(vec!["LEARNER".into()]),
+            groups: Some(Vec::new()),
+            extra_fields: None,
+            dates: Vec::new(),
+            more: vec![("Department".into(), "Care".into())],
+            offers: Offers::default(),
+            sections: vec![SectionInfo {
+                index: 0,
+                label: "Enrollments".into(),
+                states: states.clone(),
+                enroll_in: Some("offer".into()),
+                change_scope: None,
+                enroll_scope: None,
+            }],
+        };
+        let rows = (0..shown)
+            .map(|i| SectionRow {
+                key: Some(format!("e{i:05}")),
+                state_value: Some(states[i % states.len()].clone()),
+                title: format!("{} · session {}", NAMES[i % NAMES.len()], i + 1),
+                state: Some(crate::shape::enum_words(&states[i % states.len()])),
+                percent: Some((i % 101) as f64),
+                dates: vec![("Starts".into(), format!("2026-{:02}-{:02}", 1 + i % 12, 1 + i % 28))],
+                expired: i % 9 == 0,
+            })
+            .collect();
+        let page = SectionPage {
+            index: 0,
+            rows,
+            total: Some(total),
+            more: (shown as u64) < total,
+            query: "query($userRef: String!) { paginatedEnrollments(userRef: $userRef) { count } }".into(),
+            variables: serde_json::json!({ "userRef": "u00020" }),
+        };
+        let mut bench = CardBench {
+            editor: super::user_card::CardEditor::default(),
+            user,
+            page,
+            jobs: crate::worker::JobIds::default(),
+        };
+        bench.answer();
+        bench
+    }
+
+    /// The section asked again and its page answered, as the worker's event is applied.
+    pub fn answer(&mut self) {
+        self.editor = super::user_card::CardEditor::default();
+        self.editor.load(&self.user);
+        for request in self.editor.section_requests(&self.user) {
+            let job = self.jobs.allocate();
+            self.editor.sent(job, &request);
+            self.editor.apply(job, Ok(crate::support::SupportReply::Section(self.page.clone())));
+        }
+    }
+
+    /// Draws the card.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            let _ = self.editor.ui(ui, &self.user, crate::scopes::ScopeSet::all());
+        });
+    }
+}

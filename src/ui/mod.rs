@@ -33,7 +33,7 @@ mod workspace;
 
 pub use app::{AppConfig, OrgqlApp};
 pub use app_state::{AppState, MainView, Schemas, Side};
-pub use bench::{bench_sandbox_users, synthetic_rows};
+pub use bench::{CardBench, bench_sandbox_users, synthetic_rows};
 pub use commands::Commands;
 pub use editor::{EditorIntent, QueryEditor};
 pub use explorer::{ExplorerIntent, ExplorerPanel, SchemaState};
