@@ -541,8 +541,8 @@ impl ImportWindow {
         let Some(outcome) = self.applied.value() else { return };
         let a = &outcome.applied;
         ui.strong(format!(
-            "Applied {} rows; {} failed, {} conflicts, {} invalid.",
-            thousands(a.done),
+            "Applied {}; {} failed, {} conflicts, {} invalid.",
+            rows(a.done),
             a.failed,
             a.conflicts,
             outcome.invalid
@@ -551,7 +551,12 @@ impl ImportWindow {
             ui.colored_label(ui.visuals().warn_fg_color, capitalised(stopped));
         }
         for (row, key, message, field) in outcome.failures.iter().take(50) {
-            let at = if field.is_empty() { String::new() } else { format!(" at {field}") };
+            // The service's words often name the field already (`input.email: …`).
+            let at = if field.is_empty() || message.starts_with(field.as_str()) {
+                String::new()
+            } else {
+                format!(" at {field}")
+            };
             ui.colored_label(ui.visuals().error_fg_color, format!("Row {row} ({key}){at}: {message}"));
         }
         match &outcome.results {
@@ -619,15 +624,17 @@ impl ImportWindow {
         } else {
             let counts = plan.counts;
             let missing = plan.rows.iter().filter(|r| r.row == 0).count();
-            let mut what = format!(
-                "{} to create, {} to update, {} to archive",
-                thousands(counts.create),
-                thousands(counts.update),
-                thousands(counts.archive)
-            );
-            if counts.activate > 0 {
-                what.push_str(&format!(", {} to activate", thousands(counts.activate)));
-            }
+            let mut what: String = [
+                (counts.create, "to create"),
+                (counts.update, "to update"),
+                (counts.archive, "to archive"),
+                (counts.activate, "to activate"),
+            ]
+            .into_iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, words)| format!("{} {words}", thousands(n)))
+            .collect::<Vec<_>>()
+            .join(", ");
             if missing > 0 {
                 what.push_str(&format!(" (of them, {missing} users missing from the file)"));
             }
@@ -721,6 +728,11 @@ fn action_label(ui: &mut egui::Ui, action: Action) {
         Some(color) => ui.colored_label(color, word),
         None => ui.weak(word),
     };
+}
+
+/// `1 row`, `1,200 rows`.
+fn rows(n: u64) -> String {
+    if n == 1 { "1 row".to_owned() } else { format!("{} rows", thousands(n)) }
 }
 
 /// A sentence as it starts a line.

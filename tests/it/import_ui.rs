@@ -53,6 +53,8 @@ fn a_spreadsheet_is_planned_mapped_rehearsed_applied_and_undone_from_the_window(
     let renamed = service_user(&mut s, "u00001");
     let unchanged = service_user(&mut s, "u00003");
     let leaver = service_user(&mut s, "u00004");
+    let mover = service_user(&mut s, "u00005");
+    let taken = text(&service_user(&mut s, "u00006")["email"]);
     assert_eq!(leaver["isActive"], true, "the leaver is active before: {leaver}");
     let file = s.path("hr.csv");
     let rows: Vec<Vec<String>> = vec![
@@ -67,6 +69,8 @@ fn a_spreadsheet_is_planned_mapped_rehearsed_applied_and_undone_from_the_window(
         ["u00002", "Bad Address", "not-an-address", "yes", "typo"].map(str::to_owned).to_vec(),
         vec!["u00003".into(), text(&unchanged["name"]), text(&unchanged["email"]), "yes".into(), String::new()],
         vec!["u00004".into(), text(&leaver["name"]), text(&leaver["email"]), "no".into(), "left in May".into()],
+        // The service refuses it: another user has that address.
+        vec!["u00005".into(), text(&mover["name"]), taken.clone(), "yes".into(), "moved".into()],
         ["n00001", "Nia Newcomer", "nia.newcomer@example.com", "yes", "joins in June"].map(str::to_owned).to_vec(),
     ];
     // As a spreadsheet program saves it in a semicolon locale: quoted where a cell needs it.
@@ -81,7 +85,7 @@ fn a_spreadsheet_is_planned_mapped_rehearsed_applied_and_undone_from_the_window(
     s.click("Import…");
     s.wait_for_label("File");
     plan(&mut s, &file, "1 to create");
-    for label in ["1 to update", "1 to archive", "1 unchanged", "1 invalid"] {
+    for label in ["2 to update", "1 to archive", "1 unchanged", "1 invalid"] {
         assert!(s.harness.query_by_label(label).is_some(), "'{label}' among the counts:\n{}", s.screen());
     }
     assert!(s.text_containing("read as CSV").is_some(), "how the file was read:\n{}", s.screen());
@@ -90,11 +94,12 @@ fn a_spreadsheet_is_planned_mapped_rehearsed_applied_and_undone_from_the_window(
     // A column's use changed by the person: the plan follows (no name, so u00001 is unchanged).
     use_column_as(&mut s, "Full name", "Not mapped");
     s.wait_for("the plan again", |h| !h.state().import_busy());
-    s.wait_for_label("0 to update");
+    s.wait_for_label("1 to update");
+    assert!(s.harness.query_by_label("2 unchanged").is_some(), "u00001 is unchanged without names:\n{}", s.screen());
     s.wait_for_text("Not mapped, so not imported: Full name, Notes.");
     use_column_as(&mut s, "Full name", "name");
     s.wait_for("the plan again", |h| !h.state().import_busy());
-    s.wait_for_label("1 to update");
+    s.wait_for_label("2 to update");
 
     // The invalid row, alone in the grid, with its reason.
     s.click("1 invalid");
@@ -105,18 +110,21 @@ fn a_spreadsheet_is_planned_mapped_rehearsed_applied_and_undone_from_the_window(
         "the reason names the address:\n{}",
         s.screen()
     );
-    s.click("All (5)");
+    s.click("All (6)");
 
     s.click("Rehearse");
     s.wait_for("the rehearsal", |h| !h.state().import_busy());
-    s.wait_for_text("Rehearsed on a sandbox: 3 rows applied, 0 refused");
+    s.wait_for_text("Rehearsed on a sandbox: 4 rows applied, 0 refused");
     assert_eq!(service_user(&mut s, "n00001"), Value::Null, "a rehearsal sends nothing to the service");
 
     s.click("Apply…");
-    s.wait_for_text("Apply 3 changes to Sandbox");
+    s.wait_for_text("Apply 4 changes to Sandbox: 1 to create, 2 to update, 1 to archive?");
     s.click("Apply now");
     s.wait_for("the apply", |h| !h.state().import_busy());
-    s.wait_for_text("Applied 3 rows; 0 failed, 0 conflicts, 1 invalid.");
+    s.wait_for_text("Applied 3 rows; 1 failed, 0 conflicts, 1 invalid.");
+    // The refusal in the service's own words, with the row a spreadsheet shows it on.
+    let refusal = s.wait_for_text("Row 6 (u00005)");
+    assert!(refusal.contains("input.email") && refusal.contains("already exists"), "{refusal}");
     let after = service_user(&mut s, "u00001");
     assert_eq!(after["name"], format!("{} Junior", text(&renamed["name"])), "{after}");
     assert_eq!(service_user(&mut s, "u00004")["isActive"], false);
@@ -130,12 +138,20 @@ fn a_spreadsheet_is_planned_mapped_rehearsed_applied_and_undone_from_the_window(
         ("u00002", "invalid"),
         ("u00003", "unchanged"),
         ("u00004", "archived"),
+        ("u00005", "failed"),
         ("n00001", "created"),
     ];
     assert_eq!(outcomes, expected.map(|(k, o)| (k.to_owned(), o.to_owned())), "every input row in its place");
     let undo = s.path("hr.undo.csv");
     assert!(undo.is_file(), "the undo file beside the file");
     s.wait_for_text(&format!("To take it back, import {}", undo.display()));
+
+    // Only the row that failed, planned again (as after fixing the file).
+    s.click("Only the rows that failed last time");
+    s.click("Plan");
+    s.wait_for("the failed rows' plan", |h| !h.state().import_busy());
+    s.wait_for_label("All (1)");
+    s.click("Only the rows that failed last time");
 
     // The undo file, imported in the same window, takes it all back.
     plan(&mut s, &undo, "1 to archive");

@@ -117,7 +117,9 @@ impl DeliveryList {
     }
 
     /// The list, newest first; returns the delivery clicked.
-    pub fn ui(&self, ui: &mut egui::Ui, selected: Option<i64>) -> Option<i64> {
+    /// `altered`: the test delivery came back changed by the tunnel or relay, so a failed
+    /// signature says nothing about the sender (shown as `?`, not a false ✗).
+    pub fn ui(&self, ui: &mut egui::Ui, selected: Option<i64>, altered: bool) -> Option<i64> {
         let mut clicked = None;
         TableBuilder::new(ui)
             .id_salt("deliveries")
@@ -150,7 +152,7 @@ impl DeliveryList {
                         ui.add(egui::Label::new(kind).truncate().selectable(false));
                     });
                     row.col(|ui| {
-                        signature_mark(ui, delivery);
+                        signature_mark(ui, delivery, altered);
                     });
                     row.col(|ui| {
                         ui.add(
@@ -171,10 +173,19 @@ impl DeliveryList {
     }
 }
 
-/// ✓ verified, ✗ failed (the reason on hover), — not checked.
-pub fn signature_mark(ui: &mut egui::Ui, delivery: &DeliverySummary) {
+/// ✓ verified, ✗ failed (the reason on hover), — not checked; `?` for a failure through a
+/// tunnel or relay that alters bodies (`altered`).
+pub fn signature_mark(ui: &mut egui::Ui, delivery: &DeliverySummary, altered: bool) {
     let (mark, color, hover) = match delivery.verified {
         Some(true) => ("✓", egui::Color32::from_rgb(0x2e, 0xa0, 0x43), "Signature verified".to_owned()),
+        Some(false) if altered => (
+            "?",
+            ui.visuals().warn_fg_color,
+            format!(
+                "Signatures cannot be verified through this relay: the test delivery arrived altered ({})",
+                delivery.reason
+            ),
+        ),
         Some(false) => ("✗", ui.visuals().error_fg_color, format!("Failed: {}", delivery.reason)),
         None => ("—", ui.visuals().weak_text_color(), "Not checked: no secret was set".to_owned()),
     };

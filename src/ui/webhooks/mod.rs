@@ -351,7 +351,7 @@ impl WebhooksPanel {
         egui::CentralPanel::default().show(ui, |ui| {
             if self.list.rows().is_empty() {
                 ui.weak(self.empty_text());
-            } else if let Some(id) = self.list.ui(ui, self.selected)
+            } else if let Some(id) = self.list.ui(ui, self.selected, self.tunnel.relay_alters())
                 && self.selected != Some(id)
             {
                 self.selected = Some(id);

@@ -93,6 +93,11 @@ impl TunnelSection {
         self.state = TunnelState::Off(why);
     }
 
+    /// Whether the last test delivery came back altered by the tunnel or relay.
+    pub fn relay_alters(&self) -> bool {
+        matches!(self.test, Some(Ok(TestOutcome::Altered(_))))
+    }
+
     /// A test delivery ended.
     pub fn tested(&mut self, job: JobId, result: Result<TestOutcome, String>) {
         if self.test_job == Some(job) {
@@ -210,5 +215,25 @@ impl TunnelSection {
             None => {}
         }
         intent
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_test_delivery_altered_on_the_way_marks_the_relay_as_one_signatures_cannot_cross() {
+        let mut jobs = crate::worker::JobIds::default();
+        let mut section = TunnelSection::default();
+        assert!(!section.relay_alters());
+        let job = jobs.allocate();
+        section.test_job = Some(job);
+        section.tested(job, Ok(TestOutcome::Altered("the body was re-encoded".into())));
+        assert!(section.relay_alters());
+        let job = jobs.allocate();
+        section.test_job = Some(job);
+        section.tested(job, Ok(TestOutcome::Verified));
+        assert!(!section.relay_alters(), "a later test that arrives intact clears it");
     }
 }
