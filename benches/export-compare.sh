@@ -5,7 +5,9 @@
 # alternated (orgql, python, orgql, python, …), and prints each run, then the medians of the
 # runs after the first (a warm-up: the page cache, and orgql's store holding the schema and an
 # earlier export's record, as on any export after the first) and the ratio orgql / Python of
-# those medians, with the peak memory (max RSS) of each exporter.
+# those medians, with the peak memory (max RSS) of each exporter. Each run's line also gives the
+# exporter's CPU time (user + system) and the sandbox's CPU time while it ran (from /proc), which
+# a loaded machine disturbs less than wall time.
 #
 # orgql runs with its record on (the rows kept for `--changes-since last`), in a HOME of its own
 # under a temporary folder, so that nothing of the user's store is touched. Both exporters ask
@@ -63,15 +65,19 @@ one_run() { # users exporter query -> appends "secs kb" to $work/$users-$exporte
     *) cmd=(python3 benches/export_baseline.py "$base" "$out") ;;
   esac
   rm -f "$out"
-  /usr/bin/time -f '%e %M' -o "$work/time" "${cmd[@]}" 2> "$work/err" || { cat "$work/err"; exit 1; }
-  read -r secs kb < "$work/time"
+  local ticks0 ticks1
+  ticks0=$(awk '{ print $14 + $15 }' "/proc/$sandbox/stat")
+  /usr/bin/time -f '%e %M %U %S' -o "$work/time" "${cmd[@]}" 2> "$work/err" || { cat "$work/err"; exit 1; }
+  ticks1=$(awk '{ print $14 + $15 }' "/proc/$sandbox/stat")
+  read -r secs kb user sys < "$work/time"
   case "$out" in
     *.xlsx) rows=$(unzip -p "$out" xl/worksheets/sheet1.xml | grep -o '<row ' | wc -l) ;;
     *) rows=$(($(wc -l < "$out"))) ;;
   esac
   echo "$secs $kb" >> "$work/$users-$exporter"
-  printf '%-8s %-10s %3s %8s s %8.1f MB   (%s lines, load %s)\n' "$users" "$exporter" "$4" "$secs" \
-    "$(awk -v kb="$kb" 'BEGIN { print kb / 1024 }')" "$rows" "$(cut -d' ' -f1 /proc/loadavg)"
+  printf '%-8s %-10s %3s %8s s %8.1f MB   CPU %5.2f s, sandbox CPU %5.2f s   (%s lines, load %s)\n' "$users" "$exporter" "$4" \
+    "$secs" "$(awk -v kb="$kb" 'BEGIN { print kb / 1024 }')" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
+    "$(awk -v t=$((ticks1 - ticks0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { print t / hz }')" "$rows" "$(cut -d' ' -f1 /proc/loadavg)"
 }
 
 summary() { # users exporter -> "median_secs median_MB" over the runs after the first
