@@ -567,6 +567,8 @@ mod tests {
     struct Breaking {
         upstream: String,
         pages: usize,
+        /// The answer that breaks the walk (HTTP 200, JSON).
+        answer: &'static [u8],
         seen: AtomicUsize,
         broke: Arc<(Mutex<bool>, Condvar)>,
         http: reqwest::Client,
@@ -585,8 +587,7 @@ mod tests {
             let (broke, said) = &*front.broke;
             *broke.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = true;
             said.notify_all();
-            let body = serde_json::json!({ "data": null, "errors": [{ "message": "The service broke off the walk" }] });
-            return ([(axum::http::header::CONTENT_TYPE, "application/json")], body.to_string()).into_response();
+            return ([(axum::http::header::CONTENT_TYPE, "application/json")], front.answer).into_response();
         }
         let mut request = front.http.post(format!("{}{}", front.upstream, uri.path())).body(body);
         for name in [axum::http::header::CONTENT_TYPE, axum::http::header::AUTHORIZATION] {
@@ -645,6 +646,7 @@ mod tests {
             let front = Arc::new(Breaking {
                 upstream: server.base_url().to_owned(),
                 pages: 3,
+                answer: br#"{"data":null,"errors":[{"message":"The service broke off the walk"}]}"#,
                 seen: AtomicUsize::new(0),
                 broke: broke.clone(),
                 http: reqwest::Client::new(),
@@ -681,6 +683,57 @@ mod tests {
                 panic!("not interrupted: {result:?}")
             };
             assert_eq!(partial.rows, 150, "the three pages before the failed one, whole");
+            assert!(reached.is_some_and(|r| r.cursor.is_some()), "the resume point is after the third page");
+            let mut reader = ::csv::Reader::from_path(partial.path.expect("a partial file")).expect("readable");
+            let refs: Vec<String> =
+                reader.records().map(|record| record.expect("a CSV record")[0].to_owned()).collect();
+            let want: Vec<String> = (1..=150).map(|n| format!("u{n:05}")).collect();
+            assert_eq!(refs, want, "in page order");
+        };
+        tokio::time::timeout(Duration::from_secs(60), run).await.expect("the test ends within a minute");
+    }
+
+    /// A page whose outline reads (its cursor is known, the next request leaves) but whose JSON
+    /// does not (a name that is not UTF-8, which the outline skips): the writer finds it, and
+    /// the export stops as if the page had not come, with exactly the pages before it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_page_that_cannot_be_read_when_written_leaves_exactly_the_pages_before_it() {
+        let run = async {
+            let server = Server::start(Config { users: 500, ..Config::default() }).await.expect("a sandbox");
+            let front = Arc::new(Breaking {
+                upstream: server.base_url().to_owned(),
+                pages: 3,
+                answer: b"{\"data\":{\"paginatedUsers\":{\"pageInfo\":{\"hasNextPage\":true,\"endCursor\":\"X\"},\
+                          \"edges\":[{\"node\":{\"ref\":\"u9\",\"name\":\"\xff\"}}]}}}",
+                seen: AtomicUsize::new(0),
+                broke: Arc::new((Mutex::new(false), Condvar::new())),
+                http: reqwest::Client::new(),
+            });
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+            let base = format!("http://{}", listener.local_addr().expect("an address"));
+            let app = axum::Router::new().fallback(forward).with_state(front.clone());
+            let serving = tokio::spawn(async move { axum::serve(listener, app).await });
+            let credentials = Credentials {
+                base_url: BaseUrl::parse(&base).expect("a base URL"),
+                client_id: ADMIN_CLIENT.to_owned(),
+                client_secret: crate::secret::Secret::new(server.client_secret()),
+                scopes: crate::scopes::ScopeSet::all(),
+            };
+            let client = Arc::new(Client::new(credentials, ClientOptions::default(), None).expect("a client"));
+            let query = "{ paginatedUsers(first: 50) { edges { node { ref name } } } }";
+            let mut pager = Pager::new(client, query, None, None, PagingOptions::default()).expect("a pager");
+            let dir = tempfile::tempdir().expect("a folder");
+            let out = dir.path().join("users.csv");
+            let file = CsvFile::create(&out, &pager.site().columns.clone(), CsvOptions::default()).expect("a file");
+            let cancel = CancellationToken::new();
+            let result = walk_into(&mut pager, &out, file, &cancel, |_| {}).await;
+            serving.abort();
+            server.stop().await;
+
+            let Err(ExportError::Interrupted { cause: ApiError::BadResponse(_), partial, reached, .. }) = result else {
+                panic!("not interrupted by the unreadable page: {result:?}")
+            };
+            assert_eq!(partial.rows, 150, "the three pages before the unreadable one, whole");
             assert!(reached.is_some_and(|r| r.cursor.is_some()), "the resume point is after the third page");
             let mut reader = ::csv::Reader::from_path(partial.path.expect("a partial file")).expect("readable");
             let refs: Vec<String> =
