@@ -194,6 +194,17 @@ async fn walk_kept(
 trait PageSink {
     /// Writes one page's nodes, durably for a CSV file.
     fn page(&mut self, data: &serde_json::Value, site: &crate::query::ConnectionSite) -> Result<(), String>;
+    /// Writes one page whose nodes' text `rows` (each after its key) were already made from
+    /// `data`: a CSV file writes them as they are (the same bytes as [`PageSink::page`]); a
+    /// workbook types its cells from `data`.
+    fn page_rows(
+        &mut self,
+        data: &serde_json::Value,
+        site: &crate::query::ConnectionSite,
+        _rows: &[(String, Row)],
+    ) -> Result<(), String> {
+        self.page(data, site)
+    }
     /// Rows written.
     fn written(&self) -> u64;
     /// Rows fetched and handled so far, for the progress against the connection's `count`
@@ -245,14 +256,14 @@ fn record_page(
     recorder: &mut Option<RowRecorder>,
     site: &crate::query::ConnectionSite,
     key: usize,
-    rows: &[(String, Row)],
+    rows: Vec<(String, Row)>,
 ) {
     let Some(recorder) = recorder else { return };
     let columns: Vec<String> = site.columns.iter().map(|c| c.name.clone()).collect();
     let key_column = site.columns.get(key).map(|c| c.name.clone()).unwrap_or_default();
     let keyed: Vec<(String, changes::RowDigest, Row)> =
-        rows.iter().map(|(k, row)| (k.clone(), changes::digest(row.cells()), row.clone())).collect();
-    recorder.keep(&columns, &key_column, &keyed);
+        rows.into_iter().map(|(k, row)| (k, changes::digest(row.cells()), row)).collect();
+    recorder.keep(&columns, &key_column, keyed);
 }
 
 /// A file that also keeps every row keyed.
@@ -264,9 +275,10 @@ struct Kept<S> {
 
 impl<S: PageSink> PageSink for Kept<S> {
     fn page(&mut self, data: &serde_json::Value, site: &crate::query::ConnectionSite) -> Result<(), String> {
-        self.inner.page(data, site)?;
+        // Each node's cells are made once, for the file and for the record.
         let rows: Vec<(String, Row)> = site.nodes(data).map(|node| keyed_row(node, &site.columns, self.key)).collect();
-        record_page(&mut self.recorder, site, self.key, &rows);
+        self.inner.page_rows(data, site, &rows)?;
+        record_page(&mut self.recorder, site, self.key, rows);
         Ok(())
     }
     fn written(&self) -> u64 {
@@ -334,7 +346,7 @@ impl<S: TextSink> PageSink for ChangesFile<S> {
             }
             kept.push((key, row));
         }
-        record_page(&mut self.recorder, site, self.key, &kept);
+        record_page(&mut self.recorder, site, self.key, kept);
         self.inner.text_rows(&written)
     }
     fn written(&self) -> u64 {
@@ -368,6 +380,17 @@ impl<S: TextSink> PageSink for ChangesFile<S> {
 impl PageSink for CsvFile {
     fn page(&mut self, data: &serde_json::Value, site: &crate::query::ConnectionSite) -> Result<(), String> {
         self.writer().write_page(data, site).map_err(|e| e.to_string())?;
+        self.end_page().map(|_| ()).map_err(|e| e.error.reason)
+    }
+    fn page_rows(
+        &mut self,
+        _data: &serde_json::Value,
+        _site: &crate::query::ConnectionSite,
+        rows: &[(String, Row)],
+    ) -> Result<(), String> {
+        for (_, row) in rows {
+            self.writer().write_cells(row.cells()).map_err(|e| e.to_string())?;
+        }
         self.end_page().map(|_| ()).map_err(|e| e.error.reason)
     }
     fn written(&self) -> u64 {
@@ -404,7 +427,8 @@ impl PageSink for crate::table::XlsxFile {
 
 /// A page on its way from the walk to the writer.
 struct Fetched {
-    data: serde_json::Value,
+    /// Read into JSON by the writer, off the walk's critical path.
+    data: crate::api::pages::PageData,
     total: Option<u64>,
     /// The walk's cursor after this page: where a resume starts once the page is written.
     cursor: Option<String>,
@@ -415,12 +439,22 @@ struct Fetched {
 /// about three pages however slow the disk).
 const PAGES_AHEAD: usize = 1;
 
+/// Why the writer stopped before the last page.
+enum Stop {
+    /// Writing failed.
+    Write(String),
+    /// The page could not be read (its answer was not JSON after all).
+    Page(ApiError),
+}
+
 /// Every page of `pager` into `file`, which becomes `out` when complete (or its `.partial`).
 ///
-/// Pipelined: the walk fetches pages on this task while a blocking thread parses, writes and
-/// records them (`file.page`), so the request for the next page leaves as soon as the current
-/// page's cursor is known. The rows keep the page order; when a page fails, the pages before it
-/// are written first, so the `.partial` holds exactly the rows of the pages before the failure.
+/// Pipelined: the walk fetches pages on this task, reading of each answer only what the next
+/// request needs (the cursor, the nodes' count and keys: `api::outline`), while a blocking
+/// thread reads the page into JSON, writes and records it (`file.page`), so the request for the
+/// next page leaves as soon as the current page's cursor is known. The rows keep the page order;
+/// when a page fails, the pages before it are written first, so the `.partial` holds exactly the
+/// rows of the pages before the failure.
 async fn walk_into<S: PageSink + Send + 'static>(
     pager: &mut Pager,
     out: &Path,
@@ -438,8 +472,12 @@ async fn walk_into<S: PageSink + Send + 'static>(
     let writer = tokio::task::spawn_blocking(move || {
         let (mut file, mut durable) = (file, start);
         while let Some(page) = to_write.blocking_recv() {
-            if let Err(reason) = file.page(&page.data, &site) {
-                return (file, durable, Err(reason));
+            let data = match page.data.into_json() {
+                Ok(data) => data,
+                Err(cause) => return (file, durable, Err(Stop::Page(cause))),
+            };
+            if let Err(reason) = file.page(&data, &site) {
+                return (file, durable, Err(Stop::Write(reason)));
             }
             durable = page.cursor;
             if report.send(Progress { rows: file.handled(), total: page.total }).is_err() {
@@ -452,9 +490,9 @@ async fn walk_into<S: PageSink + Send + 'static>(
         while let Ok(done) = written.try_recv() {
             progress(done);
         }
-        match pager.next_page(cancel).await {
-            Ok(Some(page)) => {
-                let page = Fetched { data: page.data, total: page.total, cursor: pager.cursor().map(str::to_owned) };
+        match pager.next_page_unread(cancel).await {
+            Ok(Some((data, page))) => {
+                let page = Fetched { data, total: page.total, cursor: pager.cursor().map(str::to_owned) };
                 if pages.send(page).await.is_err() {
                     // The writer stopped on an error, said below.
                     break Ok(());
@@ -475,13 +513,24 @@ async fn walk_into<S: PageSink + Send + 'static>(
             reason: format!("the export's writer stopped abnormally ({e}); export again"),
         })
     })?;
-    if let Err(reason) = wrote {
-        return Err(ExportError::Write {
-            reason,
-            partial: file.partial(),
-            out: out.to_path_buf(),
-            reached: reached(durable),
-        });
+    match wrote {
+        Ok(()) => {}
+        Err(Stop::Write(reason)) => {
+            return Err(ExportError::Write {
+                reason,
+                partial: file.partial(),
+                out: out.to_path_buf(),
+                reached: reached(durable),
+            });
+        }
+        Err(Stop::Page(cause)) => {
+            return Err(ExportError::Interrupted {
+                cause,
+                partial: file.partial(),
+                out: out.to_path_buf(),
+                reached: reached(durable),
+            });
+        }
     }
     if let Err(cause) = fetched {
         return Err(ExportError::Interrupted {
@@ -518,6 +567,8 @@ mod tests {
     struct Breaking {
         upstream: String,
         pages: usize,
+        /// The answer that breaks the walk (HTTP 200, JSON).
+        answer: &'static [u8],
         seen: AtomicUsize,
         broke: Arc<(Mutex<bool>, Condvar)>,
         http: reqwest::Client,
@@ -536,8 +587,7 @@ mod tests {
             let (broke, said) = &*front.broke;
             *broke.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = true;
             said.notify_all();
-            let body = serde_json::json!({ "data": null, "errors": [{ "message": "The service broke off the walk" }] });
-            return ([(axum::http::header::CONTENT_TYPE, "application/json")], body.to_string()).into_response();
+            return ([(axum::http::header::CONTENT_TYPE, "application/json")], front.answer).into_response();
         }
         let mut request = front.http.post(format!("{}{}", front.upstream, uri.path())).body(body);
         for name in [axum::http::header::CONTENT_TYPE, axum::http::header::AUTHORIZATION] {
@@ -596,6 +646,7 @@ mod tests {
             let front = Arc::new(Breaking {
                 upstream: server.base_url().to_owned(),
                 pages: 3,
+                answer: br#"{"data":null,"errors":[{"message":"The service broke off the walk"}]}"#,
                 seen: AtomicUsize::new(0),
                 broke: broke.clone(),
                 http: reqwest::Client::new(),
@@ -632,6 +683,57 @@ mod tests {
                 panic!("not interrupted: {result:?}")
             };
             assert_eq!(partial.rows, 150, "the three pages before the failed one, whole");
+            assert!(reached.is_some_and(|r| r.cursor.is_some()), "the resume point is after the third page");
+            let mut reader = ::csv::Reader::from_path(partial.path.expect("a partial file")).expect("readable");
+            let refs: Vec<String> =
+                reader.records().map(|record| record.expect("a CSV record")[0].to_owned()).collect();
+            let want: Vec<String> = (1..=150).map(|n| format!("u{n:05}")).collect();
+            assert_eq!(refs, want, "in page order");
+        };
+        tokio::time::timeout(Duration::from_secs(60), run).await.expect("the test ends within a minute");
+    }
+
+    /// A page whose outline reads (its cursor is known, the next request leaves) but whose JSON
+    /// does not (a name that is not UTF-8, which the outline skips): the writer finds it, and
+    /// the export stops as if the page had not come, with exactly the pages before it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_page_that_cannot_be_read_when_written_leaves_exactly_the_pages_before_it() {
+        let run = async {
+            let server = Server::start(Config { users: 500, ..Config::default() }).await.expect("a sandbox");
+            let front = Arc::new(Breaking {
+                upstream: server.base_url().to_owned(),
+                pages: 3,
+                answer: b"{\"data\":{\"paginatedUsers\":{\"pageInfo\":{\"hasNextPage\":true,\"endCursor\":\"X\"},\
+                          \"edges\":[{\"node\":{\"ref\":\"u9\",\"name\":\"\xff\"}}]}}}",
+                seen: AtomicUsize::new(0),
+                broke: Arc::new((Mutex::new(false), Condvar::new())),
+                http: reqwest::Client::new(),
+            });
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+            let base = format!("http://{}", listener.local_addr().expect("an address"));
+            let app = axum::Router::new().fallback(forward).with_state(front.clone());
+            let serving = tokio::spawn(async move { axum::serve(listener, app).await });
+            let credentials = Credentials {
+                base_url: BaseUrl::parse(&base).expect("a base URL"),
+                client_id: ADMIN_CLIENT.to_owned(),
+                client_secret: crate::secret::Secret::new(server.client_secret()),
+                scopes: crate::scopes::ScopeSet::all(),
+            };
+            let client = Arc::new(Client::new(credentials, ClientOptions::default(), None).expect("a client"));
+            let query = "{ paginatedUsers(first: 50) { edges { node { ref name } } } }";
+            let mut pager = Pager::new(client, query, None, None, PagingOptions::default()).expect("a pager");
+            let dir = tempfile::tempdir().expect("a folder");
+            let out = dir.path().join("users.csv");
+            let file = CsvFile::create(&out, &pager.site().columns.clone(), CsvOptions::default()).expect("a file");
+            let cancel = CancellationToken::new();
+            let result = walk_into(&mut pager, &out, file, &cancel, |_| {}).await;
+            serving.abort();
+            server.stop().await;
+
+            let Err(ExportError::Interrupted { cause: ApiError::BadResponse(_), partial, reached, .. }) = result else {
+                panic!("not interrupted by the unreadable page: {result:?}")
+            };
+            assert_eq!(partial.rows, 150, "the three pages before the unreadable one, whole");
             assert!(reached.is_some_and(|r| r.cursor.is_some()), "the resume point is after the third page");
             let mut reader = ::csv::Reader::from_path(partial.path.expect("a partial file")).expect("readable");
             let refs: Vec<String> =

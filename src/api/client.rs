@@ -94,6 +94,30 @@ impl GraphQlResponse {
     }
 }
 
+/// An answer as [`Client::execute_answer`] gives it.
+#[derive(Debug)]
+pub(crate) enum Answer {
+    /// Read into a GraphQL response.
+    Parsed(GraphQlResponse),
+    /// The body of a successful answer, unread.
+    Body(Vec<u8>),
+}
+
+/// One answered request, as [`Client::execute_answer`] gives it.
+#[derive(Debug)]
+pub(crate) struct AnswerExchange {
+    /// The answer.
+    pub answer: Answer,
+    /// HTTP status.
+    pub status: u16,
+    /// Time from the first try to the answer.
+    pub elapsed: Duration,
+    /// Size of the response body in bytes.
+    pub bytes: usize,
+    /// Tries made.
+    pub tries: u32,
+}
+
 /// One answered request, with what the status bar shows.
 #[derive(Debug, Clone)]
 pub struct Exchange {
@@ -116,11 +140,14 @@ pub struct Client {
     graphql_url: String,
     options: ClientOptions,
     activity: ActivitySender,
+    /// The last document sent and whether it may be retried (a query), so that a walk that sends
+    /// one document page after page parses it once.
+    last_kind: std::sync::Mutex<Option<(String, Option<String>, bool)>>,
 }
 
 /// What one try gave.
 enum Try {
-    Answered(GraphQlResponse, u16, usize),
+    Answered(Answer, u16, usize),
     Unauthorized,
     Throttled(Option<Duration>),
     Failed(ApiError),
@@ -143,7 +170,14 @@ impl Client {
             .map_err(|e| ApiError::Config(format!("the HTTP client could not be set up ({e})")))?;
         let graphql_url = credentials.base_url.graphql_url();
         let tokens = Tokens::new(credentials, http.clone(), options.renew_margin, store)?.with_timeout(options.timeout);
-        Ok(Client { http, tokens, graphql_url, options, activity: ActivitySender::new() })
+        Ok(Client {
+            http,
+            tokens,
+            graphql_url,
+            options,
+            activity: ActivitySender::new(),
+            last_kind: Default::default(),
+        })
     }
 
     /// What this client's requests are doing from now on (throttled, backing off, renewing the
@@ -172,22 +206,41 @@ impl Client {
     /// Sends a request and returns the answer, with its GraphQL `errors` unexamined (see
     /// [`GraphQlResponse::into_data`]). Stops with [`ApiError::Cancelled`] when `cancel` fires.
     pub async fn execute(&self, request: &GraphQlRequest, cancel: &CancellationToken) -> Result<Exchange, ApiError> {
+        let AnswerExchange { answer, status, elapsed, bytes, tries } =
+            self.execute_answer(request, false, cancel).await?;
+        let response = match answer {
+            Answer::Parsed(response) => response,
+            // Not asked for; read as every other answer is.
+            Answer::Body(body) => serde_json::from_slice(&body)
+                .map_err(|e| ApiError::BadResponse(format!("the body is not a GraphQL response: {e}")))?,
+        };
+        Ok(Exchange { response, status, elapsed, bytes, tries })
+    }
+
+    /// Like [`execute`](Self::execute), but with `raw` a successful answer (HTTP 2xx) is handed
+    /// back as its bytes, unread: a walk reads what it needs of it and leaves the rest to be read
+    /// off its critical path ([`super::outline`]).
+    pub(crate) async fn execute_answer(
+        &self,
+        request: &GraphQlRequest,
+        raw: bool,
+        cancel: &CancellationToken,
+    ) -> Result<AnswerExchange, ApiError> {
         crate::ui_thread::check("HTTP");
         tokio::select! {
             biased;
             _ = cancel.cancelled() => Err(ApiError::Cancelled),
-            result = self.execute_with_retries(request, cancel) => result,
+            result = self.execute_with_retries(request, raw, cancel) => result,
         }
     }
 
     async fn execute_with_retries(
         &self,
         request: &GraphQlRequest,
+        raw: bool,
         cancel: &CancellationToken,
-    ) -> Result<Exchange, ApiError> {
-        // A document that cannot be read counts as a mutation: never sent twice.
-        let retry_failures =
-            kind_of(&request.query, request.operation_name.as_deref()).is_ok_and(|kind| kind == OperationKind::Query);
+    ) -> Result<AnswerExchange, ApiError> {
+        let retry_failures = self.retry_failures(request);
         let mut backoff = ExponentialBuilder::default()
             .with_min_delay(self.options.retry_base)
             .with_max_delay(self.options.max_retry_after)
@@ -206,9 +259,9 @@ impl Client {
         let mut throttled = 0;
         loop {
             tries += 1;
-            match self.try_once(request, &token).await {
-                Try::Answered(response, status, bytes) => {
-                    return Ok(Exchange { response, status, elapsed: started.elapsed(), bytes, tries });
+            match self.try_once(request, &token, raw).await {
+                Try::Answered(answer, status, bytes) => {
+                    return Ok(AnswerExchange { answer, status, elapsed: started.elapsed(), bytes, tries });
                 }
                 Try::Unauthorized if fresh => return Err(ApiError::Unauthorized),
                 Try::Unauthorized => {
@@ -270,13 +323,29 @@ impl Client {
         }
     }
 
+    /// Whether `request` may be sent again after a failure: only a query is. A document that
+    /// cannot be read counts as a mutation (never sent twice).
+    fn retry_failures(&self, request: &GraphQlRequest) -> bool {
+        let mut last = self.last_kind.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((query, operation, retry)) = last.as_ref()
+            && *query == request.query
+            && *operation == request.operation_name
+        {
+            return *retry;
+        }
+        let retry =
+            kind_of(&request.query, request.operation_name.as_deref()).is_ok_and(|kind| kind == OperationKind::Query);
+        *last = Some((request.query.clone(), request.operation_name.clone(), retry));
+        retry
+    }
+
     /// The token for the next try, and whether it was obtained for it (not cached).
     async fn token_for_a_try(&self, activity: &RequestActivity<'_>) -> Result<(Token, bool), ApiError> {
         let (token, obtained) = self.tokens.get_reporting(|| activity.report(Activity::RenewingToken)).await?;
         Ok((token, obtained != Obtained::Cached))
     }
 
-    async fn try_once(&self, request: &GraphQlRequest, token: &Token) -> Try {
+    async fn try_once(&self, request: &GraphQlRequest, token: &Token, raw: bool) -> Try {
         crate::timing::mark("request_sent");
         let sent =
             self.http.post(&self.graphql_url).bearer_auth(token.access_token.expose()).json(request).send().await;
@@ -298,6 +367,10 @@ impl Client {
             Err(BodyError::Http(e)) if e.is_timeout() => return Try::Failed(ApiError::Timeout(self.options.timeout)),
             Err(BodyError::Http(e)) => return Try::Failed(ApiError::Network(describe(&e))),
         };
+        if raw && status.is_success() {
+            let bytes = body.len();
+            return Try::Answered(Answer::Body(body), status.as_u16(), bytes);
+        }
         let parsed = serde_json::from_slice::<GraphQlResponse>(&body);
         crate::timing::mark("answer_parsed");
         match status {
@@ -313,11 +386,13 @@ impl Client {
                 location: location.unwrap_or_else(|| "an unnamed location".to_owned()),
             }),
             s if s.is_success() => match parsed {
-                Ok(response) => Try::Answered(response, s.as_u16(), body.len()),
+                Ok(response) => Try::Answered(Answer::Parsed(response), s.as_u16(), body.len()),
                 Err(e) => Try::Failed(ApiError::BadResponse(format!("the body is not a GraphQL response: {e}"))),
             },
             s if s.is_client_error() => match parsed {
-                Ok(response) if !response.errors.is_empty() => Try::Answered(response, s.as_u16(), body.len()),
+                Ok(response) if !response.errors.is_empty() => {
+                    Try::Answered(Answer::Parsed(response), s.as_u16(), body.len())
+                }
                 _ => Try::Failed(ApiError::Server { status: s.as_u16(), message: excerpt(&body) }),
             },
             s => {

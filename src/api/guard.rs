@@ -40,12 +40,17 @@ fn hash_of(value: impl Hash) -> u64 {
 }
 
 /// A row's identity: its `id`, else its `ref` (strings or numbers).
-fn key_of(node: &Value) -> Option<u64> {
+pub(crate) fn key_of(node: &Value) -> Option<u64> {
     let key = node.get("id").filter(|v| !v.is_null()).or_else(|| node.get("ref").filter(|v| !v.is_null()))?;
-    Some(match key {
+    Some(key_hash(key))
+}
+
+/// The hash of a row's `id` or `ref` value.
+pub(crate) fn key_hash(key: &Value) -> u64 {
+    match key {
         Value::String(text) => hash_of(text.as_str()),
         other => hash_of(other.to_string()),
-    })
+    }
 }
 
 impl WalkGuard {
@@ -58,20 +63,21 @@ impl WalkGuard {
         guard
     }
 
-    /// Takes in one page; an error (one sentence) when the walk must stop. `next` is the cursor of
-    /// the next page when one follows, `page_size` the `first` asked for when known.
-    pub(crate) fn page<'a>(
+    /// Takes in one page, its nodes given by their keys ([`key_of`]); an error (one sentence)
+    /// when the walk must stop. `next` is the cursor of the next page when one follows,
+    /// `page_size` the `first` asked for when known.
+    pub(crate) fn page(
         &mut self,
-        nodes: impl Iterator<Item = &'a Value>,
+        keys: impl Iterator<Item = Option<u64>>,
         total: Option<u64>,
         next: Option<&str>,
         page_size: Option<u64>,
     ) -> Result<(), String> {
         self.pages += 1;
         let mut count = 0u64;
-        for node in nodes {
+        for key in keys {
             count += 1;
-            if let Some(key) = key_of(node)
+            if let Some(key) = key
                 && !self.keys.insert(key)
             {
                 self.duplicates += 1;
@@ -145,45 +151,45 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn rows(keys: &[&str]) -> Vec<Value> {
-        keys.iter().map(|k| json!({ "ref": k })).collect()
+    fn rows(keys: &[&str]) -> Vec<Option<u64>> {
+        keys.iter().map(|k| key_of(&json!({ "ref": k }))).collect()
     }
 
     #[test]
     fn a_cursor_that_comes_back_stops_the_walk() {
         let mut guard = WalkGuard::start(None);
-        guard.page(rows(&["a"]).iter(), None, Some("A"), None).unwrap();
-        guard.page(rows(&["b"]).iter(), None, Some("B"), None).unwrap();
-        let err = guard.page(rows(&["c"]).iter(), None, Some("A"), None).unwrap_err();
+        guard.page(rows(&["a"]).into_iter(), None, Some("A"), None).unwrap();
+        guard.page(rows(&["b"]).into_iter(), None, Some("B"), None).unwrap();
+        let err = guard.page(rows(&["c"]).into_iter(), None, Some("A"), None).unwrap_err();
         assert!(err.contains("loop"), "{err}");
     }
 
     #[test]
     fn empty_pages_that_promise_more_stop_the_walk() {
         let mut guard = WalkGuard::start(None);
-        guard.page(rows(&[]).iter(), None, Some("1"), None).unwrap();
-        guard.page(rows(&[]).iter(), None, Some("2"), None).unwrap();
-        let err = guard.page(rows(&[]).iter(), None, Some("3"), None).unwrap_err();
+        guard.page(rows(&[]).into_iter(), None, Some("1"), None).unwrap();
+        guard.page(rows(&[]).into_iter(), None, Some("2"), None).unwrap();
+        let err = guard.page(rows(&[]).into_iter(), None, Some("3"), None).unwrap_err();
         assert!(err.contains("3 empty pages"), "{err}");
     }
 
     #[test]
     fn rows_far_past_the_count_stop_the_walk() {
         let mut guard = WalkGuard::start(None);
-        let page: Vec<Value> = (0..50).map(|i| json!({ "id": i })).collect();
-        guard.page(page.iter(), Some(10), Some("1"), Some(50)).unwrap();
-        let page: Vec<Value> = (50..100).map(|i| json!({ "id": i })).collect();
-        guard.page(page.iter(), Some(10), Some("2"), Some(50)).unwrap();
-        let page: Vec<Value> = (100..150).map(|i| json!({ "id": i })).collect();
-        let err = guard.page(page.iter(), Some(10), Some("3"), Some(50)).unwrap_err();
+        let page: Vec<Option<u64>> = (0..50).map(|i| key_of(&json!({ "id": i }))).collect();
+        guard.page(page.into_iter(), Some(10), Some("1"), Some(50)).unwrap();
+        let page: Vec<Option<u64>> = (50..100).map(|i| key_of(&json!({ "id": i }))).collect();
+        guard.page(page.into_iter(), Some(10), Some("2"), Some(50)).unwrap();
+        let page: Vec<Option<u64>> = (100..150).map(|i| key_of(&json!({ "id": i }))).collect();
+        let err = guard.page(page.into_iter(), Some(10), Some("3"), Some(50)).unwrap_err();
         assert!(err.contains("count is 10"), "{err}");
     }
 
     #[test]
     fn repeated_rows_and_a_short_count_are_counted() {
         let mut guard = WalkGuard::start(None);
-        guard.page(rows(&["a", "b"]).iter(), Some(10), Some("1"), None).unwrap();
-        guard.page(rows(&["b", "c", "a"]).iter(), Some(10), None, None).unwrap();
+        guard.page(rows(&["a", "b"]).into_iter(), Some(10), Some("1"), None).unwrap();
+        guard.page(rows(&["b", "c", "a"]).into_iter(), Some(10), None, None).unwrap();
         let warnings = guard.warnings();
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].starts_with("2 rows repeated"), "{warnings:?}");

@@ -7,6 +7,7 @@ mod client;
 mod error;
 mod guard;
 mod introspection;
+mod outline;
 pub(crate) mod pages;
 mod token;
 mod token_http;

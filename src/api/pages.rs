@@ -6,9 +6,10 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::client::{Client, Exchange, GraphQlRequest};
+use super::client::{Answer, AnswerExchange, Client, GraphQlRequest, GraphQlResponse};
 use super::error::ApiError;
-use super::guard::WalkGuard;
+use super::guard::{WalkGuard, key_of};
+use super::outline::{self, Outline};
 use crate::query::{
     ArgumentValue, ConnectionSite, PagedQuery, Paging, PagingOptions, PagingStyle, detect_paging, prepare_paging,
 };
@@ -37,6 +38,31 @@ pub struct Page {
     pub elapsed: std::time::Duration,
     /// Size of the response body.
     pub bytes: usize,
+}
+
+/// A page's `data` as a walk hands it on: read into JSON, or the answer's bytes, read when
+/// the page is written ([`Pager::next_page_unread`]).
+#[derive(Debug)]
+pub(crate) enum PageData {
+    /// Read.
+    Json(Value),
+    /// The answer's bytes, whose outline was read ([`outline`]).
+    Body(Vec<u8>),
+}
+
+impl PageData {
+    /// The page's `data` as JSON.
+    pub(crate) fn into_json(self) -> Result<Value, ApiError> {
+        match self {
+            PageData::Json(data) => Ok(data),
+            PageData::Body(body) => read_response(&body)?.into_data(),
+        }
+    }
+}
+
+/// `body` read as a GraphQL response.
+fn read_response(body: &[u8]) -> Result<GraphQlResponse, ApiError> {
+    serde_json::from_slice(body).map_err(|e| ApiError::BadResponse(format!("the body is not a GraphQL response: {e}")))
 }
 
 /// The paging of `query` from a kept schema (`sdl`), when the schema still builds and the query
@@ -245,6 +271,43 @@ impl Pager {
     /// The next page, or `None` after the last one. A page whose response carries GraphQL
     /// errors ends the walk with [`ApiError::GraphQl`].
     pub async fn next_page(&mut self, cancel: &CancellationToken) -> Result<Option<Page>, ApiError> {
+        let Some((data, page)) = self.fetch(false, cancel).await? else { return Ok(None) };
+        Ok(Some(Page { data: data.into_json()?, ..page }))
+    }
+
+    /// Like [`next_page`](Self::next_page), with the page's data not read yet when its answer
+    /// has the common shape ([`outline`]): the walk knows the next cursor, the nodes' count and
+    /// keys, and the data is read where it is written. The [`Page`]'s `data` is null.
+    pub(crate) async fn next_page_unread(
+        &mut self,
+        cancel: &CancellationToken,
+    ) -> Result<Option<(PageData, Page)>, ApiError> {
+        self.fetch(true, cancel).await
+    }
+
+    /// The data of a page read as JSON, and its outline, or why it ends the walk.
+    fn read_json(&mut self, response: GraphQlResponse) -> Result<(PageData, Outline), ApiError> {
+        let data = response.into_data().map_err(|error| self.locate_in_the_users_text(error))?;
+        let site = &self.paged.site;
+        if site.connection(&data).is_none() {
+            self.finished = true;
+            return Err(ApiError::BadResponse(format!("the response has no '{}'", site.path.join("."))));
+        }
+        let outline = Outline {
+            nodes: site.nodes(&data).count(),
+            edges: site.edges(&data).count(),
+            keys: site.nodes(&data).map(key_of).collect(),
+            last_edge_cursor: site.last_edge_cursor(&data).map(str::to_owned),
+            has_next_page: site.has_next_page(&data),
+            end_cursor: site.end_cursor(&data).map(str::to_owned),
+            count: site.count(&data),
+        };
+        Ok((PageData::Json(data), outline))
+    }
+
+    /// The next page; with `unread`, its data left as the answer's bytes when they have the
+    /// common shape.
+    async fn fetch(&mut self, unread: bool, cancel: &CancellationToken) -> Result<Option<(PageData, Page)>, ApiError> {
         if self.finished {
             return Ok(None);
         }
@@ -254,27 +317,30 @@ impl Pager {
             variables: Some(Value::Object(self.variables.clone())),
             operation_name: self.operation_name.clone(),
         };
-        let Exchange { response, status, elapsed, bytes, .. } = self.client.execute(&request, cancel).await?;
-        let data = response.into_data().map_err(|error| self.locate_in_the_users_text(error))?;
+        let AnswerExchange { answer, status, elapsed, bytes, .. } =
+            self.client.execute_answer(&request, unread, cancel).await?;
+        let (data, outline) = match answer {
+            Answer::Body(body) => match outline::read(&body, &self.paged.site) {
+                Some(outline) => (PageData::Body(body), outline),
+                None => {
+                    let response = read_response(&body)?;
+                    self.read_json(response)?
+                }
+            },
+            Answer::Parsed(response) => self.read_json(response)?,
+        };
         let page_size = self.page_size();
-        let site = &self.paged.site;
-        if site.connection(&data).is_none() {
-            self.finished = true;
-            return Err(ApiError::BadResponse(format!("the response has no '{}'", site.path.join("."))));
-        }
-        let nodes = site.nodes(&data).count();
-        let total = site.count(&data);
+        let total = outline.count;
         let (has_next, next_cursor) = match self.paged.style {
-            PagingStyle::Relay => {
-                (site.has_next_page(&data).unwrap_or(false), site.end_cursor(&data).map(str::to_owned))
-            }
+            PagingStyle::Relay => (outline.has_next_page.unwrap_or(false), outline.end_cursor),
             // No page information: a full page may have a successor, a shorter one is the last.
             PagingStyle::EdgeCursors => {
-                let edges = site.edges(&data).count() as u64;
+                let edges = outline.edges as u64;
                 let full = edges > 0 && page_size.is_none_or(|size| edges >= size);
-                (full, site.last_edge_cursor(&data).map(str::to_owned))
+                (full, outline.last_edge_cursor)
             }
         };
+        let nodes = outline.nodes;
         self.pages += 1;
         self.nodes += nodes as u64;
         let cursor = match (has_next, next_cursor) {
@@ -289,7 +355,7 @@ impl Pager {
             }
             (true, Some(cursor)) => Some(cursor),
         };
-        if let Err(why) = self.guard.page(site.nodes(&data), total, cursor.as_deref(), page_size) {
+        if let Err(why) = self.guard.page(outline.keys.into_iter(), total, cursor.as_deref(), page_size) {
             self.finished = true;
             return Err(ApiError::Paging(why));
         }
@@ -298,8 +364,8 @@ impl Pager {
             Some(cursor) => self.cursor = Some(cursor),
         }
         let next_cursor = if has_next { self.cursor.clone() } else { None };
-        Ok(Some(Page {
-            data,
+        let page = Page {
+            data: Value::Null,
             number: self.pages,
             nodes,
             nodes_so_far: self.nodes,
@@ -309,6 +375,7 @@ impl Pager {
             status,
             elapsed,
             bytes,
-        }))
+        };
+        Ok(Some((data, page)))
     }
 }

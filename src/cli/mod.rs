@@ -114,7 +114,7 @@ pub fn main() -> ExitCode {
         None if cli.reset => reset::run(cli.yes),
         Some(Command::Sandbox(args)) => return sandbox::run(args),
         Some(Command::Query(args)) => block_on(query::run(args)),
-        Some(Command::Export(args)) => block_on(export::run(args)),
+        Some(Command::Export(args)) => block_on_one_thread(export::run(args)),
         Some(Command::Import(args)) => block_on(import::run(args)),
         Some(Command::Profile(command)) => profile::run(command),
         Some(Command::Webhooks(command)) => webhooks::run(command),
@@ -188,6 +188,18 @@ fn desktop() -> Result<(), Failure> {
 fn block_on(future: impl Future<Output = Result<(), Failure>>) -> Result<(), Failure> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        .enable_all()
+        .thread_name("orgql-cli")
+        .build()
+        .map_err(|e| Failure::new(6, format!("cannot start the async runtime ({e})")))?;
+    runtime.block_on(future)
+}
+
+/// Like [`block_on`] on a runtime of one thread: what an export waits for (the next page, its
+/// HTTP connection) is then woken on the thread that waits, not handed between threads on every
+/// page; the export's file and record are written on a blocking thread of their own meanwhile.
+fn block_on_one_thread(future: impl Future<Output = Result<(), Failure>>) -> Result<(), Failure> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .thread_name("orgql-cli")
         .build()

@@ -123,14 +123,19 @@ impl RowRecorder {
 
     /// Keeps a page's rows (`columns` named, keyed by `key_column`): they are written with the
     /// next batch.
-    pub fn keep(&mut self, columns: &[String], key_column: &str, rows: &[(String, RowDigest, Row)]) {
+    pub fn keep(&mut self, columns: &[String], key_column: &str, rows: Vec<(String, RowDigest, Row)>) {
         if self.failed.is_some() {
             return;
         }
         if self.shape.is_none() {
             self.shape = Some((columns.to_vec(), key_column.to_owned()));
         }
-        self.waiting.extend_from_slice(rows);
+        if self.waiting.is_empty() {
+            self.waiting = rows;
+            self.waiting.reserve(RECORD_BATCH.saturating_sub(self.waiting.len()));
+        } else {
+            self.waiting.extend(rows);
+        }
         if self.waiting.len() >= RECORD_BATCH {
             self.write_waiting();
         }

@@ -18,7 +18,7 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde_json::{Value, json};
 
-use super::access::{insufficient_scope_message, required_scopes};
+use super::access::insufficient_scope_message;
 use super::auth::{Tokens, client_scopes, secret_matches};
 use super::minimal::MinimalSchema;
 use super::schema::{Granted, MAX_COMPLEXITY, MAX_DEPTH, SandboxSchema};
@@ -46,6 +46,8 @@ pub struct AppState {
     pub secret: String,
     pub limiter: Option<DefaultKeyedRateLimiter<String>>,
     pub latency: Duration,
+    /// The documents parsed, kept by their text (the full variant's).
+    pub documents: super::documents::Documents,
 }
 
 impl AppState {
@@ -306,27 +308,34 @@ async fn graphql(
         }
     };
     match &state.executor {
-        Executor::Full(schema) => execute_full(schema, grant.scopes, &body, state.latency).await,
+        Executor::Full(schema) => execute_full(schema, &state.documents, grant.scopes, &body, state.latency).await,
         Executor::Minimal(schema) => super::minimal::respond(schema, grant.scopes, &body, state.latency).await,
         Executor::Nested(schema) => super::nested::respond(schema, grant.scopes, &body, state.latency).await,
     }
 }
 
 /// The full sandbox's answer to an authorized request.
-async fn execute_full(schema: &SandboxSchema, granted: ScopeSet, body: &[u8], latency: Duration) -> Response {
+async fn execute_full(
+    schema: &SandboxSchema,
+    documents: &super::documents::Documents,
+    granted: ScopeSet,
+    body: &[u8],
+    latency: Duration,
+) -> Response {
     let mut request = match parse_request(body) {
         Ok(request) => request.data(Granted(granted)),
         Err(message) => return graphql_error(StatusCode::BAD_REQUEST, &message),
     };
-    let operation_name = request.operation_name.clone();
-    if let Ok(doc) = request.parsed_query() {
-        if super::limits::expanded_fields(doc) > super::limits::MAX_EXPANDED_FIELDS {
+    // A document that does not parse is left to async-graphql, which says why.
+    if let Some(prepared) = documents.prepared(&request.query, request.operation_name.as_deref()) {
+        if prepared.expanded_fields > super::limits::MAX_EXPANDED_FIELDS {
             return graphql_error(StatusCode::BAD_REQUEST, &super::limits::too_many_fields_message());
         }
-        let missing = required_scopes(doc, operation_name.as_deref()).difference(granted);
+        let missing = prepared.required.difference(granted);
         if !missing.is_empty() {
             return graphql_error(StatusCode::FORBIDDEN, &insufficient_scope_message(missing));
         }
+        request.set_parsed_query(prepared.doc.clone());
     }
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;

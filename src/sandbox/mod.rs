@@ -6,6 +6,7 @@ pub mod auth;
 mod bodies;
 pub mod data;
 pub mod deliveries;
+mod documents;
 pub mod http;
 pub mod limits;
 pub mod minimal;
@@ -146,6 +147,7 @@ impl Server {
             secret: config.secret.clone(),
             limiter: http::AppState::limiter(config.rate_limit),
             latency: config.latency,
+            documents: documents::Documents::default(),
         });
         let app = http::router(state, config.body_limit);
         let stop = shutdown.clone();

@@ -38,6 +38,15 @@ pub struct ExportRecord {
     pub rows: u64,
 }
 
+/// A row's cells, serialized as the JSON list of strings the store keeps.
+struct CellList<'r>(&'r Row);
+
+impl serde::Serialize for CellList<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.cells())
+    }
+}
+
 impl Store {
     /// Records a finished export with every row it fetched (`snapshot`), and forgets the rows of
     /// the earlier exports of the same query on the same connection; returns its id.
@@ -93,9 +102,13 @@ impl Store {
                 let mut insert = tx.prepare_cached(
                     "INSERT INTO export_rows (export, position, key, digest, cells) VALUES (?1, ?2, ?3, ?4, ?5)",
                 )?;
+                // One buffer for every row's cells as a JSON list of strings.
+                let mut cells = Vec::new();
                 for (offset, (key, digest, row)) in rows.iter().enumerate() {
-                    let cells = serde_json::to_string(&row.cells().collect::<Vec<_>>()).unwrap_or_default();
-                    insert.execute(params![id, first + offset as i64, key, &digest[..], cells])?;
+                    cells.clear();
+                    let list = serde_json::to_writer(&mut cells, &CellList(row));
+                    let text = list.ok().and_then(|()| std::str::from_utf8(&cells).ok()).unwrap_or_default();
+                    insert.execute(params![id, first + offset as i64, key, &digest[..], text])?;
                 }
             }
             tx.commit()

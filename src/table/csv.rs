@@ -98,7 +98,11 @@ impl<W: Write> CsvWriter<W> {
     ///
     /// [`CsvError`] when the underlying writer fails.
     pub fn write_cells<'c>(&mut self, row: impl IntoIterator<Item = &'c str>) -> Result<(), CsvError> {
-        self.write_record(row.into_iter().map(str::to_owned).collect())?;
+        let raw = self.raw;
+        // The same record as `write_record` writes, without a `String` a cell.
+        self.writer.write_record(
+            row.into_iter().map(|cell| Field(if raw { Cow::Borrowed(cell) } else { guard_formula(cell) })),
+        )?;
         self.rows += 1;
         Ok(())
     }
@@ -152,6 +156,15 @@ impl<W: Write> CsvWriter<W> {
         }
         self.writer.write_record(&record)?;
         Ok(())
+    }
+}
+
+/// A cell as the csv crate takes it.
+struct Field<'a>(Cow<'a, str>);
+
+impl AsRef<[u8]> for Field<'_> {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_bytes()
     }
 }
 

@@ -41,7 +41,7 @@ fn required(field: &str, value: &str) -> Result<(), Invalid> {
     if value.trim().is_empty() { Err(invalid(field, "must not be empty")) } else { Ok(()) }
 }
 
-fn check_ref<T: Record>(table: &Table<T>, what: &str, value: &str) -> Result<(), Invalid> {
+fn check_ref<T: Record + Clone>(table: &Table<T>, what: &str, value: &str) -> Result<(), Invalid> {
     required("input.ref", value)?;
     if value.len() > 255 {
         return Err(invalid("input.ref", "must be at most 255 characters"));
@@ -74,7 +74,7 @@ fn check_email(users: &Table<UserRec>, field: &str, email: &str, own: Option<Seq
     Ok(())
 }
 
-fn find<'a, T: Record>(table: &'a Table<T>, field: &str, what: &str, key: &str) -> Result<&'a T, Invalid> {
+fn find<'a, T: Record + Clone>(table: &'a Table<T>, field: &str, what: &str, key: &str) -> Result<&'a T, Invalid> {
     table.get(key).ok_or_else(|| invalid(field, format!("no {what} with ref '{key}'")))
 }
 

@@ -1,6 +1,7 @@
 //! A table of records in creation order, with a lookup by `ref` and Relay cursor pages.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
@@ -10,10 +11,12 @@ use super::model::{Record, Seq};
 /// The largest page the service serves (spec, "Limits").
 pub const MAX_PAGE_SIZE: i32 = 50;
 
-/// Records of one kind, ascending by sequence number.
+/// Records of one kind, ascending by sequence number. Each is shared (`Arc`), so that a
+/// response holds its records without copying them (a group's member list, a user's strings);
+/// a change copies a record only while a response still holds it.
 #[derive(Debug)]
 pub struct Table<T> {
-    rows: Vec<T>,
+    rows: Vec<Arc<T>>,
     by_key: HashMap<String, usize>,
     next_seq: Seq,
 }
@@ -24,7 +27,7 @@ impl<T> Default for Table<T> {
     }
 }
 
-impl<T: Record> Table<T> {
+impl<T: Record + Clone> Table<T> {
     /// The sequence number the next inserted record gets.
     pub fn next_seq(&self) -> Seq {
         self.next_seq
@@ -34,7 +37,7 @@ impl<T: Record> Table<T> {
     pub fn insert(&mut self, make: impl FnOnce(Seq) -> T) -> &T {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let record = make(seq);
+        let record = Arc::new(make(seq));
         self.by_key.insert(record.key().to_owned(), self.rows.len());
         self.rows.push(record);
         &self.rows[self.rows.len() - 1]
@@ -42,26 +45,36 @@ impl<T: Record> Table<T> {
 
     /// The record with this `ref`.
     pub fn get(&self, key: &str) -> Option<&T> {
+        self.get_shared(key).map(|r| &**r)
+    }
+
+    /// The record with this `ref`, shared (for a response to hold).
+    pub fn get_shared(&self, key: &str) -> Option<&Arc<T>> {
         self.by_key.get(key).map(|&i| &self.rows[i])
     }
 
     /// The record with this `ref`, to change (its key must stay the same).
     pub fn get_mut(&mut self, key: &str) -> Option<&mut T> {
-        self.by_key.get(key).map(|&i| &mut self.rows[i])
+        self.by_key.get(key).map(|&i| Arc::make_mut(&mut self.rows[i]))
     }
 
     fn position(&self, seq: Seq) -> Result<usize, usize> {
-        self.rows.binary_search_by_key(&seq, Record::seq)
+        self.rows.binary_search_by_key(&seq, |r| r.seq())
     }
 
     /// The record with this sequence number.
     pub fn by_seq(&self, seq: Seq) -> Option<&T> {
+        self.by_seq_shared(seq).map(|r| &**r)
+    }
+
+    /// The record with this sequence number, shared (for a response to hold).
+    pub fn by_seq_shared(&self, seq: Seq) -> Option<&Arc<T>> {
         self.position(seq).ok().map(|i| &self.rows[i])
     }
 
     /// The record with this sequence number, to change (its key must stay the same).
     pub fn by_seq_mut(&mut self, seq: Seq) -> Option<&mut T> {
-        self.position(seq).ok().map(|i| &mut self.rows[i])
+        self.position(seq).ok().map(|i| Arc::make_mut(&mut self.rows[i]))
     }
 
     /// Removes the record with this `ref`.
@@ -73,11 +86,16 @@ impl<T: Record> Table<T> {
                 *i -= 1;
             }
         }
-        Some(record)
+        Some(Arc::unwrap_or_clone(record))
     }
 
     /// Every record, in creation order.
     pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.rows.iter().map(|r| &**r)
+    }
+
+    /// Every record, shared, in creation order.
+    pub fn iter_shared(&self) -> impl Iterator<Item = &Arc<T>> {
         self.rows.iter()
     }
 
@@ -92,16 +110,16 @@ impl<T: Record> Table<T> {
     }
 
     /// One page of the records that `filter` keeps (all of them when it is `None`).
-    pub fn page<'a>(&'a self, request: &PageRequest, filter: Option<&dyn Fn(&T) -> bool>) -> Page<&'a T> {
+    pub fn page<'a>(&'a self, request: &PageRequest, filter: Option<&dyn Fn(&T) -> bool>) -> Page<&'a Arc<T>> {
         match filter {
-            Some(keep) => paginate::<T, _>(request, self.rows.iter().filter(|r| keep(r))),
+            Some(keep) => paginate::<T, _, _>(request, self.rows.iter().filter(|r| keep(r))),
             None => {
                 // Unfiltered: find the start by binary search and count without a scan.
                 let start = match request.after {
                     Some(after) => self.position(after).map_or_else(|i| i, |i| i + 1),
                     None => 0,
                 };
-                let items: Vec<&T> = self.rows[start..].iter().take(request.first).collect();
+                let items: Vec<&Arc<T>> = self.rows[start..].iter().take(request.first).collect();
                 Page {
                     has_next_page: start + items.len() < self.rows.len(),
                     has_previous_page: start > 0,
@@ -191,18 +209,19 @@ fn decode_cursor(kind: &str, text: &str) -> Option<Seq> {
 }
 
 /// A page of any list of records that is ascending by sequence number (a filtered table, a
-/// group's members). Walks the whole list once to count it.
-pub fn paginate<'a, T: Record + 'a, I>(request: &PageRequest, list: I) -> Page<&'a T>
+/// group's members), each shared (`&Arc<T>`). Walks the whole list once to count it.
+pub fn paginate<T: Record, P: AsRef<T>, I>(request: &PageRequest, list: I) -> Page<P>
 where
-    I: Iterator<Item = &'a T>,
+    I: Iterator<Item = P>,
 {
     let mut page = Page { items: Vec::new(), count: 0, has_next_page: false, has_previous_page: false };
     for record in list {
+        let seq = record.as_ref().seq();
         page.count += 1;
-        if request.after.is_some_and(|after| record.seq() <= after) {
+        if request.after.is_some_and(|after| seq <= after) {
             page.has_previous_page = true;
         } else if page.items.len() < request.first {
-            page.items.push((cursor(T::KIND, record.seq()), record));
+            page.items.push((cursor(T::KIND, seq), record));
         } else {
             page.has_next_page = true;
         }

@@ -1,6 +1,8 @@
 //! The root mutation type. Each mutation validates its input, commits, and then hands the
 //! webhook events it caused to the outbox.
 
+use std::sync::Arc;
+
 use async_graphql::{Context, Object, Result};
 use chrono::Utc;
 
@@ -36,7 +38,7 @@ impl MutationRoot {
     /// Needs users.write. Validation errors name the failing field, e.g.
     /// `input.email: not a valid address`. Sends `user.created`.
     async fn create_user(&self, ctx: &Context<'_>, input: CreateUserInput) -> Result<User> {
-        commit(ctx, |db| db.create_user(input, Utc::now()), User)
+        commit(ctx, |db| db.create_user(input, Utc::now()), |r| User(Arc::new(r)))
     }
 
     /// Needs users.write. Sends `user.updated` (and `user.archived` when isActive turns false).
@@ -46,12 +48,12 @@ impl MutationRoot {
         #[graphql(name = "ref")] ref_: String,
         input: UpdateUserInput,
     ) -> Result<User> {
-        commit(ctx, |db| db.update_user(&ref_, input, Utc::now()), User)
+        commit(ctx, |db| db.update_user(&ref_, input, Utc::now()), |r| User(Arc::new(r)))
     }
 
     /// Needs users.write. Sets isActive to false. Sends `user.archived`.
     async fn archive_user(&self, ctx: &Context<'_>, #[graphql(name = "ref")] ref_: String) -> Result<User> {
-        commit(ctx, |db| db.archive_user(&ref_, Utc::now()), User)
+        commit(ctx, |db| db.archive_user(&ref_, Utc::now()), |r| User(Arc::new(r)))
     }
 
     /// Needs users.write. Deletes the user with their memberships, progress, certificates and
@@ -62,7 +64,7 @@ impl MutationRoot {
 
     /// Needs trainings.write.
     async fn create_training(&self, ctx: &Context<'_>, input: CreateTrainingInput) -> Result<Training> {
-        commit(ctx, |db| db.create_training(input), Training)
+        commit(ctx, |db| db.create_training(input), |r| Training(Arc::new(r)))
     }
 
     /// Needs trainings.write.
@@ -72,12 +74,12 @@ impl MutationRoot {
         #[graphql(name = "ref")] ref_: String,
         input: UpdateTrainingInput,
     ) -> Result<Training> {
-        commit(ctx, |db| db.update_training(&ref_, input), Training)
+        commit(ctx, |db| db.update_training(&ref_, input), |r| Training(Arc::new(r)))
     }
 
     /// Needs trainings.write.
     async fn archive_training(&self, ctx: &Context<'_>, #[graphql(name = "ref")] ref_: String) -> Result<Training> {
-        commit(ctx, |db| db.archive_training(&ref_), Training)
+        commit(ctx, |db| db.archive_training(&ref_), |r| Training(Arc::new(r)))
     }
 
     /// Needs trainings.write. Percent 100 completes the training (`training.completed` or
@@ -90,12 +92,12 @@ impl MutationRoot {
         training_ref: String,
         percent: i32,
     ) -> Result<Progress> {
-        commit(ctx, |db| db.record_progress(&user_ref, &training_ref, percent, Utc::now()), Progress)
+        commit(ctx, |db| db.record_progress(&user_ref, &training_ref, percent, Utc::now()), |r| Progress(Arc::new(r)))
     }
 
     /// Needs groups.write. Sends `group.created`.
     async fn create_group(&self, ctx: &Context<'_>, input: CreateGroupInput) -> Result<Group> {
-        commit(ctx, |db| db.create_group(input), Group)
+        commit(ctx, |db| db.create_group(input), |r| Group(Arc::new(r)))
     }
 
     /// Needs groups.write. Sends `group.updated`.
@@ -105,7 +107,7 @@ impl MutationRoot {
         #[graphql(name = "ref")] ref_: String,
         input: UpdateGroupInput,
     ) -> Result<Group> {
-        commit(ctx, |db| db.update_group(&ref_, input), Group)
+        commit(ctx, |db| db.update_group(&ref_, input), |r| Group(Arc::new(r)))
     }
 
     /// Needs groups.write. Sends `group.deleted`.
@@ -122,7 +124,7 @@ impl MutationRoot {
         #[graphql(default_with = "Some(false)")] as_managers: Option<bool>,
     ) -> Result<Group> {
         let as_managers = as_managers.unwrap_or(false);
-        commit(ctx, |db| db.add_group_members(&group_ref, &user_refs, as_managers), Group)
+        commit(ctx, |db| db.add_group_members(&group_ref, &user_refs, as_managers), |r| Group(Arc::new(r)))
     }
 
     /// Needs groups.write. Sends `group.members_changed` when anyone was removed.
@@ -132,12 +134,12 @@ impl MutationRoot {
         group_ref: String,
         user_refs: Vec<String>,
     ) -> Result<Group> {
-        commit(ctx, |db| db.remove_group_members(&group_ref, &user_refs), Group)
+        commit(ctx, |db| db.remove_group_members(&group_ref, &user_refs), |r| Group(Arc::new(r)))
     }
 
     /// Needs events.write.
     async fn create_offer(&self, ctx: &Context<'_>, input: CreateOfferInput) -> Result<Offer> {
-        commit(ctx, |db| db.create_offer(input), Offer)
+        commit(ctx, |db| db.create_offer(input), |r| Offer(Arc::new(r)))
     }
 
     /// Needs events.write.
@@ -147,13 +149,13 @@ impl MutationRoot {
         #[graphql(name = "ref")] ref_: String,
         input: UpdateOfferInput,
     ) -> Result<Offer> {
-        commit(ctx, |db| db.update_offer(&ref_, input), Offer)
+        commit(ctx, |db| db.update_offer(&ref_, input), |r| Offer(Arc::new(r)))
     }
 
     /// Needs events.write. CONFIRMED while seats are free, WAITLISTED after. Sends
     /// `enrollment.status_changed`.
     async fn enroll_user(&self, ctx: &Context<'_>, offer_ref: String, user_ref: String) -> Result<Enrollment> {
-        commit(ctx, |db| db.enroll_user(&offer_ref, &user_ref, Utc::now()), Enrollment)
+        commit(ctx, |db| db.enroll_user(&offer_ref, &user_ref, Utc::now()), |r| Enrollment(Arc::new(r)))
     }
 
     /// Needs events.write. Sends `enrollment.status_changed`.
@@ -163,12 +165,12 @@ impl MutationRoot {
         #[graphql(name = "ref")] ref_: String,
         status: EnrollmentStatus,
     ) -> Result<Enrollment> {
-        commit(ctx, |db| db.update_enrollment_status(&ref_, status, Utc::now()), Enrollment)
+        commit(ctx, |db| db.update_enrollment_status(&ref_, status, Utc::now()), |r| Enrollment(Arc::new(r)))
     }
 
     /// Needs extra_categories.write.
     async fn create_extra_category(&self, ctx: &Context<'_>, input: CreateExtraCategoryInput) -> Result<ExtraCategory> {
-        commit(ctx, |db| db.create_extra_category(input), ExtraCategory)
+        commit(ctx, |db| db.create_extra_category(input), |r| ExtraCategory(Arc::new(r)))
     }
 
     /// Needs extra_categories.write.
@@ -178,6 +180,6 @@ impl MutationRoot {
         #[graphql(name = "ref")] ref_: String,
         input: UpdateExtraCategoryInput,
     ) -> Result<ExtraCategory> {
-        commit(ctx, |db| db.update_extra_category(&ref_, input), ExtraCategory)
+        commit(ctx, |db| db.update_extra_category(&ref_, input), |r| ExtraCategory(Arc::new(r)))
     }
 }

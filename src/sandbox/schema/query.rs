@@ -25,7 +25,7 @@ impl QueryRoot {
     /// when no user has this ref.
     async fn user(&self, ctx: &Context<'_>, #[graphql(name = "ref")] ref_: String) -> Result<Option<User>> {
         let db = db(ctx)?.read();
-        Ok(db.users.get(&ref_).map(|u| User(u.clone())).or_else(|| not_found(ctx, "user", &ref_)))
+        Ok(db.users.get_shared(&ref_).map(|u| User(u.clone())).or_else(|| not_found(ctx, "user", &ref_)))
     }
 
     /// Needs users.read. Users, 50 at most a page. Filters combine with AND; no match gives an
@@ -61,7 +61,7 @@ impl QueryRoot {
     /// Needs trainings.read. A training by ref; null plus an entry in `errors` when none has it.
     async fn training(&self, ctx: &Context<'_>, #[graphql(name = "ref")] ref_: String) -> Result<Option<Training>> {
         let db = db(ctx)?.read();
-        Ok(db.trainings.get(&ref_).map(|t| Training(t.clone())).or_else(|| not_found(ctx, "training", &ref_)))
+        Ok(db.trainings.get_shared(&ref_).map(|t| Training(t.clone())).or_else(|| not_found(ctx, "training", &ref_)))
     }
 
     /// Needs trainings.read. Learning journeys and courses.
@@ -127,7 +127,7 @@ impl QueryRoot {
     /// Needs groups.read. A group by ref; null plus an entry in `errors` when none has it.
     async fn group(&self, ctx: &Context<'_>, #[graphql(name = "ref")] ref_: String) -> Result<Option<Group>> {
         let db = db(ctx)?.read();
-        Ok(db.groups.get(&ref_).map(|g| Group(g.clone())).or_else(|| not_found(ctx, "group", &ref_)))
+        Ok(db.groups.get_shared(&ref_).map(|g| Group(g.clone())).or_else(|| not_found(ctx, "group", &ref_)))
     }
 
     /// Needs groups.read. Groups; `name` matches a part of the name, ignoring case.
@@ -159,7 +159,7 @@ impl QueryRoot {
         let db = db(ctx)?.read();
         Ok(db
             .module_groups
-            .get(&ref_)
+            .get_shared(&ref_)
             .map(|m| ModuleGroup(m.clone()))
             .or_else(|| not_found(ctx, "module group", &ref_)))
     }

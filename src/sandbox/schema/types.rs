@@ -44,7 +44,7 @@ pub fn page_request(kind: &str, first: Option<i32>, after: Option<&str>) -> Resu
 }
 
 /// A person of the organization.
-pub struct User(pub data::UserRec);
+pub struct User(pub Arc<data::UserRec>);
 
 #[Object]
 impl User {
@@ -73,7 +73,7 @@ impl User {
     /// Groups the user is a member of. Readable with users.read.
     async fn groups(&self, ctx: &Context<'_>) -> Result<Vec<Group>> {
         let db = db(ctx)?.read();
-        Ok(self.0.groups.iter().filter_map(|g| db.groups.by_seq(*g)).map(|g| Group(g.clone())).collect())
+        Ok(self.0.groups.iter().filter_map(|g| db.groups.by_seq_shared(*g)).map(|g| Group(g.clone())).collect())
     }
     /// Values of the organization's extra categories. Readable with users.read.
     async fn extra_fields(&self, ctx: &Context<'_>) -> Result<Vec<ExtraFieldValue>> {
@@ -84,7 +84,7 @@ impl User {
             .iter()
             .filter_map(|v| {
                 db.extra_categories
-                    .by_seq(v.category)
+                    .by_seq_shared(v.category)
                     .map(|c| ExtraFieldValue { category: ExtraCategory(c.clone()), value: v.value.clone() })
             })
             .collect())
@@ -103,7 +103,7 @@ impl User {
 }
 
 /// A group of users with managers.
-pub struct Group(pub data::GroupRec);
+pub struct Group(pub Arc<data::GroupRec>);
 
 #[Object]
 impl Group {
@@ -130,19 +130,22 @@ impl Group {
     ) -> Result<Conn<User>> {
         let request = page_request("User", first, after.as_deref())?;
         let db = db(ctx)?.read();
-        let page = data::paginate(&request, self.0.members.iter().filter_map(|m| db.users.by_seq(*m)));
+        let page = data::paginate::<data::UserRec, _, _>(
+            &request,
+            self.0.members.iter().filter_map(|m| db.users.by_seq_shared(*m)),
+        );
         Ok(connection(page, |u| User(u.clone())))
     }
     /// Managers of the group. Needs users.read.
     #[graphql(guard = "ScopeGuard(Scope::UsersRead)")]
     async fn managers(&self, ctx: &Context<'_>) -> Result<Vec<User>> {
         let db = db(ctx)?.read();
-        Ok(self.0.managers.iter().filter_map(|m| db.users.by_seq(*m)).map(|u| User(u.clone())).collect())
+        Ok(self.0.managers.iter().filter_map(|m| db.users.by_seq_shared(*m)).map(|u| User(u.clone())).collect())
     }
 }
 
 /// A learning journey or a course.
-pub struct Training(pub data::TrainingRec);
+pub struct Training(pub Arc<data::TrainingRec>);
 
 #[Object]
 impl Training {
@@ -197,15 +200,15 @@ impl Module {
 }
 
 fn user_of(db: &Db, seq: data::Seq) -> Result<User> {
-    db.users.by_seq(seq).map(|u| User(u.clone())).ok_or_else(|| "the user was deleted".into())
+    db.users.by_seq_shared(seq).map(|u| User(u.clone())).ok_or_else(|| "the user was deleted".into())
 }
 
 fn training_of(db: &Db, seq: data::Seq) -> Result<Training> {
-    db.trainings.by_seq(seq).map(|t| Training(t.clone())).ok_or_else(|| "the training was deleted".into())
+    db.trainings.by_seq_shared(seq).map(|t| Training(t.clone())).ok_or_else(|| "the training was deleted".into())
 }
 
 /// A user's progress through a training.
-pub struct Progress(pub data::ProgressRec);
+pub struct Progress(pub Arc<data::ProgressRec>);
 
 #[Object]
 impl Progress {
@@ -232,7 +235,7 @@ impl Progress {
 }
 
 /// A certificate issued for a completed training.
-pub struct Certificate(pub data::CertificateRec);
+pub struct Certificate(pub Arc<data::CertificateRec>);
 
 #[Object]
 impl Certificate {
@@ -262,7 +265,7 @@ impl Certificate {
 }
 
 /// Modules offered together as dated events.
-pub struct ModuleGroup(pub data::ModuleGroupRec);
+pub struct ModuleGroup(pub Arc<data::ModuleGroupRec>);
 
 #[Object]
 impl ModuleGroup {
@@ -280,7 +283,7 @@ impl ModuleGroup {
     #[graphql(guard = "ScopeGuard(Scope::TrainingsRead)")]
     async fn training(&self, ctx: &Context<'_>) -> Result<Option<Training>> {
         let db = db(ctx)?.read();
-        Ok(self.0.training.and_then(|t| db.trainings.by_seq(t)).map(|t| Training(t.clone())))
+        Ok(self.0.training.and_then(|t| db.trainings.by_seq_shared(t)).map(|t| Training(t.clone())))
     }
     /// The dated offers of this module group.
     #[graphql(complexity = "first.unwrap_or(50).clamp(1, 50) as usize * child_complexity")]
@@ -293,13 +296,14 @@ impl ModuleGroup {
         let request = page_request("Offer", first, after.as_deref())?;
         let db = db(ctx)?.read();
         let seq = self.0.seq;
-        let page = data::paginate(&request, db.offers.iter().filter(|o| o.module_group == seq));
+        let page =
+            data::paginate::<data::OfferRec, _, _>(&request, db.offers.iter_shared().filter(|o| o.module_group == seq));
         Ok(connection(page, |o| Offer(o.clone())))
     }
 }
 
 /// A dated offer of a module group.
-pub struct Offer(pub data::OfferRec);
+pub struct Offer(pub Arc<data::OfferRec>);
 
 #[Object]
 impl Offer {
@@ -316,7 +320,7 @@ impl Offer {
     async fn module_group(&self, ctx: &Context<'_>) -> Result<ModuleGroup> {
         let db = db(ctx)?.read();
         db.module_groups
-            .by_seq(self.0.module_group)
+            .by_seq_shared(self.0.module_group)
             .map(|m| ModuleGroup(m.clone()))
             .ok_or_else(|| "the module group was deleted".into())
     }
@@ -339,7 +343,7 @@ impl Offer {
 }
 
 /// A user's enrollment in an offer.
-pub struct Enrollment(pub data::EnrollmentRec);
+pub struct Enrollment(pub Arc<data::EnrollmentRec>);
 
 #[Object]
 impl Enrollment {
@@ -359,7 +363,7 @@ impl Enrollment {
     #[graphql(guard = "ScopeGuard(Scope::EventsRead)")]
     async fn offer(&self, ctx: &Context<'_>) -> Result<Offer> {
         let db = db(ctx)?.read();
-        db.offers.by_seq(self.0.offer).map(|o| Offer(o.clone())).ok_or_else(|| "the offer was deleted".into())
+        db.offers.by_seq_shared(self.0.offer).map(|o| Offer(o.clone())).ok_or_else(|| "the offer was deleted".into())
     }
     async fn status(&self) -> EnrollmentStatus {
         self.0.status
@@ -370,7 +374,7 @@ impl Enrollment {
 }
 
 /// A custom categorization field of users.
-pub struct ExtraCategory(pub data::ExtraCategoryRec);
+pub struct ExtraCategory(pub Arc<data::ExtraCategoryRec>);
 
 #[Object]
 impl ExtraCategory {
