@@ -3,7 +3,7 @@
 //! asked, the users missing from the file to archive. Pure data: made without I/O from the rows
 //! ([`Wanted`]) and the current users, written to a file and to the journal, applied later.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -127,8 +127,9 @@ pub struct Wanted {
     pub row: u64,
     /// Its key.
     pub key: String,
-    /// The fields it gives, converted.
-    pub values: BTreeMap<String, Value>,
+    /// The fields it gives, converted, in field order (a short list: a map's node would cost
+    /// several hundred bytes a row, and a file may have a million rows).
+    pub values: Vec<(String, Value)>,
     /// The groups it lists (by ref), when there is a groups column.
     pub groups: Option<BTreeSet<String>>,
     /// Why it cannot be applied, when it cannot.
@@ -138,7 +139,7 @@ pub struct Wanted {
 /// Converts one record by `mapping`.
 pub fn wanted(record: &Record, mapping: &Mapping, target: &Target) -> Wanted {
     let key = record.cells.get(mapping.key_column()).map(|k| k.trim().to_owned()).unwrap_or_default();
-    let mut values = BTreeMap::new();
+    let mut values = Vec::new();
     let mut problems = Vec::new();
     if let Some(problem) = &record.problem {
         problems.push(problem.clone());
@@ -153,9 +154,7 @@ pub fn wanted(record: &Record, mapping: &Mapping, target: &Target) -> Wanted {
             Use::Field(name) => {
                 let Some(field) = target.field(name) else { continue };
                 match convert(field, cell) {
-                    Ok(Some(value)) => {
-                        values.insert(name.clone(), value);
-                    }
+                    Ok(Some(value)) => values.push((name.clone(), value)),
                     Ok(None) => {}
                     Err(reason) => problems.push(reason),
                 }
@@ -167,6 +166,9 @@ pub fn wanted(record: &Record, mapping: &Mapping, target: &Target) -> Wanted {
             Use::Key | Use::Unmapped => {}
         }
     }
+    values.sort_by(|(a, _), (b, _)| a.cmp(b));
+    values.dedup_by(|(a, _), (b, _)| a == b);
+    values.shrink_to_fit();
     Wanted { row: record.row, key, values, groups, invalid: (!problems.is_empty()).then(|| problems.join("; ")) }
 }
 
@@ -314,7 +316,7 @@ pub fn classify(wanted: &Wanted, current: Option<&Current>, target: &Target) -> 
             let missing: Vec<&str> = target
                 .fields
                 .iter()
-                .filter(|f| f.required && f.name != "ref" && !wanted.values.contains_key(&f.name))
+                .filter(|f| f.required && f.name != "ref" && !wanted.values.iter().any(|(name, _)| *name == f.name))
                 .map(|f| f.name.as_str())
                 .collect();
             if !missing.is_empty() {

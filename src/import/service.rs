@@ -122,7 +122,9 @@ pub async fn read_users(
         if !page.has_next {
             return Ok(found);
         }
-        let unread = keys.iter().filter(|k| !found.users.contains_key(*k)).count() as u64;
+        // Only keys of the file are kept, so what is left to find is a difference (counting the
+        // keys again each page made a 100,000-row plan take half a minute).
+        let unread = keys.len().saturating_sub(found.users.len()) as u64;
         if !all && unread < pages_left {
             break;
         }

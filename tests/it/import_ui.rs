@@ -146,11 +146,13 @@ fn a_spreadsheet_is_planned_mapped_rehearsed_applied_and_undone_from_the_window(
     assert!(undo.is_file(), "the undo file beside the file");
     s.wait_for_text(&format!("To take it back, import {}", undo.display()));
 
-    // Only the row that failed, planned again (as after fixing the file).
+    // Only the rows that were not applied (refused, or invalid), planned again as after fixing
+    // the file.
     s.click("Only the rows that failed last time");
     s.click("Plan");
     s.wait_for("the failed rows' plan", |h| !h.state().import_busy());
-    s.wait_for_label("All (1)");
+    s.wait_for_label("All (2)");
+    assert!(s.harness.query_by_label("1 to update").is_some() && s.harness.query_by_label("1 invalid").is_some());
     s.click("Only the rows that failed last time");
 
     // The undo file, imported in the same window, takes it all back.
