@@ -40,7 +40,7 @@ python3 - "$work/users.csv" "$work/edited.csv" "$work/apply.csv" "$work/big.csv"
 import csv, sys
 src, edited, apply_path, big_path, apply_rows, big = sys.argv[1:7]
 apply_rows, big = int(apply_rows), int(big)
-rows = list(csv.reader(open(src, encoding="utf-8")))
+rows = list(csv.reader(open(src, encoding="utf-8", newline="")))
 header, body = rows[0], rows[1:]
 with open(edited, "w", newline="", encoding="utf-8") as f:
     w = csv.writer(f)
