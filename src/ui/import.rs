@@ -344,11 +344,11 @@ impl ImportWindow {
     fn plan_ui(&mut self, ui: &mut egui::Ui, connection: &str, asks: &mut Vec<Ask>) {
         let Some(plan) = self.plan.value() else { return };
         ui.label(format!(
-            "{}: {} rows, read as {}; planned against {connection} with {} requests.",
+            "{}: {}, read as {}; planned against {connection} with {}.",
             plan.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-            thousands(plan.rows.iter().filter(|r| r.row > 0).count() as u64),
+            rows(plan.rows.iter().filter(|r| r.row > 0).count() as u64),
             plan.kind,
-            plan.requests
+            if plan.requests == 1 { "1 request".to_owned() } else { format!("{} requests", thousands(plan.requests)) }
         ));
         let mut replan = false;
         egui::CollapsingHeader::new("Columns").default_open(true).show(ui, |ui| {
