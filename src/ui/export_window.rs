@@ -9,7 +9,6 @@
 //! or a free name beside it (`users (2).csv`), as file managers do.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
 
 use super::tab::Export;
 use crate::table::Format;
@@ -60,7 +59,7 @@ pub struct ExportWindow {
     raw: bool,
     all_pages: bool,
     changes_since_last: bool,
-    picked: Arc<Mutex<Option<PathBuf>>>,
+    picked: super::file_dialog::Picked,
     error: Option<String>,
     confirm: Confirm,
 }
@@ -77,7 +76,7 @@ impl ExportWindow {
             raw: false,
             all_pages: false,
             changes_since_last: false,
-            picked: Arc::new(Mutex::new(None)),
+            picked: super::file_dialog::Picked::default(),
             error: None,
             confirm: Confirm::Idle,
         }
@@ -121,7 +120,7 @@ impl ExportWindow {
 
     /// Draws the window when open; returns what to do.
     pub fn ui(&mut self, ctx: &egui::Context, has_rows: bool, running: Option<&Export>) -> Option<ExportIntent> {
-        if let Some(path) = self.picked.lock().unwrap_or_else(PoisonError::into_inner).take() {
+        if let Some(path) = super::file_dialog::take(&self.picked) {
             self.path = path.display().to_string();
             self.format = Format::of(&path);
         }
@@ -243,8 +242,6 @@ impl ExportWindow {
 
     /// Opens the native save dialog on its own thread; the choice lands in the path field.
     fn browse(&self, ctx: &egui::Context) {
-        let picked = self.picked.clone();
-        let ctx = ctx.clone();
         let current = PathBuf::from(&self.path);
         let dialog = rfd::FileDialog::new()
             .add_filter(self.format.label(), &[self.format.extension()])
@@ -254,16 +251,7 @@ impl ExportWindow {
             Some(dir) if !dir.as_os_str().is_empty() => dialog.set_directory(dir),
             _ => dialog,
         };
-        std::thread::Builder::new()
-            .name("orgql-file-dialog".into())
-            .spawn(move || {
-                if let Some(file) = dialog.save_file() {
-                    *picked.lock().unwrap_or_else(PoisonError::into_inner) = Some(file);
-                    ctx.request_repaint();
-                }
-            })
-            .map(drop)
-            .unwrap_or_else(|e| tracing::warn!("the file dialog could not be opened: {e}"));
+        super::file_dialog::spawn(ctx, &self.picked, move || dialog.save_file());
     }
 }
 

@@ -7,11 +7,11 @@
 //! file. The work is the worker's ([`crate::worker::ImportCommand`]), the same as `orgql import`.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
 
 use egui_extras::{Column, TableBuilder};
 
 use super::commands::Commands;
+use super::file_dialog;
 use super::state::Requested;
 use crate::import::plan::thousands;
 use crate::import::rehearse::Rehearsal;
@@ -30,7 +30,7 @@ pub struct ImportWindow {
     open: bool,
     path: String,
     sheet: String,
-    picked: Arc<Mutex<Option<PathBuf>>>,
+    picked: file_dialog::Picked,
     /// Each column's use as the person set it (column → field; empty: not mapped).
     overrides: Vec<(String, String)>,
     archive_missing: bool,
@@ -63,7 +63,7 @@ impl Default for ImportWindow {
             open: false,
             path: String::new(),
             sheet: String::new(),
-            picked: Arc::new(Mutex::new(None)),
+            picked: file_dialog::Picked::default(),
             overrides: Vec::new(),
             archive_missing: false,
             archive_percent: 10.0,
@@ -163,7 +163,7 @@ impl ImportWindow {
             return;
         }
         self.follow(connection_name);
-        if let Some(picked) = self.picked.lock().unwrap_or_else(PoisonError::into_inner).take() {
+        if let Some(picked) = file_dialog::take(&self.picked) {
             self.path = picked.display().to_string();
             self.overrides.clear();
         }
@@ -669,19 +669,8 @@ impl ImportWindow {
 
     /// Opens the native open dialog on its own thread; the choice lands in the path field.
     fn browse(&self, ctx: &egui::Context) {
-        let picked = self.picked.clone();
-        let ctx = ctx.clone();
         let dialog = rfd::FileDialog::new().add_filter("Spreadsheets", &["csv", "txt", "tsv", "xlsx", "xlsm", "ods"]);
-        std::thread::Builder::new()
-            .name("orgql-file-dialog".into())
-            .spawn(move || {
-                if let Some(file) = dialog.pick_file() {
-                    *picked.lock().unwrap_or_else(PoisonError::into_inner) = Some(file);
-                    ctx.request_repaint();
-                }
-            })
-            .map(drop)
-            .unwrap_or_else(|e| tracing::warn!("the file dialog could not be opened: {e}"));
+        file_dialog::spawn(ctx, &self.picked, move || dialog.pick_file());
     }
 }
 

@@ -11,6 +11,7 @@ mod copy_code;
 mod editor;
 mod explorer;
 mod export_window;
+mod file_dialog;
 mod find_user;
 mod fonts;
 mod history;

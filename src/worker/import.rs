@@ -231,6 +231,11 @@ async fn target(
     Ok((client, model, target))
 }
 
+/// The database that keeps the imports' journal.
+fn journal(shared: &Shared) -> Result<&std::sync::Mutex<crate::store::Store>, String> {
+    shared.store.as_ref().ok_or_else(|| "an import needs orgql's database, and there is none this session".to_owned())
+}
+
 /// The file's name as the journal keeps it (absolute, so that the CLI and the app agree).
 fn journal_name(path: &Path) -> String {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
@@ -244,10 +249,7 @@ async fn plan(
     cancel: &CancellationToken,
 ) -> Result<PlanView, String> {
     let (client, model, target) = target(shared, connection, cancel).await?;
-    let store = shared
-        .store
-        .as_ref()
-        .ok_or_else(|| "an import needs orgql's database, and there is none this session".to_owned())?;
+    let store = journal(shared)?;
     // Read and convert the file off the async threads (calamine and the CSV reader block).
     let shared_for_read = shared.clone();
     let read_target = target.clone();
@@ -345,10 +347,7 @@ async fn apply(
     cancel: &CancellationToken,
 ) -> Result<ApplyOutcome, String> {
     let (client, model, target) = target(shared, connection, cancel).await?;
-    let store = shared
-        .store
-        .as_ref()
-        .ok_or_else(|| "an import needs orgql's database, and there is none this session".to_owned())?;
+    let store = journal(shared)?;
     let file = journal_name(&request.file);
     let shown = request.file.display().to_string();
     let digest_path = request.file.clone();
