@@ -42,7 +42,12 @@ pub struct Prepared {
     pub mapping: Mapping,
     /// Its rows, converted (duplicates marked invalid).
     pub rows: Vec<Wanted>,
+    /// A value of each column (the first non-empty one among the first rows), to recognise it by.
+    pub examples: Vec<String>,
 }
+
+/// Rows looked at for a column's example value.
+const EXAMPLE_ROWS: usize = 20;
 
 /// Reads `path` (its `sheet`), maps its header (`key`, `remembered`, `overrides`: see
 /// [`Mapping::build`]) and converts every row. The error is one sentence saying what to do.
@@ -58,12 +63,20 @@ pub fn prepare(
     let remembered = remembered(&table.header);
     let mapping = Mapping::build(&table.header, target, key, remembered.as_ref(), overrides)?;
     let mut rows = Vec::new();
+    let mut examples = vec![String::new(); mapping.header.len()];
     while let Some(record) = table.next_record() {
         let record = record.map_err(|e| e.to_string())?;
+        if rows.len() < EXAMPLE_ROWS {
+            for (example, cell) in examples.iter_mut().zip(&record.cells) {
+                if example.is_empty() && !cell.trim().is_empty() {
+                    example.clone_from(cell);
+                }
+            }
+        }
         rows.push(plan::wanted(&record, &mapping, target));
     }
     plan::mark_duplicates(&mut rows);
-    Ok(Prepared { kind: table.kind, mapping, rows })
+    Ok(Prepared { kind: table.kind, mapping, rows, examples })
 }
 
 /// What the service was asked while planning.

@@ -345,7 +345,13 @@ async fn execute_full(
     for error in &mut response.errors {
         explain_limit(&mut error.message);
     }
-    match serde_json::to_vec(&response) {
+    graphql_response(&response)
+}
+
+/// A GraphQL response as HTTP 200 with its JSON (a response that cannot be encoded: 500 with
+/// why, as a GraphQL error).
+pub(super) fn graphql_response(response: &async_graphql::Response) -> Response {
+    match serde_json::to_vec(response) {
         Ok(bytes) => {
             let mut http = (StatusCode::OK, bytes).into_response();
             http.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));

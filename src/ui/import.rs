@@ -346,7 +346,7 @@ impl ImportWindow {
         ui.label(format!(
             "{}: {}, read as {}; planned against {connection} with {}.",
             plan.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-            rows(plan.rows.iter().filter(|r| r.row > 0).count() as u64),
+            rows(plan.file_rows),
             plan.kind,
             if plan.requests == 1 { "1 request".to_owned() } else { format!("{} requests", thousands(plan.requests)) }
         ));
@@ -623,7 +623,7 @@ impl ImportWindow {
             )
         } else {
             let counts = plan.counts;
-            let missing = plan.rows.iter().filter(|r| r.row == 0).count();
+            let missing = plan.rows.len() as u64 - plan.file_rows;
             let mut what: String = [
                 (counts.create, "to create"),
                 (counts.update, "to update"),

@@ -108,6 +108,8 @@ pub struct PlanView {
     pub rows: Arc<Vec<PlannedRow>>,
     /// The rows per action.
     pub counts: Counts,
+    /// Rows of the file (the rest are users missing from it, to archive).
+    pub file_rows: u64,
     /// Requests made to read the current users.
     pub requests: u64,
     /// Rows left of an interrupted apply of this file on this connection.
@@ -254,7 +256,7 @@ async fn plan(
     let shared_for_read = shared.clone();
     let read_target = target.clone();
     let read_request = request.clone();
-    let (prepared, examples, file) = tokio::task::spawn_blocking(move || {
+    let (prepared, file) = tokio::task::spawn_blocking(move || {
         let file = journal_name(&read_request.path);
         let remembered = |header: &[String]| {
             let key = import::mapping::header_key(header);
@@ -272,7 +274,6 @@ async fn plan(
             remembered,
             &read_request.overrides,
         )?;
-        let examples = examples_of(&read_request.path, read_request.sheet.as_deref(), prepared.mapping.header.len());
         if !read_request.overrides.is_empty() {
             let key = import::mapping::header_key(&prepared.mapping.header);
             let json = serde_json::to_string(&prepared.mapping.remembered()).unwrap_or_default();
@@ -282,12 +283,13 @@ async fn plan(
                 tracing::warn!("the mapping is not remembered for the next file ({e})");
             }
         }
-        Ok::<_, String>((prepared, examples, file))
+        Ok::<_, String>((prepared, file))
     })
     .await
     .map_err(|e| format!("the file could not be read ({e})"))??;
     let kind = prepared.kind.describe();
     let mapping = prepared.mapping.clone();
+    let examples = prepared.examples.clone();
     let options = PlanOptions { archive_missing: request.archive_missing, archive_share: request.archive_share };
     let progress = Progress::new(shared, job);
     let planned = import::make_plan(&client, model.schema(), &target, prepared, options, cancel, |done, total| {
@@ -307,6 +309,7 @@ async fn plan(
     }
     let resumable = session::left_to_resume(&session::lock(store), &file, connection.name()).ok().flatten();
     let counts = Counts::of(&rows);
+    let file_rows = rows.iter().filter(|r| r.row > 0).count() as u64;
     Ok(PlanView {
         file: PathBuf::from(file),
         kind,
@@ -315,23 +318,10 @@ async fn plan(
         fields: target.fields.iter().map(|f| f.name.clone()).collect(),
         rows: Arc::new(rows),
         counts,
+        file_rows,
         requests: planned.requests,
         resumable,
     })
-}
-
-/// The first non-empty value of each of `columns` columns in the file's first rows.
-fn examples_of(path: &Path, sheet: Option<&str>, columns: usize) -> Vec<String> {
-    let mut examples = vec![String::new(); columns];
-    let Ok(mut table) = import::read::open(path, sheet) else { return examples };
-    for record in std::iter::from_fn(|| table.next_record()).take(20).flatten() {
-        for (example, cell) in examples.iter_mut().zip(&record.cells) {
-            if example.is_empty() && !cell.trim().is_empty() {
-                *example = cell.clone();
-            }
-        }
-    }
-    examples
 }
 
 async fn rehearse(rows: &[PlannedRow]) -> Result<import::rehearse::Rehearsal, String> {

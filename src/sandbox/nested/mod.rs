@@ -25,8 +25,8 @@ use std::time::Duration;
 
 use async_graphql::parser::types::OperationType;
 use async_graphql::{EmptySubscription, Schema};
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
+use axum::response::Response;
 
 use super::access::{insufficient_scope_message, required_scopes_by};
 use super::data::{Change, Db, Invalid, Seq, SharedDb, UserRec};
@@ -149,14 +149,7 @@ pub async fn respond(schema: &NestedSchema, granted: ScopeSet, body: &[u8], late
         tokio::time::sleep(latency).await;
     }
     let response = schema.execute(request).await;
-    match serde_json::to_vec(&response) {
-        Ok(bytes) => {
-            let mut http = (StatusCode::OK, bytes).into_response();
-            http.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            http
-        }
-        Err(e) => graphql_error(StatusCode::INTERNAL_SERVER_ERROR, &format!("The response could not be encoded ({e})")),
-    }
+    super::http::graphql_response(&response)
 }
 
 #[cfg(test)]
