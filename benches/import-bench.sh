@@ -67,4 +67,4 @@ timed "plan: ${users} users, 1 % changed, 1 % new" "$bin" import "$work/edited.c
 timed "apply: ${apply_rows} updates, one at a time" "$bin" import "$work/apply.csv" --apply "${connection[@]}"
 secs=$(cut -d' ' -f1 "$work/time")
 printf '%-46s %8.0f rows/s\n' "apply throughput" "$(awk -v n="$apply_rows" -v s="$secs" 'BEGIN { print n / s }')"
-timed "plan: ${big} rows, all new" "$bin" import "$work/big.csv" "${connection[@]}"
+timed "plan: ${big} rows, all new, --plan CSV" "$bin" import "$work/big.csv" --plan "$work/big-plan.csv" "${connection[@]}"

@@ -165,39 +165,72 @@ async fn run_with(
             }
         }
         let options = PlanOptions { archive_missing: args.archive_missing, archive_share: args.archive_share / 100.0 };
+        let failed = match args.failed_only {
+            true => Some(session::failed_keys(&lock(), file_name, connection).map_err(refused)?),
+            false => None,
+        };
+        // The plan is streamed: written to --plan and counted as it is made, and kept only when
+        // it is to be rehearsed or applied (a million-row file is not held to print its counts).
+        let mut plan_file =
+            args.plan.as_deref().map(import::files::PlanWriter::create).transpose().map_err(Failure::usage)?;
+        let keep = args.apply || args.rehearse;
+        let (mut counts, mut kept, mut invalid, mut write_error) = (Counts::default(), Vec::new(), Vec::new(), None);
         progress.set_message("reading the current users");
         let bar = progress.clone();
-        let planned = import::make_plan(client, schema, &target, prepared, options, cancel, move |done, total| {
-            if let Some(total) = total {
-                bar.set_length(total);
-            }
-            bar.set_position(done);
-        })
+        let planned = import::make_plan(
+            client,
+            schema,
+            &target,
+            prepared,
+            options,
+            cancel,
+            move |done, total| {
+                if let Some(total) = total {
+                    bar.set_length(total);
+                }
+                bar.set_position(done);
+            },
+            |row| {
+                if failed.as_ref().is_some_and(|f| !f.contains(&row.key)) {
+                    return;
+                }
+                counts.add(&row);
+                if let Some(writer) = plan_file.as_mut().filter(|_| write_error.is_none()) {
+                    write_error = writer.write(&row).err();
+                }
+                if row.action == Action::Invalid && invalid.len() < 20 {
+                    invalid.push(format!("row {} ({}): {}", row.row, row.key, row.reason));
+                }
+                if keep {
+                    kept.push(row);
+                }
+            },
+        )
         .await
         .map_err(|e| match e {
             PlanError::Service(e) => Failure::from(e),
             PlanError::Refused(message) => Failure::usage(message),
         })?;
         progress.set_message("");
-        let mut rows = planned.rows;
-        if args.failed_only {
-            rows = session::only_failed(&lock(), file_name, connection, rows).map_err(refused)?;
+        if let Some(e) = write_error {
+            return Err(Failure::usage(e));
         }
-        (None, Vec::new(), rows, planned.reading)
-    };
-
-    let counts = Counts::of(&plan_rows);
-    if let Some(path) = &args.plan {
-        import::files::write_plan(path, &plan_rows).map_err(Failure::usage)?;
-    }
-    if import_id.is_none() {
+        if let Some(writer) = plan_file {
+            writer.finish().map_err(Failure::usage)?;
+        }
         println!("{}", counts.summary());
-        for row in plan_rows.iter().filter(|r| r.action == Action::Invalid).take(20) {
-            say(progress, &format!("row {} ({}): {}", row.row, row.key, row.reason));
+        for line in &invalid {
+            say(progress, line);
         }
         if counts.invalid > 20 {
             say(progress, &format!("… and {} more invalid rows (see --plan)", counts.invalid - 20));
         }
+        (None, Vec::new(), kept, planned.reading)
+    };
+    if import_id.is_some()
+        && let Some(path) = &args.plan
+    {
+        import::files::write_plan(path, &plan_rows).map_err(Failure::usage)?;
     }
     if args.rehearse {
         let scratch =

@@ -46,31 +46,77 @@ fn plan_cells(row: &PlannedRow) -> [String; 5] {
 
 /// Writes the plan to `path`: an Excel workbook when it is named `….xlsx`, else CSV.
 pub fn write_plan(path: &Path, rows: &[PlannedRow]) -> Result<(), String> {
-    let fail =
-        |e: &dyn std::fmt::Display| format!("cannot write the plan to {}: {e}; check the folder", path.display());
-    if is_xlsx(path) {
-        let mut book = rust_xlsxwriter::Workbook::new();
-        let sheet = book.add_worksheet_with_constant_memory().map_err(|e| fail(&e))?;
-        for (c, name) in PLAN_HEADER.iter().enumerate() {
-            sheet.write_string(0, c as u16, *name).map_err(|e| fail(&e))?;
-        }
-        for (r, row) in rows.iter().enumerate() {
-            for (c, cell) in plan_cells(row).iter().enumerate() {
-                sheet.write_string(r as u32 + 1, c as u16, cell).map_err(|e| fail(&e))?;
+    let mut writer = PlanWriter::create(path)?;
+    rows.iter().try_for_each(|row| writer.write(row))?;
+    writer.finish()
+}
+
+/// A plan written row by row as it is made: an Excel workbook (rust_xlsxwriter's constant-memory
+/// mode) when the file is named `….xlsx`, else CSV.
+pub struct PlanWriter {
+    path: std::path::PathBuf,
+    to: PlanTo,
+    rows: u32,
+}
+
+enum PlanTo {
+    // Both boxed: a CSV writer holds its buffers inline, a workbook its sheets.
+    Csv(Box<csv::Writer<std::io::BufWriter<std::fs::File>>>),
+    Xlsx(Box<rust_xlsxwriter::Workbook>),
+}
+
+impl PlanWriter {
+    /// Starts the plan at `path` (readable by its owner only), with its header.
+    pub fn create(path: &Path) -> Result<PlanWriter, String> {
+        let mut writer = if is_xlsx(path) {
+            let mut book = rust_xlsxwriter::Workbook::new();
+            book.add_worksheet_with_constant_memory().map_err(|e| plan_error(path, &e))?;
+            PlanWriter { path: path.to_path_buf(), to: PlanTo::Xlsx(Box::new(book)), rows: 0 }
+        } else {
+            let file = create_private(path).map_err(|e| plan_error(path, &e))?;
+            let csv = csv::Writer::from_writer(std::io::BufWriter::new(file));
+            PlanWriter { path: path.to_path_buf(), to: PlanTo::Csv(Box::new(csv)), rows: 0 }
+        };
+        writer.write_cells(&PLAN_HEADER.map(str::to_owned))?;
+        Ok(writer)
+    }
+
+    /// Adds a row.
+    pub fn write(&mut self, row: &PlannedRow) -> Result<(), String> {
+        self.write_cells(&plan_cells(row))
+    }
+
+    fn write_cells(&mut self, cells: &[String; 5]) -> Result<(), String> {
+        let path = &self.path;
+        match &mut self.to {
+            PlanTo::Csv(csv) => csv.write_record(cells.iter().map(|c| safe(c))).map_err(|e| plan_error(path, &e))?,
+            PlanTo::Xlsx(book) => {
+                let sheet = book.worksheet_from_index(0).map_err(|e| plan_error(path, &e))?;
+                for (c, cell) in cells.iter().enumerate() {
+                    sheet.write_string(self.rows, c as u16, cell).map_err(|e| plan_error(path, &e))?;
+                }
             }
         }
-        // Written to a private file first: rust_xlsxwriter creates files with the umask's mode.
-        let file = create_private(path).map_err(|e| fail(&e))?;
-        book.save_to_writer(file).map_err(|e| fail(&e))?;
-        return Ok(());
+        self.rows += 1;
+        Ok(())
     }
-    let file = create_private(path).map_err(|e| fail(&e))?;
-    let mut csv = csv::Writer::from_writer(std::io::BufWriter::new(file));
-    csv.write_record(PLAN_HEADER).map_err(|e| fail(&e))?;
-    for row in rows {
-        csv.write_record(plan_cells(row).iter().map(|c| safe(c))).map_err(|e| fail(&e))?;
+
+    /// Ends the file.
+    pub fn finish(self) -> Result<(), String> {
+        let path = &self.path;
+        match self.to {
+            PlanTo::Csv(mut csv) => csv.flush().map_err(|e| plan_error(path, &e)),
+            PlanTo::Xlsx(mut book) => {
+                // Written to a private file first: rust_xlsxwriter creates files with the umask's mode.
+                let file = create_private(path).map_err(|e| plan_error(path, &e))?;
+                book.save_to_writer(file).map_err(|e| plan_error(path, &e))
+            }
+        }
     }
-    csv.flush().map_err(|e| fail(&e))
+}
+
+fn plan_error(path: &Path, e: &dyn std::fmt::Display) -> String {
+    format!("cannot write the plan to {}: {e}; check the folder", path.display())
 }
 
 /// Writes the results: every row of the input file (read again from `input`), its columns as

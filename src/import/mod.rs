@@ -9,6 +9,7 @@
 
 pub mod apply;
 pub mod files;
+pub mod keys;
 pub mod mapping;
 pub mod plan;
 pub mod read;
@@ -17,14 +18,15 @@ pub mod service;
 pub mod session;
 pub mod target;
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use apollo_compiler::Schema;
 use tokio_util::sync::CancellationToken;
 
 pub use apply::{Applied, ApplyOptions, Stopped, apply};
+pub use keys::{Keys, KeysBuilder};
 pub use mapping::{Mapping, Use};
 pub use plan::{Action, Change, Counts, PlanOptions, PlannedRow, Wanted};
 pub use read::{FileKind, ReadError, TextEncoding};
@@ -33,24 +35,28 @@ pub use target::{Field, Kind, Target};
 
 use crate::api::{ApiError, Client};
 
-/// A file read and converted, before the service is asked anything.
-#[derive(Debug, Clone)]
+/// A file read once, before the service is asked anything: how it is read, which column sets
+/// what, and its keys. Its rows are converted on the second read, while the plan is made, so
+/// that no more than a row of the file is held at a time (a file may have a million rows).
+#[derive(Debug)]
 pub struct Prepared {
     /// How it was read.
     pub kind: FileKind,
     /// Which column sets what.
     pub mapping: Mapping,
-    /// Its rows, converted (duplicates marked invalid).
-    pub rows: Vec<Wanted>,
     /// A value of each column (the first non-empty one among the first rows), to recognise it by.
     pub examples: Vec<String>,
+    /// Its keys, which of them are on more than one row, and the fingerprint of the rows.
+    pub keys: Keys,
+    path: PathBuf,
+    sheet: Option<String>,
 }
 
 /// Rows looked at for a column's example value.
 const EXAMPLE_ROWS: usize = 20;
 
-/// Reads `path` (its `sheet`), maps its header (`key`, `remembered`, `overrides`: see
-/// [`Mapping::build`]) and converts every row. The error is one sentence saying what to do.
+/// Reads `path` (its `sheet`) once, maps its header (`key`, `remembered`, `overrides`: see
+/// [`Mapping::build`]) and gathers its keys. The error is one sentence saying what to do.
 pub fn prepare(
     path: &Path,
     sheet: Option<&str>,
@@ -62,28 +68,34 @@ pub fn prepare(
     let mut table = read::open(path, sheet).map_err(|e| e.to_string())?;
     let remembered = remembered(&table.header);
     let mapping = Mapping::build(&table.header, target, key, remembered.as_ref(), overrides)?;
-    let mut rows = Vec::new();
+    let mut keys = KeysBuilder::default();
     let mut examples = vec![String::new(); mapping.header.len()];
+    let mut read = 0;
     while let Some(record) = table.next_record() {
         let record = record.map_err(|e| e.to_string())?;
-        if rows.len() < EXAMPLE_ROWS {
+        if read < EXAMPLE_ROWS {
             for (example, cell) in examples.iter_mut().zip(&record.cells) {
                 if example.is_empty() && !cell.trim().is_empty() {
                     example.clone_from(cell);
                 }
             }
         }
-        rows.push(plan::wanted(&record, &mapping, target));
+        read += 1;
+        keys.add(record.row, plan::key_of(&record, &mapping))?;
     }
-    plan::mark_duplicates(&mut rows);
-    Ok(Prepared { kind: table.kind, mapping, rows, examples })
+    Ok(Prepared {
+        kind: table.kind,
+        mapping,
+        examples,
+        keys: keys.finish(),
+        path: path.to_path_buf(),
+        sheet: sheet.map(str::to_owned),
+    })
 }
 
-/// What the service was asked while planning.
+/// What planning asked of the service.
 #[derive(Debug, Clone)]
 pub struct Planned {
-    /// Every row planned, in file order; then the users missing from the file to archive.
-    pub rows: Vec<PlannedRow>,
     /// Requests made to read the current users.
     pub requests: u64,
     /// What was read of each user (to re-read them when applying).
@@ -95,11 +107,15 @@ pub struct Planned {
 pub enum PlanError {
     /// The service failed.
     Service(ApiError),
-    /// Refused (a share of users to archive too large).
+    /// Refused (a share of users to archive too large, the file changed while it was read).
     Refused(String),
 }
 
-/// Plans `prepared` against the service's current users.
+/// Plans `prepared` against the service's current users: reads those of the file's keys, then
+/// reads the file again, converting and classifying each row, and hands every planned row to
+/// `sink` in file order, then the users missing from the file to archive (with
+/// `options.archive_missing`). Nothing of the plan is kept here: the sink decides what is.
+#[allow(clippy::too_many_arguments)]
 pub async fn make_plan(
     client: &Arc<Client>,
     schema: &Schema,
@@ -108,25 +124,44 @@ pub async fn make_plan(
     options: PlanOptions,
     cancel: &CancellationToken,
     on_request: impl FnMut(u64, Option<u64>),
+    mut sink: impl FnMut(PlannedRow),
 ) -> Result<Planned, PlanError> {
     let fields: Vec<&str> = prepared.mapping.fields().map(|(_, f)| f).collect();
     let reading = Reading::new(schema, target, &fields, prepared.mapping.groups_column().is_some());
-    let keys: BTreeSet<String> =
-        prepared.rows.iter().filter(|r| r.invalid.is_none() && !r.key.is_empty()).map(|r| r.key.clone()).collect();
-    let found = service::read_users(client, schema, &reading, &keys, options.archive_missing, cancel, on_request)
-        .await
-        .map_err(PlanError::Service)?;
-    let listed: BTreeSet<String> = prepared.rows.iter().map(|r| r.key.clone()).collect();
-    let mut rows: Vec<PlannedRow> =
-        prepared.rows.into_iter().map(|w| plan::classify(&w, found.users.get(&w.key), target)).collect();
-    if options.archive_missing {
+    let found =
+        service::read_users(client, schema, &reading, &prepared.keys, options.archive_missing, cancel, on_request)
+            .await
+            .map_err(PlanError::Service)?;
+    // Refused before the file is read again: a truncated file must not get that far.
+    let missing = if options.archive_missing {
         let Some(active) = target.active_field.as_deref() else {
             return Err(PlanError::Refused(
                 "--archive-missing needs a field that says whether a user is active, and the service's user type has none".into(),
             ));
         };
         let all = found.all.unwrap_or_default();
-        rows.extend(plan::missing_to_archive(&listed, &all, &options, active).map_err(PlanError::Refused)?);
+        plan::missing_to_archive(&prepared.keys, &all, &options, active).map_err(PlanError::Refused)?
+    } else {
+        Vec::new()
+    };
+    let (rows_tx, mut rows_rx) = tokio::sync::mpsc::channel::<Vec<PlannedRow>>(4);
+    let users = found.users;
+    let target_for_read = target.clone();
+    let read_cancel = cancel.clone();
+    let reading_file = tokio::task::spawn_blocking(move || {
+        plan::classify_file(&prepared, &users, &target_for_read, &read_cancel, |chunk| {
+            rows_tx.blocking_send(chunk).is_ok()
+        })
+    });
+    while let Some(chunk) = rows_rx.recv().await {
+        chunk.into_iter().for_each(&mut sink);
     }
-    Ok(Planned { rows, requests: found.requests, reading })
+    match reading_file.await {
+        Ok(Ok(())) if cancel.is_cancelled() => return Err(PlanError::Service(ApiError::Cancelled)),
+        Ok(Ok(())) => {}
+        Ok(Err(message)) => return Err(PlanError::Refused(message)),
+        Err(e) => return Err(PlanError::Refused(format!("the file could not be read again ({e}); plan it again"))),
+    }
+    missing.into_iter().for_each(sink);
+    Ok(Planned { requests: found.requests, reading })
 }

@@ -8,8 +8,12 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use tokio_util::sync::CancellationToken;
+
+use super::Prepared;
+use super::keys::{Fingerprint, Keys};
 use super::mapping::{Mapping, Use, convert};
-use super::read::Record;
+use super::read::{self, Record};
 use super::target::Target;
 
 /// What is done with a row.
@@ -136,9 +140,14 @@ pub struct Wanted {
     pub invalid: Option<String>,
 }
 
+/// A record's key, trimmed (empty: it has none).
+pub fn key_of<'a>(record: &'a Record, mapping: &Mapping) -> &'a str {
+    record.cells.get(mapping.key_column()).map(|k| k.trim()).unwrap_or_default()
+}
+
 /// Converts one record by `mapping`.
 pub fn wanted(record: &Record, mapping: &Mapping, target: &Target) -> Wanted {
-    let key = record.cells.get(mapping.key_column()).map(|k| k.trim().to_owned()).unwrap_or_default();
+    let key = key_of(record, mapping).to_owned();
     let mut values = Vec::new();
     let mut problems = Vec::new();
     if let Some(problem) = &record.problem {
@@ -219,17 +228,20 @@ impl Counts {
     /// Counts `rows`.
     pub fn of<'a>(rows: impl IntoIterator<Item = &'a PlannedRow>) -> Counts {
         let mut c = Counts::default();
-        for row in rows {
-            *match row.action {
-                Action::Create => &mut c.create,
-                Action::Update => &mut c.update,
-                Action::Archive => &mut c.archive,
-                Action::Activate => &mut c.activate,
-                Action::Unchanged => &mut c.unchanged,
-                Action::Invalid => &mut c.invalid,
-            } += 1;
-        }
+        rows.into_iter().for_each(|row| c.add(row));
         c
+    }
+
+    /// Counts one more row.
+    pub fn add(&mut self, row: &PlannedRow) {
+        *match row.action {
+            Action::Create => &mut self.create,
+            Action::Update => &mut self.update,
+            Action::Archive => &mut self.archive,
+            Action::Activate => &mut self.activate,
+            Action::Unchanged => &mut self.unchanged,
+            Action::Invalid => &mut self.invalid,
+        } += 1;
     }
 
     /// `300 to create, 40 to update, 12 to archive, 1,200 unchanged, 3 invalid`.
@@ -266,26 +278,50 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// Marks every row whose key is on another row invalid (all of them: which one is meant cannot be
-/// told).
-pub fn mark_duplicates(rows: &mut [Wanted]) {
-    let mut first: HashMap<String, Vec<usize>> = HashMap::new();
-    for (i, row) in rows.iter().enumerate() {
-        if !row.key.is_empty() {
-            first.entry(row.key.clone()).or_default().push(i);
-        }
+/// Rows handed on from the second read of the file at a time.
+const CHUNK: usize = 512;
+
+/// The second read of the file: every row converted and classified against `users` (the
+/// service's, by key), in file order, handed to `send` a chunk at a time (`false`: stop). Refused
+/// when the file is not what the first read saw.
+pub fn classify_file(
+    prepared: &Prepared,
+    users: &HashMap<String, Current>,
+    target: &Target,
+    cancel: &CancellationToken,
+    mut send: impl FnMut(Vec<PlannedRow>) -> bool,
+) -> Result<(), String> {
+    let changed = || format!("{} changed while it was being planned; plan it again", prepared.path.display());
+    let mut table = read::open(&prepared.path, prepared.sheet.as_deref()).map_err(|e| e.to_string())?;
+    if table.header != prepared.mapping.header {
+        return Err(changed());
     }
-    for indexes in first.values().filter(|v| v.len() > 1) {
-        let numbers: Vec<String> = indexes.iter().map(|&i| rows[i].row.to_string()).collect();
-        for &i in indexes {
-            let reason = format!("duplicate ref '{}' (rows {})", rows[i].key, numbers.join(", "));
-            let row = &mut rows[i];
-            row.invalid = Some(match row.invalid.take() {
+    let mut fingerprint = Fingerprint::default();
+    let mut chunk = Vec::with_capacity(CHUNK);
+    while let Some(record) = table.next_record() {
+        let record = record.map_err(|e| e.to_string())?;
+        fingerprint.add(record.row, key_of(&record, &prepared.mapping));
+        let mut wanted = wanted(&record, &prepared.mapping, target);
+        if let Some(reason) = prepared.keys.duplicate(&wanted.key) {
+            wanted.invalid = Some(match wanted.invalid.take() {
                 Some(other) => format!("{reason}; {other}"),
                 None => reason,
             });
         }
+        chunk.push(classify(&wanted, users.get(&wanted.key), target));
+        if chunk.len() == CHUNK
+            && (cancel.is_cancelled() || !send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK))))
+        {
+            return Ok(());
+        }
     }
+    if fingerprint.finish() != prepared.keys.fingerprint() {
+        return Err(changed());
+    }
+    if !chunk.is_empty() {
+        send(chunk);
+    }
+    Ok(())
 }
 
 /// Classifies one row against the user the service has under its key (`None`: no such user).
@@ -395,7 +431,7 @@ pub fn same(old: &Value, new: &Value) -> bool {
 /// The users to archive because the file does not list them, refused (with the sentence) when
 /// they are more than `options.archive_share` of the active users.
 pub fn missing_to_archive(
-    listed: &BTreeSet<String>,
+    listed: &Keys,
     users: &[(String, bool)],
     options: &PlanOptions,
     active_field: &str,
@@ -448,11 +484,15 @@ mod tests {
 
     #[test]
     fn a_truncated_file_cannot_archive_the_organisation() {
+        let listed = |n: u64| {
+            let mut keys = crate::import::KeysBuilder::default();
+            (0..n).for_each(|i| keys.add(i + 2, &format!("u{i}")).unwrap());
+            keys.finish()
+        };
         let users: Vec<(String, bool)> = (0..100).map(|i| (format!("u{i}"), true)).collect();
-        let listed: BTreeSet<String> = (0..50).map(|i| format!("u{i}")).collect();
-        let err = missing_to_archive(&listed, &users, &PlanOptions::default(), "isActive").unwrap_err();
+        let listed50 = listed(50);
+        let err = missing_to_archive(&listed50, &users, &PlanOptions::default(), "isActive").unwrap_err();
         assert!(err.contains("50 of 100 active users (50 %)"), "{err}");
-        let listed: BTreeSet<String> = (0..95).map(|i| format!("u{i}")).collect();
-        assert_eq!(missing_to_archive(&listed, &users, &PlanOptions::default(), "isActive").unwrap().len(), 5);
+        assert_eq!(missing_to_archive(&listed(95), &users, &PlanOptions::default(), "isActive").unwrap().len(), 5);
     }
 }

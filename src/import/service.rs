@@ -2,13 +2,14 @@
 //! fewer requests), and one row's mutations, built from the mutations' shapes ([`Target`]).
 //! Failures come from GraphQL errors and from payload errors alike.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use apollo_compiler::Schema;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::keys::Keys;
 use super::plan::{Action, Current, PlannedRow, same};
 use super::target::Target;
 use crate::api::{ApiError, Client, GraphQlRequest, Pager};
@@ -86,7 +87,7 @@ pub async fn read_users(
     client: &Arc<Client>,
     schema: &Schema,
     reading: &Reading,
-    keys: &BTreeSet<String>,
+    keys: &Keys,
     all: bool,
     cancel: &CancellationToken,
     mut on_request: impl FnMut(u64, Option<u64>),
@@ -130,7 +131,7 @@ pub async fn read_users(
         }
     }
     // Look-ups for the rest: fewer requests than the pages left.
-    let unread: Vec<String> = keys.iter().filter(|k| !found.users.contains_key(*k)).cloned().collect();
+    let unread: Vec<String> = keys.iter().filter(|k| !found.users.contains_key(*k)).map(str::to_owned).collect();
     for key in unread {
         found.requests += 1;
         if let Some(current) = look_up(client, reading, &key, cancel).await? {

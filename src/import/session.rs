@@ -123,26 +123,20 @@ pub fn interrupted(
     Ok(Interrupted { id: last.id, journal, rows, reading, left })
 }
 
-/// The rows of `rows` whose keys failed or conflicted in the last import of `file` on
-/// `connection`.
-pub fn only_failed(
-    store: &Store,
-    file: &str,
-    connection: &str,
-    rows: Vec<PlannedRow>,
-) -> Result<Vec<PlannedRow>, Refusal> {
+/// The keys that failed or conflicted in the last import of `file` on `connection` (the rows to
+/// plan again with `--failed-only` / **Re-run failed rows**).
+pub fn failed_keys(store: &Store, file: &str, connection: &str) -> Result<HashSet<String>, Refusal> {
     let Some(last) = store.last_import(file, connection)? else {
         return Err(Refusal::Usage(
             "this file was never applied on this connection, so no row failed; apply all its rows".to_owned(),
         ));
     };
-    let failed: HashSet<String> = store
+    Ok(store
         .import_rows(last.id)?
         .into_iter()
         .filter(|r| matches!(r.state, RowState::Failed | RowState::Conflict))
         .map(|r| r.key)
-        .collect();
-    Ok(rows.into_iter().filter(|r| failed.contains(&r.key)).collect())
+        .collect())
 }
 
 /// The scopes the writes of `rows` need that the connection's token lacks: `users.write`, and

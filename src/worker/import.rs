@@ -291,10 +291,26 @@ async fn plan(
     let mapping = prepared.mapping.clone();
     let examples = prepared.examples.clone();
     let options = PlanOptions { archive_missing: request.archive_missing, archive_share: request.archive_share };
+    let failed = match request.failed_only {
+        true => Some(session::failed_keys(&session::lock(store), &file, connection.name()).map_err(|e| e.to_string())?),
+        false => None,
+    };
     let progress = Progress::new(shared, job);
-    let planned = import::make_plan(&client, model.schema(), &target, prepared, options, cancel, |done, total| {
-        progress.report(done, total)
-    })
+    let mut rows = Vec::new();
+    let planned = import::make_plan(
+        &client,
+        model.schema(),
+        &target,
+        prepared,
+        options,
+        cancel,
+        |done, total| progress.report(done, total),
+        |row| {
+            if failed.as_ref().is_none_or(|f| f.contains(&row.key)) {
+                rows.push(row);
+            }
+        },
+    )
     .await
     .map_err(|e| match e {
         PlanError::Service(ApiError::Cancelled) => "planning cancelled; nothing was sent".to_owned(),
@@ -302,11 +318,6 @@ async fn plan(
         PlanError::Refused(message) => message,
     })?;
     progress.flush().await;
-    let mut rows = planned.rows;
-    if request.failed_only {
-        rows =
-            session::only_failed(&session::lock(store), &file, connection.name(), rows).map_err(|e| e.to_string())?;
-    }
     let resumable = session::left_to_resume(&session::lock(store), &file, connection.name()).ok().flatten();
     let counts = Counts::of(&rows);
     let file_rows = rows.iter().filter(|r| r.row > 0).count() as u64;

@@ -442,26 +442,56 @@ fn admin_client(server: &RunningServer) -> std::sync::Arc<orgql::api::Client> {
     std::sync::Arc::new(orgql::api::Client::new(credentials, Default::default(), None).expect("a client"))
 }
 
+/// The schema of `client`'s server and the user mutations found in it by shape.
+async fn schema_and_target(
+    client: &std::sync::Arc<orgql::api::Client>,
+) -> (orgql::explorer::SchemaModel, orgql::import::Target) {
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let (model, _) = orgql::explorer::load::fetch(client, &cancel).await.expect("the schema");
+    let target = orgql::import::Target::of(model.schema()).expect("user mutations found by shape");
+    (model, target)
+}
+
+/// Plans `prepared` with the default options: the rows planned, and how planning ended.
+async fn plan_of(
+    client: &std::sync::Arc<orgql::api::Client>,
+    model: &orgql::explorer::SchemaModel,
+    target: &orgql::import::Target,
+    prepared: orgql::import::Prepared,
+) -> (Vec<orgql::import::PlannedRow>, Result<orgql::import::Planned, orgql::import::PlanError>) {
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let mut rows = Vec::new();
+    let options = orgql::import::PlanOptions::default();
+    let planned = orgql::import::make_plan(
+        client,
+        model.schema(),
+        target,
+        prepared,
+        options,
+        &cancel,
+        |_, _| {},
+        |r| rows.push(r),
+    )
+    .await;
+    (rows, planned)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_value_changed_since_the_plan_is_a_conflict_and_not_overwritten_unless_asked() {
-    use orgql::import::{self, ApplyOptions, PlanOptions, Target};
+    use orgql::import::{self, ApplyOptions};
     let server = sandbox(20).await;
     let client = admin_client(&server);
     let cancel = tokio_util::sync::CancellationToken::new();
-    let (model, _) = orgql::explorer::load::fetch(&client, &cancel).await.expect("the schema");
-    let target = Target::of(model.schema()).expect("user mutations found by shape");
+    let (model, target) = schema_and_target(&client).await;
     assert_eq!(target.create.as_ref().map(|m| m.field.as_str()), Some("createUser"));
     assert_eq!(target.archive.as_ref().map(|m| m.field.as_str()), Some("archiveUser"));
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("names.csv");
     std::fs::write(&file, "ref,name\nu00001,Plan A\nu00002,Plan B\n").unwrap();
     let prepared = import::prepare(&file, None, &target, None, |_| None, &[]).expect("read");
-    let planned =
-        import::make_plan(&client, model.schema(), &target, prepared, PlanOptions::default(), &cancel, |_, _| {})
-            .await
-            .map_err(|e| format!("{e:?}"))
-            .expect("planned");
-    assert_eq!(planned.rows.iter().filter(|r| r.action == import::Action::Update).count(), 2);
+    let (planned_rows, planned) = plan_of(&client, &model, &target, prepared).await;
+    let planned = planned.map_err(|e| format!("{e:?}")).expect("planned");
+    assert_eq!(planned_rows.iter().filter(|r| r.action == import::Action::Update).count(), 2);
 
     // Someone renames u00001 between the plan and the apply.
     update_user(&server, "u00001", serde_json::json!({ "name": "Someone Else" })).await;
@@ -471,7 +501,7 @@ async fn a_value_changed_since_the_plan_is_a_conflict_and_not_overwritten_unless
     let journal_of = |rows: &[import::PlannedRow]| -> Vec<(u64, String, String)> {
         rows.iter().map(|r| (r.row, r.key.clone(), serde_json::to_string(r).unwrap())).collect()
     };
-    let id = store.lock().unwrap().begin_import("names.csv", "d", "sandbox", &journal_of(&planned.rows)).unwrap();
+    let id = store.lock().unwrap().begin_import("names.csv", "d", "sandbox", &journal_of(&planned_rows)).unwrap();
     let rows = store.lock().unwrap().import_rows(id).unwrap();
     let before = commits(&server);
     let applied = import::apply(
@@ -499,7 +529,7 @@ async fn a_value_changed_since_the_plan_is_a_conflict_and_not_overwritten_unless
     );
 
     // Asked to, it writes over the change.
-    let id = store.lock().unwrap().begin_import("names.csv", "d", "sandbox", &journal_of(&planned.rows[..1])).unwrap();
+    let id = store.lock().unwrap().begin_import("names.csv", "d", "sandbox", &journal_of(&planned_rows[..1])).unwrap();
     let rows = store.lock().unwrap().import_rows(id).unwrap();
     let options = ApplyOptions { overwrite: true, ..ApplyOptions::default() };
     let applied = import::apply(&client, &target, &planned.reading, &store, id, rows, options, &cancel, |_, _| {})
@@ -599,4 +629,36 @@ async fn on_a_noun_first_server_payload_refusals_land_in_the_results_with_their_
         assert_eq!(nested_user(&server, r).await, before[i], "{r} as before");
     }
     assert_eq!(nested_user(&server, "new-1").await["isActive"], false, "the new user archived");
+}
+
+/// The plan reads the file twice (its keys, then each row as it is classified), so that a
+/// million-row file is never held whole: a file changed between the two reads is refused, not
+/// planned half from each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_changed_between_the_plans_two_reads_is_refused() {
+    use orgql::import::{self, PlanError};
+    let server = sandbox(20).await;
+    let client = admin_client(&server);
+    let (model, target) = schema_and_target(&client).await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("names.csv");
+    std::fs::write(&file, "ref,name\nu00001,Plan A\nu00002,Plan B\nu00002,Twice\n").unwrap();
+    let prepared = import::prepare(&file, None, &target, None, |_| None, &[]).expect("read");
+    assert_eq!((prepared.keys.len(), prepared.keys.fingerprint().0), (2, 3));
+
+    // Unchanged: both rows of u00002 are invalid, naming each other.
+    let again = import::prepare(&file, None, &target, None, |_| None, &[]).expect("read");
+    let (rows, planned) = plan_of(&client, &model, &target, again).await;
+    planned.map_err(|e| format!("{e:?}")).expect("planned");
+    let reasons: Vec<&str> = rows.iter().map(|r| r.reason.as_str()).collect();
+    assert_eq!(reasons, ["", "duplicate ref 'u00002' (rows 3, 4)", "duplicate ref 'u00002' (rows 3, 4)"]);
+
+    // Saved again between the reads, with another ref on a row.
+    std::fs::write(&file, "ref,name\nu00001,Plan A\nu00003,Plan B\nu00002,Twice\n").unwrap();
+    match plan_of(&client, &model, &target, prepared).await.1 {
+        Err(PlanError::Refused(message)) => {
+            assert!(message.contains("changed while it was being planned; plan it again"), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
 }
