@@ -169,8 +169,9 @@ pub fn write_results(
 
 /// Writes the undo file: for every applied row, the previous values in the import's own format
 /// (`ref` and the fields changed), so that importing it reverts the change — a created user is
-/// archived, an archived one activated. Group changes are not undone (the file says which in
-/// the plan). Returns how many rows it holds.
+/// archived, an archived one activated. When rows changed group memberships, a `groups` column
+/// gives each row's groups as they were (empty for a created user: out of the groups it was
+/// put in), which the import compares as sets. Returns how many rows it holds.
 pub fn write_undo(path: &Path, target: &Target, journal: &[JournalRow]) -> Result<u64, String> {
     let fail =
         |e: &dyn std::fmt::Display| format!("cannot write the undo file to {}: {e}; check the folder", path.display());
@@ -190,10 +191,17 @@ pub fn write_undo(path: &Path, target: &Target, journal: &[JournalRow]) -> Resul
             columns.push(field.name.clone());
         }
     }
+    // Groups only when every row that is not a creation says what they were: an empty cell would
+    // take a user out of every group.
+    let groups = applied.iter().any(|p| !p.add_groups.is_empty() || !p.remove_groups.is_empty())
+        && applied.iter().all(|p| p.action == Action::Create || p.groups_before.is_some());
     let file = create_private(path).map_err(|e| fail(&e))?;
     let mut csv = csv::Writer::from_writer(std::io::BufWriter::new(file));
     let mut header = vec!["ref".to_owned()];
     header.extend(columns.iter().cloned());
+    if groups {
+        header.push("groups".to_owned());
+    }
     csv.write_record(&header).map_err(|e| fail(&e))?;
     for row in &applied {
         let mut cells = vec![safe(&row.key)];
@@ -209,6 +217,9 @@ pub fn write_undo(path: &Path, target: &Target, journal: &[JournalRow]) -> Resul
                 (_, None) => String::new(),
             };
             cells.push(if matches!(old, Some(Value::Null)) { String::new() } else { safe(&cell) });
+        }
+        if groups {
+            cells.push(safe(&row.groups_before.as_deref().unwrap_or_default().join("; ")));
         }
         csv.write_record(&cells).map_err(|e| fail(&e))?;
     }

@@ -87,6 +87,10 @@ pub struct PlannedRow {
     /// Whether the user was active before (an existing user, when the service says).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active_before: Option<bool>,
+    /// The user's groups (refs) before, when the file lists groups and the row writes: what the
+    /// undo file gives back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups_before: Option<Vec<String>>,
 }
 
 impl PlannedRow {
@@ -190,6 +194,17 @@ pub struct Current {
     pub values: serde_json::Map<String, Value>,
     /// Its groups by ref, when read.
     pub groups: Option<BTreeSet<String>>,
+}
+
+/// A user of the service as the scan for `--archive-missing` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceUser {
+    /// Its key.
+    pub key: String,
+    /// Whether it is active (true when the service does not say).
+    pub active: bool,
+    /// Its groups (refs), when the file lists groups.
+    pub groups: Option<Vec<String>>,
 }
 
 /// Options of a plan.
@@ -335,6 +350,7 @@ pub fn classify(wanted: &Wanted, current: Option<&Current>, target: &Target) -> 
         remove_groups: Vec::new(),
         reason: String::new(),
         active_before: None,
+        groups_before: None,
     };
     if let Some(reason) = &wanted.invalid {
         row.action = Action::Invalid;
@@ -380,6 +396,7 @@ pub fn classify(wanted: &Wanted, current: Option<&Current>, target: &Target) -> 
             if let (Some(want), Some(have)) = (&wanted.groups, &current.groups) {
                 row.add_groups = want.difference(have).cloned().collect();
                 row.remove_groups = have.difference(want).cloned().collect();
+                row.groups_before = Some(have.iter().cloned().collect());
             }
             let turns =
                 active.and_then(|a| row.changes.iter().find(|c| c.field == a)).map(|c| c.new == Value::Bool(true));
@@ -401,6 +418,9 @@ pub fn classify(wanted: &Wanted, current: Option<&Current>, target: &Target) -> 
             if !cannot_update.is_empty() && row.action != Action::Unchanged {
                 row.action = Action::Invalid;
                 row.reason = format!("the service's update cannot change {}", cannot_update.join(", "));
+            }
+            if !row.action.writes() {
+                row.groups_before = None;
             }
         }
     }
@@ -432,23 +452,24 @@ pub fn same(old: &Value, new: &Value) -> bool {
 /// they are more than `options.archive_share` of the active users.
 pub fn missing_to_archive(
     listed: &Keys,
-    users: &[(String, bool)],
+    users: &[ServiceUser],
     options: &PlanOptions,
     active_field: &str,
 ) -> Result<Vec<PlannedRow>, String> {
-    let active = users.iter().filter(|(_, a)| *a).count();
+    let active = users.iter().filter(|u| u.active).count();
     let missing: Vec<PlannedRow> = users
         .iter()
-        .filter(|(key, is_active)| *is_active && !listed.contains(key))
-        .map(|(key, _)| PlannedRow {
+        .filter(|u| u.active && !listed.contains(&u.key))
+        .map(|u| PlannedRow {
             row: 0,
-            key: key.clone(),
+            key: u.key.clone(),
             action: Action::Archive,
             changes: vec![Change { field: active_field.to_owned(), old: Value::Bool(true), new: Value::Bool(false) }],
             add_groups: Vec::new(),
             remove_groups: Vec::new(),
             reason: "not in the file".to_owned(),
             active_before: Some(true),
+            groups_before: u.groups.clone(),
         })
         .collect();
     let limit = (active as f64 * options.archive_share).floor() as usize;
@@ -489,7 +510,8 @@ mod tests {
             (0..n).for_each(|i| keys.add(i + 2, &format!("u{i}")).unwrap());
             keys.finish()
         };
-        let users: Vec<(String, bool)> = (0..100).map(|i| (format!("u{i}"), true)).collect();
+        let users: Vec<ServiceUser> =
+            (0..100).map(|i| ServiceUser { key: format!("u{i}"), active: true, groups: None }).collect();
         let listed50 = listed(50);
         let err = missing_to_archive(&listed50, &users, &PlanOptions::default(), "isActive").unwrap_err();
         assert!(err.contains("50 of 100 active users (50 %)"), "{err}");

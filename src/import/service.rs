@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::keys::Keys;
-use super::plan::{Action, Current, PlannedRow, same};
+use super::plan::{Action, Current, PlannedRow, ServiceUser, same};
 use super::target::Target;
 use crate::api::{ApiError, Client, GraphQlRequest, Pager};
 use crate::query::{PagingOptions, detect_paging};
@@ -75,8 +75,8 @@ impl Reading {
 pub struct Found {
     /// The users found, by key.
     pub users: HashMap<String, Current>,
-    /// Every user of the service (key, active), when a whole scan was made.
-    pub all: Option<Vec<(String, bool)>>,
+    /// Every user of the service (key, active, groups when read), when a whole scan was made.
+    pub all: Option<Vec<ServiceUser>>,
     /// Requests made.
     pub requests: u64,
 }
@@ -108,7 +108,8 @@ pub async fn read_users(
             if let Some((key, current)) = reading.current(node) {
                 if let Some(list) = &mut found.all {
                     let is_active = active.as_ref().and_then(|a| current.values.get(a)).and_then(Value::as_bool);
-                    list.push((key.clone(), is_active.unwrap_or(true)));
+                    let groups = current.groups.as_ref().map(|g| g.iter().cloned().collect());
+                    list.push(ServiceUser { key: key.clone(), active: is_active.unwrap_or(true), groups });
                 }
                 if keys.contains(&key) {
                     found.users.insert(key, current);

@@ -662,3 +662,101 @@ async fn a_file_changed_between_the_plans_two_reads_is_refused() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The groups of each of `refs` on the service, sorted.
+async fn groups_of(server: &RunningServer, refs: &[&str]) -> Vec<Vec<String>> {
+    let token = crate::harness::token(server, "users.read groups.read").await;
+    let mut all = Vec::new();
+    for user_ref in refs {
+        let query = "query($r: String!) { user(ref: $r) { groups { ref } } }";
+        let user = crate::harness::data(server, &token, query, serde_json::json!({ "r": user_ref })).await;
+        let mut groups: Vec<String> = user["user"]["groups"]
+            .as_array()
+            .expect("groups")
+            .iter()
+            .map(|g| g["ref"].as_str().expect("a ref").to_owned())
+            .collect();
+        groups.sort();
+        all.push(groups);
+    }
+    all
+}
+
+/// A groups column is compared as a set (what to add, what to remove, never a wholesale
+/// replace), applied with the group mutations found by shape, and undone by the undo file's
+/// groups column: the memberships are as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn group_memberships_change_as_sets_and_the_undo_file_gives_them_back() {
+    let server = sandbox(60).await;
+    let home = Home::new();
+    let token = crate::harness::token(&server, "groups.read").await;
+    let listed = crate::harness::data(
+        &server,
+        &token,
+        "{ paginatedGroups(first: 50) { edges { node { ref } } } }",
+        serde_json::json!({}),
+    )
+    .await;
+    let every: Vec<String> = listed["paginatedGroups"]["edges"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .map(|e| e["node"]["ref"].as_str().expect("a ref").to_owned())
+        .collect();
+    assert!(every.len() >= 3, "the sandbox has groups: {every:?}");
+    let users = ["u00001", "u00002", "u00003"];
+    let before = groups_of(&server, &users).await;
+    // u00001: one group left, one joined; u00002: the same groups written in another order and
+    // case of spacing; u00003: joins every group.
+    let mut first = before[0].clone();
+    let left = first.pop();
+    let joined = every.iter().find(|g| !before[0].contains(g)).expect("a group u00001 is not in").clone();
+    first.push(joined.clone());
+    let second: Vec<String> = before[1].iter().rev().cloned().collect();
+    let file = home.out("groups.csv");
+    std::fs::write(
+        &file,
+        format!(
+            "ref,Groups\nu00001,{}\nu00002, {} \nu00003,\"{}\"\n",
+            first.join("; "),
+            second.join(" ; "),
+            every.join(",")
+        ),
+    )
+    .unwrap();
+
+    let plan = home.out("plan.csv");
+    let run = home.run(&server, &["import", p(&file), "--plan", p(&plan)]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let updates = 1 + usize::from(before[2].len() < every.len());
+    assert_eq!(
+        stdout(&run).trim(),
+        format!("0 to create, {updates} to update, 0 to archive, {} unchanged, 0 invalid", 3 - updates)
+    );
+    let (_, _, planned) = read_all(&plan);
+    let mut expected = format!("groups: +{joined}");
+    if let Some(left) = &left {
+        expected.push_str(&format!(" −{left}"));
+    }
+    assert_eq!(planned[0][3], expected, "{planned:?}");
+
+    let undo = home.out("undo.csv");
+    let run = home.run(&server, &["import", p(&file), "--apply", "--undo", p(&undo)]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let mut want_first = first.clone();
+    want_first.sort();
+    let mut want_third = every.clone();
+    want_third.sort();
+    assert_eq!(groups_of(&server, &users).await, [want_first, before[1].clone(), want_third], "{}", text(&run));
+
+    let (_, header, rows) = read_all(&undo);
+    assert_eq!(header.last().map(String::as_str), Some("groups"), "{header:?}");
+    let run = home.run(&server, &["import", p(&undo), "--apply"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}\n{rows:?}", text(&run));
+    assert_eq!(
+        groups_of(&server, &users).await,
+        before,
+        "the memberships as they were; the undo file: {rows:?}; {}",
+        text(&run)
+    );
+}
