@@ -105,7 +105,7 @@ pub async fn rehearse(rows: &[PlannedRow], journal: &std::path::Path) -> Result<
             .filter(|r| r.action.writes())
             .map(|r| (r.row, r.key.clone(), serde_json::to_string(r).unwrap_or_default()))
             .collect();
-        let id = store.begin_import("rehearsal", "", server.base_url(), &planned).map_err(|e| e.to_string())?;
+        let id = store.begin_import("rehearsal", "", server.base_url(), planned).map_err(|e| e.to_string())?;
         let journal_rows = store.import_rows(id).map_err(|e| e.to_string())?;
         let store = Mutex::new(store);
         apply(&client, &target, &reading, &store, id, journal_rows, ApplyOptions::default(), &cancel, |_, _| {})

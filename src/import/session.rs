@@ -52,10 +52,10 @@ pub fn begin(
     connection: &str,
     rows: &[PlannedRow],
 ) -> Result<(i64, Vec<JournalRow>), Refusal> {
-    let planned: Vec<(u64, String, String)> =
-        rows.iter().map(|r| (r.row, r.key.clone(), serde_json::to_string(r).unwrap_or_default())).collect();
+    // Each row's JSON made as it is inserted, not all of them first.
+    let planned = rows.iter().map(|r| (r.row, r.key.clone(), serde_json::to_string(r).unwrap_or_default()));
     let store = lock(store);
-    let id = store.begin_import(file, digest, connection, &planned)?;
+    let id = store.begin_import(file, digest, connection, planned)?;
     for (position, row) in rows.iter().enumerate() {
         if !row.action.writes() {
             let state = if row.action == Action::Invalid { RowState::Failed } else { RowState::Done };

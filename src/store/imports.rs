@@ -90,7 +90,7 @@ impl Store {
         file: &str,
         digest: &str,
         connection: &str,
-        rows: &[(u64, String, String)],
+        rows: impl IntoIterator<Item = (u64, String, String)>,
     ) -> Result<i64, StoreError> {
         let conn = self.conn();
         let tx = conn.unchecked_transaction().map_err(|e| self.error(e))?;
@@ -106,8 +106,8 @@ impl Store {
                     "INSERT INTO import_rows (import, position, row, key, plan, state) VALUES (?1, ?2, ?3, ?4, ?5, 'pending')",
                 )
                 .map_err(|e| self.error(e))?;
-            for (position, (row, key, plan)) in rows.iter().enumerate() {
-                insert.execute(params![id, position as i64, *row as i64, key, plan]).map_err(|e| self.error(e))?;
+            for (position, (row, key, plan)) in rows.into_iter().enumerate() {
+                insert.execute(params![id, position as i64, row as i64, key, plan]).map_err(|e| self.error(e))?;
             }
         }
         tx.commit().map_err(|e| self.error(e))?;
@@ -209,7 +209,7 @@ mod tests {
         let path = dir.path().join("db.sqlite3");
         let store = Store::open(&path).unwrap();
         let rows = vec![(2, "u1".to_owned(), "{}".to_owned()), (3, "u2".to_owned(), "{}".to_owned())];
-        let id = store.begin_import("f.csv", "abc", "sandbox", &rows).unwrap();
+        let id = store.begin_import("f.csv", "abc", "sandbox", rows.clone()).unwrap();
         store.set_import_row(id, 0, RowState::Sent, "", "", "").unwrap();
         drop(store);
         let store = Store::open(&path).unwrap();

@@ -359,9 +359,10 @@ async fn apply(
     let (id, journal, rows, reading) = if request.resume {
         let found = session::interrupted(store, schema, &target, &file, &shown, &digest, connection.name())
             .map_err(|e| e.to_string())?;
-        (found.id, found.journal, found.rows, found.reading)
+        (found.id, found.journal, Arc::new(found.rows), found.reading)
     } else {
-        let rows: Vec<PlannedRow> = request.rows.as_ref().clone();
+        // Shared with the window's preview, not copied: a plan may have a million rows.
+        let rows = request.rows.clone();
         let lacking = session::lacking_scopes(&client, &rows).await.map_err(|e| format!("{e:#}"))?;
         if !lacking.is_empty() {
             return Err(session::lacking_sentence(&lacking));
@@ -434,7 +435,7 @@ fn tally(journal: &[crate::store::JournalRow]) -> Applied {
 async fn write_outputs(
     file: &Path,
     target: Target,
-    rows: Vec<PlannedRow>,
+    rows: Arc<Vec<PlannedRow>>,
     journal: Vec<crate::store::JournalRow>,
 ) -> (Result<PathBuf, String>, Result<PathBuf, String>) {
     let file = file.to_path_buf();

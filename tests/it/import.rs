@@ -501,7 +501,7 @@ async fn a_value_changed_since_the_plan_is_a_conflict_and_not_overwritten_unless
     let journal_of = |rows: &[import::PlannedRow]| -> Vec<(u64, String, String)> {
         rows.iter().map(|r| (r.row, r.key.clone(), serde_json::to_string(r).unwrap())).collect()
     };
-    let id = store.lock().unwrap().begin_import("names.csv", "d", "sandbox", &journal_of(&planned_rows)).unwrap();
+    let id = store.lock().unwrap().begin_import("names.csv", "d", "sandbox", journal_of(&planned_rows)).unwrap();
     let rows = store.lock().unwrap().import_rows(id).unwrap();
     let before = commits(&server);
     let applied = import::apply(
@@ -529,7 +529,7 @@ async fn a_value_changed_since_the_plan_is_a_conflict_and_not_overwritten_unless
     );
 
     // Asked to, it writes over the change.
-    let id = store.lock().unwrap().begin_import("names.csv", "d", "sandbox", &journal_of(&planned_rows[..1])).unwrap();
+    let id = store.lock().unwrap().begin_import("names.csv", "d", "sandbox", journal_of(&planned_rows[..1])).unwrap();
     let rows = store.lock().unwrap().import_rows(id).unwrap();
     let options = ApplyOptions { overwrite: true, ..ApplyOptions::default() };
     let applied = import::apply(&client, &target, &planned.reading, &store, id, rows, options, &cancel, |_, _| {})
