@@ -212,6 +212,8 @@ impl<R: Read> Read for Noting<R> {
 enum Rows {
     Csv(csv::StringRecordsIntoIter<Box<dyn Read>>),
     Sheet(std::vec::IntoIter<Record>),
+    /// An XLSX sheet read on its own thread.
+    Streamed(std::sync::mpsc::Receiver<Result<Record, ReadError>>),
 }
 
 /// Opens `path`: a workbook when its name ends in `.xlsx`, `.xlsm`, `.xls` or `.ods`, else CSV.
@@ -237,6 +239,7 @@ impl Table {
         loop {
             let record = match &mut self.rows {
                 Rows::Sheet(rows) => rows.next().map(Ok),
+                Rows::Streamed(rows) => rows.recv().ok(),
                 Rows::Csv(records) => records.next().map(|r| {
                     let r = r.map_err(|e| ReadError::Format {
                         path: self.path.clone(),
@@ -425,7 +428,7 @@ impl<R: Read> Read for Decoding<R> {
 
 fn open_workbook(path: &Path, sheet: Option<&str>) -> Result<Table, ReadError> {
     let format_error = |reason: String| ReadError::Format { path: path.to_path_buf(), what: "a workbook", reason };
-    let mut workbook = calamine::open_workbook_auto(path).map_err(|e| match e {
+    let workbook = calamine::open_workbook_auto(path).map_err(|e| match e {
         calamine::Error::Io(e) => io_error(path, &e),
         e => format_error(e.to_string()),
     })?;
@@ -437,6 +440,10 @@ fn open_workbook(path: &Path, sheet: Option<&str>) -> Result<Table, ReadError> {
             sheets: names.clone(),
         })?,
         None => names.first().cloned().ok_or_else(|| ReadError::Empty { path: path.to_path_buf() })?,
+    };
+    let mut workbook = match workbook {
+        calamine::Sheets::Xlsx(xlsx) => return stream_xlsx(path, xlsx, name),
+        other => other,
     };
     let range = workbook.worksheet_range(&name).map_err(|e| format_error(e.to_string()))?;
     let first_row = u64::from(range.start().map_or(0, |(row, _)| row)) + 1;
@@ -468,6 +475,67 @@ fn open_workbook(path: &Path, sheet: Option<&str>) -> Result<Table, ReadError> {
         kind: FileKind::Workbook { sheet: name },
         header,
         rows: Rows::Sheet(rest.into_iter()),
+        path: path.to_path_buf(),
+        lines: None,
+    })
+}
+
+/// Reads an XLSX sheet cell by cell on a thread of its own, a row at a time through a short
+/// queue, so that a big sheet is never held whole (only its shared strings are, as calamine
+/// keeps them); the thread stops when the table is dropped.
+fn stream_xlsx(path: &Path, mut xlsx: calamine::Xlsx<BufReader<File>>, name: String) -> Result<Table, ReadError> {
+    let (rows, received) = std::sync::mpsc::sync_channel::<Result<Record, ReadError>>(256);
+    let shown = path.to_path_buf();
+    let sheet = name.clone();
+    let read = move || {
+        let fail = |reason: String| Err(ReadError::Format { path: shown.clone(), what: "a workbook", reason });
+        let mut cells = match xlsx.worksheet_cells_reader(&sheet) {
+            Ok(cells) => cells,
+            Err(e) => return drop(rows.send(fail(e.to_string()))),
+        };
+        let first_column = cells.dimensions().start.1;
+        let mut current: Option<Record> = None;
+        loop {
+            let cell = match cells.next_cell() {
+                Ok(Some(cell)) => cell,
+                Ok(None) => break,
+                Err(e) => return drop(rows.send(fail(e.to_string()))),
+            };
+            let (row, column) = cell.get_position();
+            let row = u64::from(row) + 1;
+            if let Some(done) = current.take_if(|r| r.row != row)
+                && rows.send(Ok(done)).is_err()
+            {
+                return;
+            }
+            let record = current.get_or_insert_with(|| Record { row, cells: Vec::new(), problem: None });
+            let index = column.saturating_sub(first_column) as usize;
+            let (text, error) = cell_text(&Data::from(cell.get_value().clone()));
+            if let (Some(error), None) = (error, &record.problem) {
+                record.problem = Some(format!("column {} holds the spreadsheet error {error}", index + 1));
+            }
+            if record.cells.len() <= index {
+                record.cells.resize(index + 1, String::new());
+            }
+            record.cells[index] = text;
+        }
+        if let Some(last) = current {
+            let _ = rows.send(Ok(last));
+        }
+    };
+    std::thread::Builder::new().name("orgql-xlsx-reader".into()).spawn(read).map_err(|e| io_error(path, &e))?;
+    let header = loop {
+        match received.recv() {
+            Err(_) => return Err(ReadError::Empty { path: path.to_path_buf() }),
+            Ok(Err(e)) => return Err(e),
+            Ok(Ok(r)) if r.cells.iter().all(|c| c.trim().is_empty()) => continue,
+            Ok(Ok(r)) => break r.cells.iter().map(|c| c.trim().to_owned()).collect(),
+        }
+    };
+    Ok(Table {
+        kind: FileKind::Workbook { sheet: name },
+        header,
+        rows: Rows::Streamed(received),
         path: path.to_path_buf(),
         lines: None,
     })
