@@ -323,7 +323,11 @@ pub fn classify_file(
                 None => reason,
             });
         }
-        chunk.push(classify(&wanted, users.get(&wanted.key), target));
+        let mut row = classify(&wanted, users.get(&wanted.key), target);
+        if table.drops_tabs() {
+            ignore_lost_tabs(&mut row);
+        }
+        chunk.push(row);
         if chunk.len() == CHUNK
             && (cancel.is_cancelled() || !send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK))))
         {
@@ -425,6 +429,26 @@ pub fn classify(wanted: &Wanted, current: Option<&Current>, target: &Target) -> 
         }
     }
     row
+}
+
+/// Takes back the changes of a row read from a file whose reader drops tab characters (ODS:
+/// calamine skips `<text:tab/>`) that differ only by those tabs: the file did not ask for them.
+pub fn ignore_lost_tabs(row: &mut PlannedRow) {
+    if !matches!(row.action, Action::Update | Action::Archive | Action::Activate) {
+        return;
+    }
+    row.changes.retain(|c| match (&c.old, &c.new) {
+        (Value::String(old), Value::String(new)) => old.replace('\t', "") != *new,
+        _ => true,
+    });
+    if row.action == Action::Update
+        && row.changes.is_empty()
+        && row.add_groups.is_empty()
+        && row.remove_groups.is_empty()
+    {
+        row.action = Action::Unchanged;
+        row.groups_before = None;
+    }
 }
 
 /// Whether two values are the same for a comparison: lists as sets, numbers by value, text as

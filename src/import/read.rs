@@ -234,6 +234,13 @@ pub fn open(path: &Path, sheet: Option<&str>) -> Result<Table, ReadError> {
 }
 
 impl Table {
+    /// Whether the reader loses the tab characters of text cells (ODS: calamine skips
+    /// `<text:tab/>`), so that a value differing only by tabs is not a change the file asks for.
+    pub fn drops_tabs(&self) -> bool {
+        matches!(self.kind, FileKind::Workbook { .. })
+            && self.path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ods"))
+    }
+
     /// The next data row (empty rows are skipped); `None` at the end.
     pub fn next_record(&mut self) -> Option<Result<Record, ReadError>> {
         loop {

@@ -249,6 +249,18 @@ impl Session {
     /// Steps the harness until `done` holds; fails after [`PATIENCE`], saying what it waited for.
     #[track_caller]
     pub fn wait_for(&mut self, what: &str, done: impl Fn(&Harness<'static, OrgqlApp>) -> bool) {
+        self.wait_for_or(what, done, |_| String::new());
+    }
+
+    /// [`Session::wait_for`], saying what `explain` finds in the app when it fails (state the
+    /// screen does not show).
+    #[track_caller]
+    pub fn wait_for_or(
+        &mut self,
+        what: &str,
+        done: impl Fn(&Harness<'static, OrgqlApp>) -> bool,
+        explain: impl Fn(&Harness<'static, OrgqlApp>) -> String,
+    ) {
         let started = Instant::now();
         loop {
             self.harness.step();
@@ -257,7 +269,12 @@ impl Session {
                 self.harness.step();
                 return;
             }
-            assert!(started.elapsed() < PATIENCE, "waited {PATIENCE:?} for {what}; the screen:\n{}", self.screen());
+            assert!(
+                started.elapsed() < PATIENCE,
+                "waited {PATIENCE:?} for {what}; {}; the screen:\n{}",
+                explain(&self.harness),
+                self.screen()
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }

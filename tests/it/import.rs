@@ -242,16 +242,18 @@ fn write_xlsx(path: &Path, header: &[&str], rows: &[Vec<String>]) {
     book.save(path).unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_edited_export_plans_exactly_its_changes_applies_and_undoes() {
-    let server = sandbox(200).await;
-    let home = Home::new();
-    let original = export(&home, &server, "users.xlsx").await;
-    assert_eq!(original.len(), 200);
+/// The Done-when walk's edits of an export: 40 names (the "departments"), 3 e-mails (one
+/// invalid), 2 users marked inactive, 5 new rows.
+struct Edited {
+    rows: Vec<Vec<String>>,
+    /// The renamed rows (indexes).
+    names: Vec<usize>,
+    /// Then: two moved addresses, the invalid one, the two made inactive.
+    rest: Vec<usize>,
+}
 
-    // As a person edits it: 40 names (the "departments"), 3 e-mails (one invalid), 2 marked
-    // inactive, 5 new rows.
-    let mut edited = original.clone();
+fn edit_as_hr_does(original: &[Vec<String>]) -> Edited {
+    let mut edited = original.to_vec();
     let active: Vec<usize> = (0..edited.len()).filter(|&i| edited[i][3] == "true").collect();
     let (names, rest) = active.split_at(40);
     for &i in names {
@@ -265,6 +267,64 @@ async fn an_edited_export_plans_exactly_its_changes_applies_and_undoes() {
     for n in 1..=5 {
         edited.push(vec![format!("hire-{n}"), format!("New Hire {n}"), format!("hire{n}@example.org"), "true".into()]);
     }
+    Edited { rows: edited, names: names.to_vec(), rest: rest[..5].to_vec() }
+}
+
+/// The edited export saved again by LibreOffice (headless) as XLSX, as ODS and as CSV with
+/// semicolons (a German LibreOffice's default): each is planned to exactly the same rows as the
+/// file orgql wrote, with the invalid address explained.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_edited_export_saved_by_libreoffice_plans_the_same_as_xlsx_ods_and_csv() {
+    if !crate::spreadsheet::on_path("soffice") {
+        let note = "the LibreOffice import test needs LibreOffice (apt-get install libreoffice-calc)";
+        assert!(std::env::var_os("ORGQL_SMOKE_REQUIRED").is_none(), "{note}; ORGQL_SMOKE_REQUIRED is set");
+        eprintln!("note: skipped: {note}");
+        return;
+    }
+    let server = sandbox(200).await;
+    let home = Home::new();
+    let original = export(&home, &server, "users.xlsx").await;
+    let Edited { rows: edited, rest, .. } = edit_as_hr_does(&original);
+    let file = home.out("edited.xlsx");
+    write_xlsx(&file, &["ref", "name", "email", "isActive"], &edited);
+    let saved = home.out("libreoffice");
+    let profile = home.out("lo-profile");
+    for (filter, extension) in
+        [("xlsx:Calc MS Excel 2007 XML", "xlsx"), ("ods", "ods"), ("csv:Text - txt - csv (StarCalc):59,34,76,1", "csv")]
+    {
+        let (from, to, profile) = (file.clone(), saved.clone(), profile.clone());
+        tokio::task::spawn_blocking(move || crate::spreadsheet::libreoffice_convert(&from, filter, &to, &profile))
+            .await
+            .expect("converted");
+        let resaved = saved.join(format!("edited.{extension}"));
+        let plan = home.out(&format!("plan-{extension}.csv"));
+        let run = home.run(&server, &["import", p(&resaved), "--plan", p(&plan)]).await;
+        let (_, _, planned) = read_all(&plan);
+        let odd: Vec<&Vec<String>> = planned
+            .iter()
+            .filter(|r| r[2] == "update" && !r[3].contains("(Sales)") && !r[3].contains("moved."))
+            .collect();
+        assert!(odd.is_empty(), "{extension}: updates the edits did not make: {odd:?}");
+        assert_eq!(
+            stdout(&run).trim(),
+            "5 to create, 42 to update, 2 to archive, 155 unchanged, 1 invalid",
+            "{extension}: {}",
+            text(&run)
+        );
+        let invalid =
+            format!("row {} ({}): email: 'no-at-sign' is not a valid e-mail address", rest[2] + 2, edited[rest[2]][0]);
+        assert!(String::from_utf8_lossy(&run.stderr).contains(&invalid), "{extension}: {}", text(&run));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edited_export_plans_exactly_its_changes_applies_and_undoes() {
+    let server = sandbox(200).await;
+    let home = Home::new();
+    let original = export(&home, &server, "users.xlsx").await;
+    assert_eq!(original.len(), 200);
+
+    let Edited { rows: edited, names, rest } = edit_as_hr_does(&original);
     let file = home.out("edited.xlsx");
     write_xlsx(&file, &["ref", "name", "email", "isActive"], &edited);
 

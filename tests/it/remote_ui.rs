@@ -140,9 +140,19 @@ fn the_app_attaches_again_at_its_start_and_copies_what_arrived_while_it_was_clos
     post_kept(&remote_runtime, &url, &signer, 5, 7);
     // Each step waited for on its own, so that a failure says which one did not come.
     s.wait_for("the workspace to bring back the remote listener's address", |h| h.state().webhooks().remote.url == url);
-    s.wait_for("the stream to the remote listener to open again, without a click", |h| {
-        matches!(h.state().webhooks().remote.state(), RemoteState::Attached { .. })
-    });
+    s.wait_for_or(
+        "the stream to the remote listener to open again, without a click",
+        |h| matches!(h.state().webhooks().remote.state(), RemoteState::Attached { .. }),
+        |h| {
+            let webhooks = h.state().webhooks();
+            format!(
+                "the remote section: {:?}, gaps {:?}; the inspector's secret is {}",
+                webhooks.remote.state(),
+                webhooks.remote.gaps(),
+                if webhooks.form.secret.is_empty() { "not known yet" } else { "known" }
+            )
+        },
+    );
     s.wait_for("the 12 deliveries, the 7 of the closed time copied", kept(12));
     assert!(
         s.app()

@@ -172,10 +172,16 @@ async fn a_kill_9_during_a_burst_loses_no_answered_delivery_and_the_attached_pul
     let (task, mut events) = attach(remote, local_store.clone(), None, cancel.clone());
     let reconnected = Arc::new(AtomicUsize::new(0));
     let seen = reconnected.clone();
+    // What the attachment said besides its copies, for a failure's message.
+    let said = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let log = said.clone();
     let drain = tokio::spawn(async move {
         while let Some(event) = events.recv().await {
             if matches!(event, AttachEvent::Connected { .. }) {
                 seen.fetch_add(1, Ordering::SeqCst);
+            }
+            if !matches!(event, AttachEvent::Stored { .. }) {
+                log.lock().unwrap().push(format!("{event:?}"));
             }
         }
     });
@@ -244,7 +250,11 @@ async fn a_kill_9_during_a_burst_loses_no_answered_delivery_and_the_attached_pul
     // The events are read by another task, which may be a little behind the store.
     let deadline = Instant::now() + Duration::from_secs(30);
     while reconnected.load(Ordering::SeqCst) < 2 {
-        assert!(Instant::now() < deadline, "no second Connected after the kill");
+        assert!(
+            Instant::now() < deadline,
+            "no second Connected after the kill; the attachment said {:?}",
+            said.lock().unwrap()
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     cancel.cancel();

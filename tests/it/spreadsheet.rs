@@ -17,7 +17,7 @@ use crate::harness::{admin_token, graphql, orgql_cli, sandbox};
 const QUERY: &str =
     "{ paginatedUsers(first: 50) { edges { node { ref name email isActive roles groups { name } createdAt } } } }";
 
-fn on_path(tool: &str) -> bool {
+pub fn on_path(tool: &str) -> bool {
     std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(tool).is_file()))
 }
 
@@ -33,11 +33,22 @@ fn records(path: &Path) -> Vec<Vec<String>> {
 /// LibreOffice converts every sheet of `workbook` to CSV files in `out` (UTF-8, comma, `"`), in a
 /// profile of its own under `profile`; at most two minutes.
 fn libreoffice_to_csv(workbook: &Path, out: &Path, profile: &Path) {
+    // Comma, double quote, UTF-8, from line 1, …, the last token: every sheet (`-1`).
+    libreoffice_convert(
+        workbook,
+        "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1",
+        out,
+        profile,
+    )
+}
+
+/// LibreOffice (headless) opens `workbook` and saves it with `filter` (`xlsx:Calc MS Excel 2007
+/// XML`, `ods`, `csv:…`) in `out`, in a profile of its own under `profile`; at most two minutes.
+pub fn libreoffice_convert(workbook: &Path, filter: &str, out: &Path, profile: &Path) {
     let mut child = Command::new("soffice")
         .arg(format!("-env:UserInstallation=file://{}", profile.display()))
         .args(["--headless", "--norestore", "--convert-to"])
-        // Comma, double quote, UTF-8, from line 1, …, the last token: every sheet (`-1`).
-        .arg("csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1")
+        .arg(filter)
         .arg(workbook)
         .arg("--outdir")
         .arg(out)
