@@ -266,7 +266,12 @@ impl Store {
         }
         // Created owner-only before SQLite opens it, so it is never readable by others, even empty.
         crate::owner_only::open_append(path).map_err(|e| error(&e))?;
-        let conn = Connection::open(path).map_err(|e| error(&e))?;
+        let mut conn = Connection::open(path).map_err(|e| error(&e))?;
+        // Every transaction takes the write lock when it begins (waiting for it as long as the
+        // busy timeout allows): a deferred one that reads, then writes, fails at once with
+        // "database is locked" when another connection wrote in between (the app's worker and
+        // a remote attachment's copier write to the same file).
+        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
         // The history, deliveries and workspace hold personal data: the owner's only (SQLite
         // gives its -wal and -shm files the same permissions).
         #[cfg(unix)]
@@ -274,9 +279,12 @@ impl Store {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|e| error(&e))?;
         }
+        // First: another connection (the app's worker, an attachment's copier, a listener) may
+        // hold the lock while this one switches to WAL or migrates, and must be waited for, not
+        // failed with "database is locked".
+        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(|e| error(&e))?;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(|e| error(&e))?;
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(|e| error(&e))?;
-        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(|e| error(&e))?;
         let store = Store { conn, path: path.to_path_buf() };
         store.migrate().map_err(|e| error(&e))?;
         Ok(store)
@@ -543,6 +551,25 @@ mod tests {
         let json = headers_to_json(&[("a".into(), b"text".to_vec()), ("b".into(), vec![0xff])]);
         assert_eq!(json, r#"[["a","text"],["b",{"base64":"/w=="}]]"#);
         assert_eq!(headers_from_json(&json), [("a".to_owned(), b"text".to_vec()), ("b".to_owned(), vec![0xff])]);
+    }
+
+    #[test]
+    fn a_transaction_that_reads_then_writes_waits_for_another_writer_instead_of_failing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("orgql.sqlite3");
+        let (a, b) = (Store::open(&path).unwrap(), Store::open(&path).unwrap());
+        let tx = a.conn().unchecked_transaction().unwrap();
+        let before: i64 = tx.query_row("SELECT count(*) FROM import_mappings", [], |r| r.get(0)).unwrap();
+        // Another connection writes while the transaction is open: deferred, its write would
+        // commit first and the transaction's own write fail at once ("database is locked").
+        let writer = std::thread::spawn(move || b.save_import_mapping("other", "{}"));
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        tx.execute("INSERT INTO import_mappings (header, mapping, saved_at) VALUES ('mine', '{}', 'now')", [])
+            .expect("the transaction writes after its read");
+        tx.commit().unwrap();
+        writer.join().unwrap().expect("the other connection waited for the lock");
+        let after: i64 = a.conn().query_row("SELECT count(*) FROM import_mappings", [], |r| r.get(0)).unwrap();
+        assert_eq!(after, before + 2);
     }
 
     #[test]

@@ -186,6 +186,14 @@ async fn a_kill_9_during_a_burst_loses_no_answered_delivery_and_the_attached_pul
         }
     });
 
+    // Attached before the burst (on a loaded machine the first connection can take a while:
+    // a puller that connects only after the kill would see one Connected, not two).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while reconnected.load(Ordering::SeqCst) < 1 {
+        assert!(Instant::now() < deadline, "never attached; the attachment said {:?}", said.lock().unwrap());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
     // A burst of 8 senders; the listener is killed with SIGKILL once 150 have been answered.
     let answered = Arc::new(std::sync::Mutex::new(Vec::new()));
     let count = Arc::new(AtomicUsize::new(0));
