@@ -5,7 +5,9 @@
 #     sandbox of USERS users (default 100,000);
 #  2. applying a plan of APPLY rows (default 2,000 renamed users) one row at a time: rows/s;
 #  3. reading and planning a BIG-row file (default 1,000,000 rows, all new refs) against the same
-#     sandbox: peak memory against the file's size.
+#     sandbox: peak memory against the file's size;
+#  4. the same rows as an XLSX workbook with shared strings, as Excel saves it (written by
+#     Python's XlsxWriter: `pip install XlsxWriter`; skipped with a note without it).
 #
 #   cargo build --release && bash benches/import-bench.sh
 set -euo pipefail
@@ -68,3 +70,18 @@ timed "apply: ${apply_rows} updates, one at a time" "$bin" import "$work/apply.c
 secs=$(cut -d' ' -f1 "$work/time")
 printf '%-46s %8.0f rows/s\n' "apply throughput" "$(awk -v n="$apply_rows" -v s="$secs" 'BEGIN { print n / s }')"
 timed "plan: ${big} rows, all new, --plan CSV" "$bin" import "$work/big.csv" --plan "$work/big-plan.csv" "${connection[@]}"
+
+if python3 -c 'import xlsxwriter' 2> /dev/null; then
+  python3 - "$work/big.csv" "$work/big.xlsx" <<'EOF'
+import csv, sys, xlsxwriter
+book = xlsxwriter.Workbook(sys.argv[2], {"constant_memory": False})  # shared strings, as Excel
+sheet = book.add_worksheet("Users")
+for r, row in enumerate(csv.reader(open(sys.argv[1], encoding="utf-8", newline=""))):
+    sheet.write_row(r, 0, row)
+book.close()
+EOF
+  printf 'workbook: %s MB\n' "$(du -m "$work/big.xlsx" | cut -f1)"
+  timed "plan: ${big} rows, all new, XLSX" "$bin" import "$work/big.xlsx" "${connection[@]}"
+else
+  echo "note: the XLSX case needs Python's XlsxWriter (pip install XlsxWriter); skipped"
+fi
