@@ -436,8 +436,8 @@ struct Fetched {
 
 /// How many fetched pages may wait for the writer: the walk asks for the next page while the
 /// writer writes the last, and stops asking only when the writer is this many pages behind.
-/// Pages wait as the answers' bytes (about 5 KB for 50 users), so memory stays flat however
-/// slow the disk; a depth of one stalled the walk whenever the writer paused longer than a page
+/// Pages wait as the answers' bytes (about 5 KB for 50 users; an answer of an unusual shape,
+/// read whole on the walk, as its JSON), so memory stays flat however slow the disk; a depth of one stalled the walk whenever the writer paused longer than a page
 /// (SQLite's WAL checkpoint of the record, with its fsync, every few hundred pages; the writer
 /// thread waiting for a core on a busy machine).
 const PAGES_AHEAD: usize = 32;
