@@ -435,9 +435,12 @@ struct Fetched {
 }
 
 /// How many fetched pages may wait for the writer: the walk asks for the next page while the
-/// writer writes the last, and stops asking when the writer is one page behind (memory stays at
-/// about three pages however slow the disk).
-const PAGES_AHEAD: usize = 1;
+/// writer writes the last, and stops asking only when the writer is this many pages behind.
+/// Pages wait as the answers' bytes (about 5 KB for 50 users; an answer of an unusual shape,
+/// read whole on the walk, as its JSON), so memory stays flat however slow the disk; a depth of one stalled the walk whenever the writer paused longer than a page
+/// (SQLite's WAL checkpoint of the record, with its fsync, every few hundred pages; the writer
+/// thread waiting for a core on a busy machine).
+const PAGES_AHEAD: usize = 32;
 
 /// Why the writer stopped before the last page.
 enum Stop {

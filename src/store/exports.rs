@@ -47,6 +47,36 @@ impl serde::Serialize for CellList<'_> {
     }
 }
 
+/// The table of the rows of the export `id` (one table an export: issue 24).
+fn rows_table(id: i64) -> String {
+    format!("export_rows_{id}")
+}
+
+/// The exports `sql` selects (`id, own_rows`).
+fn exports_of(
+    tx: &rusqlite::Transaction<'_>,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> rusqlite::Result<Vec<(i64, bool)>> {
+    let mut statement = tx.prepare(sql)?;
+    let rows = statement.query_map(params, |row| Ok((row.get(0)?, row.get(1)?)))?;
+    rows.collect()
+}
+
+/// Forgets the rows of `exports` (`id, own_rows`): their own tables are dropped whole; the rows
+/// an export recorded before issue 24 kept in `export_rows` are deleted.
+fn forget_rows(tx: &rusqlite::Transaction<'_>, exports: &[(i64, bool)]) -> rusqlite::Result<()> {
+    for &(id, own_rows) in exports {
+        match own_rows {
+            true => tx.execute_batch(&format!("DROP TABLE IF EXISTS {}", rows_table(id)))?,
+            false => {
+                tx.execute("DELETE FROM export_rows WHERE export = ?1", params![id])?;
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Store {
     /// Records a finished export with every row it fetched (`snapshot`), and forgets the rows of
     /// the earlier exports of the same query on the same connection; returns its id.
@@ -75,19 +105,30 @@ impl Store {
     ) -> Result<i64, StoreError> {
         let write = || -> rusqlite::Result<i64> {
             let tx = self.conn().unchecked_transaction()?;
-            let unfinished = "SELECT id FROM exports WHERE identity = ?1 AND connection = ?2 AND file = ''";
+            let unfinished = "SELECT id, own_rows FROM exports WHERE identity = ?1 AND connection = ?2 AND file = ''";
+            forget_rows(&tx, &exports_of(&tx, unfinished, params![identity, connection])?)?;
             tx.execute(
-                &format!("DELETE FROM export_rows WHERE export IN ({unfinished})"),
+                "DELETE FROM exports WHERE identity = ?1 AND connection = ?2 AND file = ''",
                 params![identity, connection],
             )?;
-            tx.execute(&format!("DELETE FROM exports WHERE id IN ({unfinished})"), params![identity, connection])?;
             let columns = serde_json::to_string(columns).unwrap_or_default();
             tx.execute(
-                "INSERT INTO exports (identity, query, connection, file, at, rows, key_column, columns, kept)
-                 VALUES (?1, ?2, ?3, '', ?4, 0, ?5, ?6, 0)",
+                "INSERT INTO exports (identity, query, connection, file, at, rows, key_column, columns, kept, own_rows)
+                 VALUES (?1, ?2, ?3, '', ?4, 0, ?5, ?6, 0, 1)",
                 params![identity, query, connection, Local::now().to_rfc3339(), key_column, columns],
             )?;
             let id = tx.last_insert_rowid();
+            let table = rows_table(id);
+            // A table of that name left by an export whose record was removed some other way.
+            tx.execute_batch(&format!(
+                "DROP TABLE IF EXISTS {table};
+                 CREATE TABLE {table} (
+                     position INTEGER PRIMARY KEY,
+                     key TEXT NOT NULL,
+                     digest BLOB NOT NULL,
+                     cells TEXT NOT NULL
+                 );"
+            ))?;
             tx.commit()?;
             Ok(id)
         };
@@ -99,16 +140,17 @@ impl Store {
         let write = || -> rusqlite::Result<()> {
             let tx = self.conn().unchecked_transaction()?;
             {
-                let mut insert = tx.prepare_cached(
-                    "INSERT INTO export_rows (export, position, key, digest, cells) VALUES (?1, ?2, ?3, ?4, ?5)",
-                )?;
+                let mut insert = tx.prepare_cached(&format!(
+                    "INSERT INTO {} (position, key, digest, cells) VALUES (?1, ?2, ?3, ?4)",
+                    rows_table(id)
+                ))?;
                 // One buffer for every row's cells as a JSON list of strings.
                 let mut cells = Vec::new();
                 for (offset, (key, digest, row)) in rows.iter().enumerate() {
                     cells.clear();
                     let list = serde_json::to_writer(&mut cells, &CellList(row));
                     let text = list.ok().and_then(|()| std::str::from_utf8(&cells).ok()).unwrap_or_default();
-                    insert.execute(params![id, first + offset as i64, key, &digest[..], text])?;
+                    insert.execute(params![first + offset as i64, key, &digest[..], text])?;
                 }
             }
             tx.commit()
@@ -123,7 +165,10 @@ impl Store {
             let tx = self.conn().unchecked_transaction()?;
             let others = "SELECT o.id FROM exports o, exports e
                           WHERE e.id = ?1 AND o.identity = e.identity AND o.connection = e.connection AND o.id <> ?1";
-            tx.execute(&format!("DELETE FROM export_rows WHERE export IN ({others})"), params![id])?;
+            // Only the kept and the unfinished ones have rows left.
+            let with_rows =
+                format!("SELECT id, own_rows FROM exports WHERE id IN ({others}) AND (kept = 1 OR file = '')");
+            forget_rows(&tx, &exports_of(&tx, &with_rows, params![id])?)?;
             tx.execute(&format!("UPDATE exports SET kept = 0 WHERE id IN ({others})"), params![id])?;
             tx.execute(
                 "UPDATE exports SET kept = 1, file = ?2, rows = ?3, at = ?4 WHERE id = ?1",
@@ -144,7 +189,7 @@ impl Store {
             let found = self
                 .conn()
                 .query_row(
-                    "SELECT id, file, at, rows, key_column, columns FROM exports
+                    "SELECT id, file, at, rows, key_column, columns, own_rows FROM exports
                      WHERE identity = ?1 AND connection = ?2 AND kept = 1 ORDER BY id DESC LIMIT 1",
                     params![identity, connection],
                     |row| {
@@ -156,19 +201,25 @@ impl Store {
                             rows: row.get::<_, i64>(3)?.try_into().unwrap_or_default(),
                         };
                         let columns: String = row.get(5)?;
-                        Ok((record, row.get::<_, String>(4)?, columns))
+                        Ok((record, row.get::<_, String>(4)?, columns, row.get::<_, bool>(6)?))
                     },
                 )
                 .optional()?;
-            let Some((record, key_column, columns)) = found else {
+            let Some((record, key_column, columns, own_rows)) = found else {
                 return Ok(None);
             };
             let columns: Vec<String> = serde_json::from_str(&columns).unwrap_or_default();
-            let mut statement = self
-                .conn()
-                .prepare("SELECT key, digest, cells FROM export_rows WHERE export = ?1 ORDER BY position")?;
+            // An export recorded before issue 24 has its rows in the shared table.
+            let (sql, shared) = match own_rows {
+                true => (format!("SELECT key, digest, cells FROM {} ORDER BY position", rows_table(record.id)), None),
+                false => (
+                    "SELECT key, digest, cells FROM export_rows WHERE export = ?1 ORDER BY position".to_owned(),
+                    Some(record.id),
+                ),
+            };
+            let mut statement = self.conn().prepare(&sql)?;
             let rows = statement
-                .query_map(params![record.id], |row| {
+                .query_map(rusqlite::params_from_iter(shared), |row| {
                     let digest: Vec<u8> = row.get(1)?;
                     let cells: String = row.get(2)?;
                     let cells: Vec<String> = serde_json::from_str(&cells).unwrap_or_default();
@@ -204,6 +255,59 @@ mod tests {
         }
     }
 
+    /// Rows in every export's own table and in the shared table of exports recorded before.
+    fn kept_rows(store: &Store) -> i64 {
+        let mut tables = store
+            .conn()
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'export_rows%'")
+            .expect("tables");
+        let names: Vec<String> =
+            tables.query_map([], |r| r.get(0)).expect("names").collect::<Result<_, _>>().expect("names");
+        names
+            .iter()
+            .map(|name| {
+                store
+                    .conn()
+                    .query_row(&format!("SELECT COUNT(*) FROM {name}"), [], |r| r.get::<_, i64>(0))
+                    .expect("count")
+            })
+            .sum()
+    }
+
+    #[test]
+    fn an_export_recorded_in_the_shared_table_is_read_and_replaced() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let store = Store::open(&dir.path().join("orgql.sqlite3")).expect("the store");
+        let before = snapshot(&["u1", "u2"]);
+        // As an export recorded before its rows had a table of their own.
+        store
+            .conn()
+            .execute(
+                "INSERT INTO exports (identity, query, connection, file, at, rows, key_column, columns, kept)
+                 VALUES ('q1', '{ q }', 'acme', 'a.csv', ?1, 2, 'ref', '[\"ref\",\"name\"]', 1)",
+                params![Local::now().to_rfc3339()],
+            )
+            .expect("an export");
+        let id = store.conn().last_insert_rowid();
+        for (position, (key, digest, row)) in before.rows.iter().enumerate() {
+            let cells = serde_json::to_string(&CellList(row)).expect("cells");
+            store
+                .conn()
+                .execute(
+                    "INSERT INTO export_rows (export, position, key, digest, cells) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![id, position as i64, key, &digest[..], cells],
+                )
+                .expect("a row");
+        }
+        let (record, kept) = store.last_export("q1", "acme").expect("read").expect("an export");
+        assert_eq!((record.file.as_str(), kept), ("a.csv", before));
+        let export = NewExport { identity: "q1", query: "{ q }", connection: "acme", file: "b.csv", rows: 1 };
+        store.record_export(&export, &snapshot(&["u3"])).expect("recorded");
+        let (record, kept) = store.last_export("q1", "acme").expect("read").expect("an export");
+        assert_eq!((record.file.as_str(), kept), ("b.csv", snapshot(&["u3"])));
+        assert_eq!(kept_rows(&store), 1, "the rows in the shared table are gone");
+    }
+
     #[test]
     fn only_the_latest_export_of_a_query_on_a_connection_keeps_its_rows() {
         let dir = tempfile::tempdir().expect("a temporary directory");
@@ -223,8 +327,16 @@ mod tests {
         let (record, kept) = store.last_export("q1", "acme").expect("read").expect("an export");
         assert_eq!((record.file.as_str(), record.rows), ("b.csv", 3));
         assert_eq!(kept, snapshot(&["u1", "u2", "u3"]));
-        let rows: i64 = store.conn().query_row("SELECT COUNT(*) FROM export_rows", [], |r| r.get(0)).expect("count");
-        assert_eq!(rows, 4, "the rows of a.csv are gone; b.csv's and c.csv's are kept");
+        assert_eq!(kept_rows(&store), 4, "the rows of a.csv are gone; b.csv's and c.csv's are kept");
+        let tables: i64 = store
+            .conn()
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'export_rows_%' AND type = 'table'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("count");
+        assert_eq!(tables, 2, "a.csv's table is dropped");
         let exports: i64 = store.conn().query_row("SELECT COUNT(*) FROM exports", [], |r| r.get(0)).expect("count");
         assert_eq!(exports, 3, "every export stays in the history");
     }
