@@ -14,10 +14,13 @@
 //!   id) and return (the type, or a payload holding it, with or without an errors list). Where the
 //!   shape alone cannot tell archive from activate (both take a ref and return the user), the verb
 //!   in the mutation's name decides, wherever it stands (`archiveUser`, `userArchive`).
+//! - [`entries`]: key–value lists a user carries (extra fields: `extraFields: [{ categoryRef,
+//!   value }]`, metadata), how they are set and read back, and where the keys that exist are listed.
 //! - [`payload_errors`]: the errors a payload returns as data (`errors { field messages }`,
 //!   `userErrors { field message }`, `errors { field message code }`).
 
 mod display;
+mod entries;
 mod mutations;
 mod payload;
 mod related;
@@ -30,6 +33,7 @@ use apollo_compiler::ast::Type;
 use apollo_compiler::schema::{ExtendedType, FieldDefinition, InputValueDefinition};
 
 pub use display::{Display, Path, at};
+pub use entries::{Entries, KeyList, entries};
 pub use mutations::{Action, Mutation, Supply, mutations};
 pub use payload::{ErrorList, PayloadError, Returns, payload_errors, returns};
 pub use related::{Place, Related, related};

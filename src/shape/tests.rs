@@ -320,3 +320,49 @@ fn the_nested_variants_real_schema_is_read_as_the_nested_shape() {
     assert_eq!((search.field.as_str(), search.key.as_str()), ("sessions", "id"));
     assert_eq!(search.text, Some(("search".to_owned(), "String".to_owned())));
 }
+
+#[test]
+fn entries_a_user_carries_are_found_by_their_key_and_value_whatever_their_names() {
+    let contract = sandbox();
+    let found = entries(&contract, "User", "UpdateUserInput");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let extra = &found[0];
+    assert_eq!(
+        (extra.input.as_str(), extra.key_input.as_str(), extra.value_input.as_str(), extra.output.as_str()),
+        ("extraFields", "categoryRef", "value", "extraFields")
+    );
+    assert_eq!(extra.key_path, ["category", "ref"]);
+    assert_eq!(extra.selection(), "{ category { ref } value }");
+    let keys = extra.keys.as_ref().expect("the categories are listed at the root");
+    assert_eq!(
+        (keys.field.as_str(), keys.connection, keys.name.as_deref(), keys.allowed.as_deref()),
+        ("paginatedExtraCategories", true, Some("name"), Some("allowedValues"))
+    );
+    assert_eq!(
+        extra.keys_query().as_deref(),
+        Some("query { paginatedExtraCategories { edges { node { ref name allowedValues } } } }")
+    );
+    assert_eq!(entries(&contract, "User", "CreateUserInput"), found, "the create input takes the same list");
+
+    // Saleor's metadata: a plain key, read back as it is, listed nowhere; and a list of keys
+    // alone (no value) is not entries.
+    let saleor = schema(
+        r#"
+        type Query { user(ref: String!): User }
+        type Mutation { userUpdate(ref: String!, input: UserInput!): User }
+        type User { ref: String! name: String! metadata: [MetadataItem!]! tags: [String!]! }
+        type MetadataItem { key: String! value: String! }
+        input MetadataInput { key: String! value: String! }
+        input UserInput { name: String metadata: [MetadataInput!] tags: [String!] }
+        "#,
+    );
+    let found = entries(&saleor, "User", "UserInput");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!((found[0].input.as_str(), found[0].key_path.as_slice()), ("metadata", ["key".to_owned()].as_slice()));
+    assert_eq!(found[0].selection(), "{ key value }");
+    assert_eq!(found[0].keys, None);
+
+    // The nested server's users carry none.
+    let nested = schema(&crate::sandbox::nested::sdl());
+    assert!(entries(&nested, "User", "UserUpdateInput").is_empty());
+}
