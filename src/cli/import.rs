@@ -128,7 +128,11 @@ async fn run_with(
 ) -> Result<(), Failure> {
     let (model, _) = crate::explorer::load::fetch(client, cancel).await?;
     let schema = model.schema();
-    let target = Target::of(schema).ok_or_else(|| Failure::new(2, import::target::no_mutations()))?;
+    let mut target = Target::of(schema).ok_or_else(|| Failure::new(2, import::target::no_mutations()))?;
+    import::service::read_entry_keys(client, schema, &mut target, cancel).await?;
+    for note in &target.notes {
+        say(progress, note);
+    }
     let store = Mutex::new(store);
     let lock = || session::lock(&store);
     let digest = import::files::digest(&args.file).map_err(Failure::usage)?;

@@ -160,8 +160,7 @@ async fn apply_row(
         }
     };
     record(store, import, row.position, RowState::Sent, "", "", "")?;
-    let id = now.as_ref().map(|c| c.id.as_str());
-    match send(client, target, &rest, id, cancel).await {
+    match send(client, target, &rest, now.as_ref(), cancel).await {
         Ok(Outcome::Done { created_id, note }) => {
             record(store, import, row.position, RowState::Done, &note, "", created_id.as_deref().unwrap_or(""))?;
             Ok(RowState::Done)

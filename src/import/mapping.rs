@@ -2,7 +2,9 @@
 //!
 //! Columns match fields by their names written plainly (`E-mail` → `email`, `Active` and
 //! `Status` → `isActive`, `Is active` → `isActive`); the key column is `ref` unless another is
-//! named; a column listing groups (`groups`, `groups.ref`) is compared as a set. The user
+//! named; a column listing groups (`groups`, `groups.ref`) is compared as a set; a column named
+//! like one of the user's entries (an extra field's category: `Department`) sets that entry
+//! (`extraFields.department`, [`super::target::EntryKey`]). The user
 //! overrides any match with `COLUMN=field` (`COLUMN=` leaves a column out), and the mapping is
 //! remembered for files with the same header ([`crate::store::Store::save_import_mapping`]).
 
@@ -22,6 +24,12 @@ pub enum Use {
     Field(String),
     /// The user's groups, by ref, compared as a set.
     Groups,
+    /// The keys of a list of entries (input field named), as an export writes them
+    /// (`extraFields.category.ref`: `department; location`); paired with its values' column.
+    EntryKeys(String),
+    /// The values of a list of entries, as an export writes them (`extraFields.value`:
+    /// `Sales; Berlin`), in the order of its keys' column.
+    EntryValues(String),
     /// Nothing: listed as unmapped.
     Unmapped,
 }
@@ -89,7 +97,12 @@ impl Mapping {
                 "ref" | "key" => Use::Key,
                 "groups" => Use::Groups,
                 name => {
+                    if let Some(pair) = entry_pair(name, target) {
+                        uses[i] = pair;
+                        continue;
+                    }
                     let found = target.fields.iter().find(|f| f.name == name || plain(&f.name) == plain(name));
+                    let found = found.or_else(|| target.fields.iter().find(|f| names_entry(f, &plain(name))));
                     let field = found.ok_or_else(|| {
                         let names: Vec<&str> = target.fields.iter().map(|f| f.name.as_str()).collect();
                         format!(
@@ -111,6 +124,18 @@ impl Mapping {
                     seen.push(u.clone());
                 }
             }
+        }
+        // A list's keys without its values (or the other way round) say nothing.
+        let alone: Vec<Use> = seen
+            .iter()
+            .filter_map(|u| match u {
+                Use::EntryKeys(list) if !seen.contains(&Use::EntryValues(list.clone())) => Some(u.clone()),
+                Use::EntryValues(list) if !seen.contains(&Use::EntryKeys(list.clone())) => Some(u.clone()),
+                _ => None,
+            })
+            .collect();
+        for u in uses.iter_mut().filter(|u| alone.contains(u)) {
+            *u = Use::Unmapped;
         }
         if !uses.contains(&Use::Key) {
             return Err(format!(
@@ -139,6 +164,14 @@ impl Mapping {
         })
     }
 
+    /// The lists of entries whose keys and values columns the file has.
+    pub fn entry_lists(&self) -> impl Iterator<Item = &str> {
+        self.uses.iter().filter_map(|u| match u {
+            Use::EntryKeys(list) => Some(list.as_str()),
+            _ => None,
+        })
+    }
+
     /// The groups column, if any.
     pub fn groups_column(&self) -> Option<usize> {
         self.uses.iter().position(|u| *u == Use::Groups)
@@ -159,6 +192,8 @@ impl Mapping {
                 Use::Key => Some(format!("{h} → key")),
                 Use::Field(f) => Some(format!("{h} → {f}")),
                 Use::Groups => Some(format!("{h} → groups")),
+                Use::EntryKeys(list) => Some(format!("{h} → {list}[keys]")),
+                Use::EntryValues(list) => Some(format!("{h} → {list}[values]")),
                 Use::Unmapped => None,
             })
             .collect();
@@ -185,11 +220,63 @@ fn automatic(name: &str, target: &Target) -> Use {
         "fullname" | "displayname" => "name".to_owned(),
         _ => p.clone(),
     };
+    // The two columns an export writes a list of entries as.
+    for list in target
+        .entries
+        .iter()
+        .filter(|l| target.fields.iter().any(|f| f.entry.as_ref().is_some_and(|e| e.list == l.shape.input)))
+    {
+        let shape = &list.shape;
+        let mut keys = vec![plain(&format!("{}{}", shape.output, shape.key_path.concat()))];
+        if let (Some(name), [object, _]) =
+            (shape.keys.as_ref().and_then(|k| k.name.as_ref()), shape.key_path.as_slice())
+        {
+            keys.push(plain(&format!("{}{object}{name}", shape.output)));
+        }
+        if keys.contains(&p) {
+            return Use::EntryKeys(shape.input.clone());
+        }
+        if p == plain(&format!("{}{}", shape.output, shape.value_output)) {
+            return Use::EntryValues(shape.input.clone());
+        }
+    }
+    let own = target
+        .fields
+        .iter()
+        .find(|f| plain(&f.name) == plain(&wanted) || plain(&f.name) == format!("is{}", plain(&wanted)));
+    // Then an entry (an extra field) by its key or its name: `Department`, `Cost center`.
+    own.or_else(|| target.fields.iter().find(|f| names_entry(f, &p)))
+        .map_or(Use::Unmapped, |f| Use::Field(f.name.clone()))
+}
+
+/// `extraFields[keys]` and `extraFields[values]`: a list of entries' columns, as a mapping says them.
+fn entry_pair(name: &str, target: &Target) -> Option<Use> {
+    let (list, part) = name.strip_suffix(']')?.split_once('[')?;
+    target.entries.iter().find(|l| l.shape.input == list)?;
+    match part {
+        "keys" => Some(Use::EntryKeys(list.to_owned())),
+        "values" => Some(Use::EntryValues(list.to_owned())),
+        _ => None,
+    }
+}
+
+/// The entry field of `list` whose key (or name) `key` is, among those the service listed.
+pub fn entry_field<'t>(target: &'t Target, list: &str, key: &str) -> Option<&'t Field> {
+    let named = |f: &&Field| f.entry.as_ref().is_some_and(|e| e.list == list);
     target
         .fields
         .iter()
-        .find(|f| plain(&f.name) == plain(&wanted) || plain(&f.name) == format!("is{}", plain(&wanted)))
-        .map_or(Use::Unmapped, |f| Use::Field(f.name.clone()))
+        .filter(named)
+        .find(|f| f.entry.as_ref().is_some_and(|e| e.key == key))
+        .or_else(|| target.fields.iter().filter(named).find(|f| names_entry(f, &plain(key))))
+}
+
+/// Whether `plain_name` names the entry `field` is (by its key or its label).
+fn names_entry(field: &Field, plain_name: &str) -> bool {
+    field
+        .entry
+        .as_ref()
+        .is_some_and(|e| plain(&e.key) == plain_name || e.label.as_deref().is_some_and(|l| plain(l) == plain_name))
 }
 
 /// A cell's value for `field`: `Ok(None)` when the cell says nothing (empty, for anything but a
@@ -287,7 +374,15 @@ mod tests {
     use super::*;
 
     fn field(name: &str, kind: Kind) -> Field {
-        Field { name: name.into(), kind, required: false, on_create: true, on_update: true, email: name == "email" }
+        Field {
+            name: name.into(),
+            kind,
+            required: false,
+            on_create: true,
+            on_update: true,
+            email: name == "email",
+            entry: None,
+        }
     }
 
     #[test]
@@ -306,5 +401,89 @@ mod tests {
         assert_eq!(convert(&email, ""), Ok(None));
         assert_eq!(convert(&field("n", Kind::Int), "00123"), Ok(Some(Value::from(123))));
         assert_eq!(convert(&field("d", Kind::Date), "01/03/2024"), Ok(Some(Value::from("2024-03-01T00:00:00Z"))));
+    }
+}
+
+#[cfg(test)]
+mod entry_tests {
+    use super::*;
+    use crate::import::target::KeyInfo;
+
+    /// The sandbox's extra fields, once the service has listed its categories, are columns: by
+    /// the category's ref or name, by hand (`Dept=department`), and remembered like any field.
+    #[test]
+    fn columns_named_like_an_extra_category_set_that_entry() {
+        let sdl = crate::sandbox::schema::sdl();
+        let schema = apollo_compiler::Schema::parse_and_validate(sdl.as_str(), "sandbox.graphql").expect("valid");
+        let mut target = Target::of(&schema).expect("user mutations");
+        let header: Vec<String> = ["ref", "Department", "Cost center", "Dept", "Notes"].map(str::to_owned).to_vec();
+        let before = Mapping::build(&header, &target, None, None, &[]).expect("a mapping");
+        assert_eq!(before.unmapped(), ["Department", "Cost center", "Dept", "Notes"], "no category listed yet");
+        let department = KeyInfo {
+            key: "department".into(),
+            label: Some("Department".into()),
+            allowed: vec!["Sales".into(), "HR".into()],
+        };
+        let cost = KeyInfo { key: "cost-center".into(), label: Some("Cost center".into()), allowed: Vec::new() };
+        target.add_entry_keys("extraFields", vec![department, cost]);
+        let field = target.field("extraFields.department").expect("the entry as a field");
+        assert_eq!(field.kind, Kind::Enum(vec!["Sales".into(), "HR".into()]));
+        assert!(field.on_create && field.on_update);
+        let mapping =
+            Mapping::build(&header, &target, None, None, &[("Dept".into(), "department".into())]).expect("a mapping");
+        assert_eq!(
+            mapping.uses,
+            [
+                Use::Key,
+                Use::Field("extraFields.department".into()),
+                Use::Field("extraFields.cost-center".into()),
+                // One column a field: the first wins.
+                Use::Unmapped,
+                Use::Unmapped,
+            ]
+        );
+        assert_eq!(convert(field, "hr"), Ok(Some(Value::from("HR"))));
+        assert!(convert(field, "Nowhere").unwrap_err().contains("'Nowhere' is not one of Sales, HR"));
+    }
+
+    /// An export writes a user's extra fields as two cells, the categories and the values; read
+    /// back, they set each entry — by the category's name or ref — and say what does not fit.
+    #[test]
+    fn an_exports_two_list_columns_set_each_entry() {
+        let sdl = crate::sandbox::schema::sdl();
+        let schema = apollo_compiler::Schema::parse_and_validate(sdl.as_str(), "sandbox.graphql").expect("valid");
+        let mut target = Target::of(&schema).expect("user mutations");
+        let info = |key: &str, label: &str| KeyInfo { key: key.into(), label: Some(label.into()), allowed: Vec::new() };
+        target
+            .add_entry_keys("extraFields", vec![info("department", "Department"), info("cost-center", "Cost center")]);
+        let header: Vec<String> = ["ref", "extraFields.category.name", "extraFields.value"].map(str::to_owned).to_vec();
+        let mapping = Mapping::build(&header, &target, None, None, &[]).expect("a mapping");
+        assert_eq!(
+            mapping.uses,
+            [Use::Key, Use::EntryKeys("extraFields".into()), Use::EntryValues("extraFields".into())]
+        );
+        assert_eq!(
+            mapping.describe(),
+            "ref → key, extraFields.category.name → extraFields[keys], extraFields.value → extraFields[values]"
+        );
+        let row = |keys: &str, values: &str| crate::import::read::Record {
+            row: 2,
+            cells: vec!["u1".into(), keys.into(), values.into()],
+            problem: None,
+        };
+        let wanted = crate::import::plan::wanted(&row("Department; cost-center", "HR; "), &mapping, &target);
+        assert_eq!(wanted.invalid, None);
+        assert_eq!(
+            wanted.values,
+            [("extraFields.department".to_owned(), Value::from("HR"))],
+            "an empty value says nothing"
+        );
+        let wanted = crate::import::plan::wanted(&row("Department; Shoe size", "HR; 42"), &mapping, &target);
+        assert_eq!(wanted.invalid.as_deref(), Some("extraFields: the service has no 'Shoe size' to set"));
+        let wanted = crate::import::plan::wanted(&row("Department; Cost center", "HR"), &mapping, &target);
+        assert!(wanted.invalid.is_some_and(|w| w.contains("2 keys but 1 values")));
+        // Only the keys, without the values' column: nothing is read from it.
+        let alone = Mapping::build(&header[..2], &target, None, None, &[]).expect("a mapping");
+        assert_eq!(alone.unmapped(), ["extraFields.category.name"]);
     }
 }

@@ -126,7 +126,12 @@ pub async fn make_plan(
     on_request: impl FnMut(u64, Option<u64>),
     mut sink: impl FnMut(PlannedRow),
 ) -> Result<Planned, PlanError> {
-    let fields: Vec<&str> = prepared.mapping.fields().map(|(_, f)| f).collect();
+    let mut fields: Vec<&str> = prepared.mapping.fields().map(|(_, f)| f).collect();
+    // A list of entries' columns compare every entry the service lists.
+    for list in prepared.mapping.entry_lists() {
+        let of_list = target.fields.iter().filter(|f| f.entry.as_ref().is_some_and(|e| e.list == list));
+        fields.extend(of_list.map(|f| f.name.as_str()));
+    }
     let reading = Reading::new(schema, target, &fields, prepared.mapping.groups_column().is_some());
     let found =
         service::read_users(client, schema, &reading, &prepared.keys, options.archive_missing, cancel, on_request)

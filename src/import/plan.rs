@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Prepared;
 use super::keys::{Fingerprint, Keys};
-use super::mapping::{Mapping, Use, convert};
+use super::mapping::{Mapping, Use, convert, entry_field};
 use super::read::{self, Record};
 use super::target::Target;
 
@@ -150,7 +150,7 @@ pub fn key_of<'a>(record: &'a Record, mapping: &Mapping) -> &'a str {
 }
 
 /// Converts one record by `mapping`.
-pub fn wanted(record: &Record, mapping: &Mapping, target: &Target) -> Wanted {
+pub fn wanted<'a>(record: &'a Record, mapping: &'a Mapping, target: &Target) -> Wanted {
     let key = key_of(record, mapping).to_owned();
     let mut values = Vec::new();
     let mut problems = Vec::new();
@@ -161,9 +161,27 @@ pub fn wanted(record: &Record, mapping: &Mapping, target: &Target) -> Wanted {
         problems.push(format!("the key column '{}' is empty", mapping.header[mapping.key_column()]));
     }
     let mut groups = None;
+    // A list of entries as an export writes it: its keys' cell and its values' cell.
+    let mut pairs: Vec<(&str, Option<&str>, Option<&str>)> = Vec::new();
     for (i, used) in mapping.uses.iter().enumerate() {
         let cell = record.cells.get(i).map(String::as_str).unwrap_or("");
+        let pair = |pairs: &mut Vec<(&'a str, Option<&'a str>, Option<&'a str>)>, list: &'a str| {
+            if let Some(at) = pairs.iter().position(|(l, _, _)| *l == list) {
+                at
+            } else {
+                pairs.push((list, None, None));
+                pairs.len() - 1
+            }
+        };
         match used {
+            Use::EntryKeys(list) => {
+                let at = pair(&mut pairs, list);
+                pairs[at].1 = Some(cell);
+            }
+            Use::EntryValues(list) => {
+                let at = pair(&mut pairs, list);
+                pairs[at].2 = Some(cell);
+            }
             Use::Field(name) => {
                 let Some(field) = target.field(name) else { continue };
                 match convert(field, cell) {
@@ -177,6 +195,32 @@ pub fn wanted(record: &Record, mapping: &Mapping, target: &Target) -> Wanted {
                     Some(cell.split([';', ',']).map(str::trim).filter(|g| !g.is_empty()).map(str::to_owned).collect());
             }
             Use::Key | Use::Unmapped => {}
+        }
+    }
+    for (list, keys, given) in pairs {
+        let (Some(keys), Some(given)) = (keys, given) else { continue };
+        let split = |cell: &'a str| -> Vec<&'a str> {
+            if cell.trim().is_empty() { Vec::new() } else { cell.split(';').map(str::trim).collect() }
+        };
+        let (keys, given) = (split(keys), split(given));
+        if keys.len() != given.len() && !given.is_empty() {
+            problems.push(format!(
+                "{list}: {} keys but {} values; give one value for each key",
+                keys.len(),
+                given.len()
+            ));
+            continue;
+        }
+        for (key, cell) in keys.iter().zip(given.iter().copied().chain(std::iter::repeat(""))) {
+            let Some(field) = entry_field(target, list, key) else {
+                problems.push(format!("{list}: the service has no '{key}' to set"));
+                continue;
+            };
+            match convert(field, cell) {
+                Ok(Some(value)) => values.push((field.name.clone(), value)),
+                Ok(None) => {}
+                Err(reason) => problems.push(reason),
+            }
         }
     }
     values.sort_by(|(a, _), (b, _)| a.cmp(b));

@@ -312,6 +312,34 @@ pub fn detect_encoding(head: &[u8], whole: bool) -> TextEncoding {
     }
 }
 
+/// Whether the bytes after `head` (read from `rest` to its end) keep it UTF-8: `head` is valid
+/// UTF-8 but for a character cut at its end.
+fn rest_is_utf8(head: &[u8], rest: &mut impl Read) -> io::Result<bool> {
+    let cut = match std::str::from_utf8(head) {
+        Ok(_) => 0,
+        Err(e) => head.len() - e.valid_up_to(),
+    };
+    let mut buffer = vec![0u8; SNIFF + 4];
+    buffer[..cut].copy_from_slice(&head[head.len() - cut..]);
+    let mut kept = cut;
+    loop {
+        let n = rest.read(&mut buffer[kept..])?;
+        let filled = kept + n;
+        match std::str::from_utf8(&buffer[..filled]) {
+            Ok(_) if n == 0 => return Ok(true),
+            Ok(_) => kept = 0,
+            Err(e) if e.error_len().is_some() => return Ok(false),
+            // A character cut at the end of this buffer: carried over to the next.
+            Err(_) if n == 0 => return Ok(false),
+            Err(e) => {
+                let valid = e.valid_up_to();
+                buffer.copy_within(valid..filled, 0);
+                kept = filled - valid;
+            }
+        }
+    }
+}
+
 /// The delimiter of CSV text whose first line is in `text`: the most frequent of `,`, `;` and
 /// tab outside quotes (a comma when none occurs: one column).
 pub fn detect_delimiter(text: &str) -> u8 {
@@ -336,7 +364,12 @@ fn open_csv(path: &Path) -> Result<Table, ReadError> {
     let mut head = Vec::with_capacity(SNIFF);
     (&mut file).take(SNIFF as u64).read_to_end(&mut head).map_err(|e| io_error(path, &e))?;
     let whole = head.len() < SNIFF;
-    let encoding = detect_encoding(&head, whole);
+    let mut encoding = detect_encoding(&head, whole);
+    // A file whose first accented letter comes after what was looked at: the rest is checked
+    // too (at the speed of reading it), so that a Windows-1252 file is never read as UTF-8.
+    if encoding == TextEncoding::Utf8 && !whole && !rest_is_utf8(&head, &mut file).map_err(|e| io_error(path, &e))? {
+        encoding = TextEncoding::Windows1252;
+    }
     let mut decoder = encoding.decoder();
     let mut text = String::with_capacity(head.len() * 2 + 16);
     let _ = decoder.decode_to_string(&head, &mut text, whole);
@@ -586,6 +619,42 @@ mod tests {
         assert_eq!(detect_encoding(b"ref;Zo\xEB", true), TextEncoding::Windows1252);
         // A character cut where the look stopped.
         assert_eq!(detect_encoding(&"Zoë".as_bytes()[..3], false), TextEncoding::Utf8);
+    }
+
+    /// Windows-1252 whose first accented letter is far down the file (after what is looked at
+    /// first) is still told apart from UTF-8, and read as such to the end; UTF-8 with a
+    /// character cut at every buffer's edge stays UTF-8.
+    #[test]
+    fn an_encoding_is_told_by_the_whole_file_not_its_first_part() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let mut text = String::from("ref,name\n");
+        for n in 0..5_000 {
+            text.push_str(&format!("u{n:05},Plain Name {n}\n"));
+        }
+        assert!(text.len() > SNIFF);
+        text.push_str("late,Zoë Müller\n");
+        let (bytes, _, _) = WINDOWS_1252.encode(&text);
+        let path = dir.path().join("late.csv");
+        std::fs::write(&path, &bytes).expect("written");
+        let mut table = open(&path, None).expect("readable");
+        assert_eq!(table.kind, FileKind::Csv { encoding: TextEncoding::Windows1252, delimiter: b',' });
+        let mut last = None;
+        while let Some(record) = table.next_record() {
+            last = Some(record.expect("a row").cells);
+        }
+        assert_eq!(last.expect("rows"), ["late", "Zoë Müller"]);
+
+        let mut text = String::from("ref,name\n");
+        for n in 0..20_000 {
+            text.push_str(&format!("u{n:05},Zoë {n}\n"));
+        }
+        let path = dir.path().join("utf8.csv");
+        std::fs::write(&path, text.as_bytes()).expect("written");
+        assert_eq!(
+            open(&path, None).expect("readable").kind,
+            FileKind::Csv { encoding: TextEncoding::Utf8, delimiter: b',' }
+        );
+        assert!(!rest_is_utf8(b"", &mut &"Zoë".as_bytes()[..3]).expect("read"), "cut at the end of the file");
     }
 
     #[test]

@@ -22,7 +22,8 @@ use super::plan::{Action, PlannedRow};
 use super::service::Reading;
 use super::target::Target;
 use crate::api::{BaseUrl, Client, ClientOptions, Credentials};
-use crate::sandbox::data::{GroupRec, Role, UserRec, global_id};
+use crate::sandbox::data::inputs::CreateExtraCategoryInput;
+use crate::sandbox::data::{ExtraValue, GroupRec, Role, UserRec, global_id};
 use crate::sandbox::{Config, Server, WebhookTarget};
 use crate::secret::Secret;
 use crate::store::{RowState, Store};
@@ -95,7 +96,8 @@ pub async fn rehearse(rows: &[PlannedRow], journal: &std::path::Path) -> Result<
     let result = async {
         let (model, _) = crate::explorer::load::fetch(&client, &cancel).await.map_err(|e| fail("failed", &e))?;
         let schema = model.schema();
-        let target = Target::of(schema).ok_or_else(|| fail("has no user mutations", &"?"))?;
+        let mut target = Target::of(schema).ok_or_else(|| fail("has no user mutations", &"?"))?;
+        super::service::read_entry_keys(&client, schema, &mut target, &cancel).await.map_err(|e| fail("failed", &e))?;
         let fields: Vec<&str> = rows.iter().flat_map(|r| r.changes.iter().map(|c| c.field.as_str())).collect();
         let groups = rows.iter().any(|r| !r.add_groups.is_empty() || !r.remove_groups.is_empty());
         let reading = Reading::new(schema, &target, &fields, groups);
@@ -159,6 +161,7 @@ fn seed(server: &crate::sandbox::RunningServer, rows: &[PlannedRow]) {
         let name = old("name").unwrap_or_else(|| format!("Rehearsal {ref_}"));
         let email = old("email").unwrap_or_else(|| format!("{}@rehearsal.invalid", plain_local(&ref_)));
         let is_active = row.active_before.unwrap_or(true);
+        let extra = seed_extra(&mut db, row);
         db.users.insert(|seq| UserRec {
             seq,
             id: global_id("User", seq),
@@ -168,7 +171,7 @@ fn seed(server: &crate::sandbox::RunningServer, rows: &[PlannedRow]) {
             is_active,
             roles: vec![Role::Learner],
             groups: Vec::new(),
-            extra: Vec::new(),
+            extra,
             created_at: now,
             updated_at: now,
         });
@@ -201,6 +204,27 @@ fn seed(server: &crate::sandbox::RunningServer, rows: &[PlannedRow]) {
             }
         }
     }
+}
+
+/// The extra fields a row changes, as the plan saw them before (`extraFields.department`): the
+/// categories made when the sandbox lacks them (free text), the user's old values given.
+fn seed_extra(db: &mut crate::sandbox::data::Db, row: &PlannedRow) -> Vec<ExtraValue> {
+    let mut extra = Vec::new();
+    for change in &row.changes {
+        let Some(("extraFields", key)) = change.field.split_once('.') else { continue };
+        if db.extra_categories.get(key).is_none() {
+            let input = CreateExtraCategoryInput { ref_: key.to_owned(), name: key.to_owned(), allowed_values: None };
+            if db.create_extra_category(input).is_err() {
+                continue;
+            }
+        }
+        let Some(category) = db.extra_categories.get(key).map(|c| c.seq) else { continue };
+        if let Some(old) = change.old.as_str() {
+            extra.push(ExtraValue { category, value: Some(old.to_owned()) });
+        }
+    }
+    extra.sort_by_key(|v| v.category);
+    extra
 }
 
 fn plain_local(key: &str) -> String {

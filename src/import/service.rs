@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::keys::Keys;
 use super::plan::{Action, Current, PlannedRow, ServiceUser, same};
-use super::target::Target;
+use super::target::{KeyInfo, Target};
 use crate::api::{ApiError, Client, GraphQlRequest, Pager};
 use crate::query::{PagingOptions, detect_paging};
 use crate::shape::{self, Key, Mutation, Supply};
@@ -27,6 +27,11 @@ pub struct Reading {
     pub groups: bool,
     /// The field that says whether a user is active, when the user type has one.
     pub active: Option<String>,
+    /// The lists of entries read (extra fields), every entry of which lands in
+    /// [`Current::values`] as `list.key` (`extraFields.department`).
+    pub entries: Vec<shape::Entries>,
+    /// The entry fields compared (`extraFields.department`): null when the user has no such entry.
+    pub entry_fields: Vec<String>,
 }
 
 impl Reading {
@@ -44,12 +49,27 @@ impl Reading {
         let groups = groups
             && shape::field(schema, &target.user_type, "groups")
                 .is_some_and(|g| shape::field(schema, g.ty.inner_named_type(), "ref").is_some());
+        let mut entries: Vec<shape::Entries> = Vec::new();
+        let mut entry_fields = Vec::new();
+        for name in fields {
+            if let Some((list, _)) = target.entry_of(name) {
+                if !entries.contains(&list.shape) {
+                    entries.push(list.shape.clone());
+                }
+                if !entry_fields.iter().any(|f| f == name) {
+                    entry_fields.push((*name).to_owned());
+                }
+            }
+        }
         let mut selection = format!("{{ id ref {}", read.join(" "));
         if groups {
             selection.push_str(" groups { ref }");
         }
+        for list in &entries {
+            selection.push_str(&format!(" {} {}", list.output, list.selection()));
+        }
         selection.push_str(" }");
-        Reading { selection, fields: read, groups, active: target.active_field.clone() }
+        Reading { selection, fields: read, groups, active: target.active_field.clone(), entries, entry_fields }
     }
 
     /// A user's answer as [`Current`].
@@ -60,6 +80,17 @@ impl Reading {
         for f in &self.fields {
             values.insert(f.clone(), user.get(f).cloned().unwrap_or(Value::Null));
         }
+        for f in &self.entry_fields {
+            values.insert(f.clone(), Value::Null);
+        }
+        // Every entry the user has, not only those compared: an update sends the whole list.
+        for list in &self.entries {
+            for entry in user.get(&list.output).and_then(Value::as_array).into_iter().flatten() {
+                let Some(key) = shape::at(entry, &list.key_path).and_then(Value::as_str) else { continue };
+                let value = entry.get(&list.value_output).cloned().unwrap_or(Value::Null);
+                values.insert(format!("{}.{key}", list.input), value);
+            }
+        }
         let groups = self.groups.then(|| {
             user.get("groups")
                 .and_then(Value::as_array)
@@ -68,6 +99,65 @@ impl Reading {
         });
         Some((key, Current { id, values, groups }))
     }
+}
+
+/// Asks the service which keys its lists of entries have (the extra categories), so that a
+/// column can set each as a field of its own ([`Target::add_entry_keys`]). A list the service
+/// does not let this connection read (a scope, an error) offers no keys, and [`Target::notes`]
+/// says why: its columns are then listed as unmapped, as any column that sets nothing.
+pub async fn read_entry_keys(
+    client: &Arc<Client>,
+    schema: &Schema,
+    target: &mut Target,
+    cancel: &CancellationToken,
+) -> Result<(), ApiError> {
+    let lists: Vec<shape::Entries> = target.entries.iter().map(|e| e.shape.clone()).collect();
+    for list in lists {
+        let (Some(query), Some(keys)) = (list.keys_query(), list.keys.clone()) else { continue };
+        let info = |node: &Value| {
+            let key = node.get(&keys.key).map(super::plan::text).filter(|k| !k.is_empty())?;
+            let label = keys.name.as_ref().and_then(|n| node.get(n)).and_then(Value::as_str).map(str::to_owned);
+            let allowed = keys
+                .allowed
+                .as_ref()
+                .and_then(|a| node.get(a))
+                .and_then(Value::as_array)
+                .map(|values| values.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                .unwrap_or_default();
+            Some(KeyInfo { key, label, allowed })
+        };
+        let mut found = Vec::new();
+        let read = async {
+            if keys.connection {
+                let paging = detect_paging(schema, &query, None).map_err(ApiError::Document)?;
+                let options = PagingOptions { ensure_count: false, paging: Some(paging) };
+                let mut pager = Pager::new(client.clone(), &query, None, None, options)?;
+                // Bounded: a service that pages forever gives its first thousand pages' keys.
+                for _ in 0..1000 {
+                    let Some(page) = pager.next_page(cancel).await? else { break };
+                    found.extend(pager.site().nodes(&page.data).filter_map(info));
+                    if !page.has_next {
+                        break;
+                    }
+                }
+            } else {
+                let request = GraphQlRequest { query: query.clone(), variables: None, operation_name: None };
+                let data = client.execute(&request, cancel).await?.response.into_data()?;
+                let nodes = data.get(&keys.field).and_then(Value::as_array).cloned().unwrap_or_default();
+                found.extend(nodes.iter().filter_map(info));
+            }
+            Ok::<(), ApiError>(())
+        };
+        match read.await {
+            Ok(()) => target.add_entry_keys(&list.input, found),
+            Err(ApiError::Cancelled) => return Err(ApiError::Cancelled),
+            Err(e) => target.notes.push(format!(
+                "the service's {} could not be listed ({e:#}), so no column sets them",
+                list.keys.as_ref().map_or(list.input.as_str(), |k| k.field.as_str())
+            )),
+        }
+    }
+    Ok(())
 }
 
 /// The current users of the file's keys, and (with `all`) every user's key and whether it is
@@ -243,16 +333,17 @@ pub async fn send(
     client: &Client,
     target: &Target,
     row: &PlannedRow,
-    id: Option<&str>,
+    now: Option<&Current>,
     cancel: &CancellationToken,
 ) -> Result<Outcome, ApiError> {
     let active = target.active_field.as_deref();
     let mut created_id = None;
-    let mut id = id.map(str::to_owned);
+    let mut id = now.map(|c| c.id.clone());
     match row.action {
         Action::Create => {
             let Some(create) = &target.create else { return Ok(failed("the service cannot create users", "")) };
-            let values: Map<String, Value> = row.changes.iter().map(|c| (c.field.clone(), c.new.clone())).collect();
+            let mut values: Map<String, Value> = row.changes.iter().map(|c| (c.field.clone(), c.new.clone())).collect();
+            pack_entries(target, &mut values, None);
             match call(client, create, &row.key, None, values, None, cancel).await? {
                 Ok(answer) => {
                     created_id = answer.get("id").map(super::plan::text);
@@ -268,12 +359,13 @@ pub async fn send(
                 Action::Activate => target.activate.as_ref(),
                 _ => None,
             };
-            let values: Map<String, Value> = row
+            let mut values: Map<String, Value> = row
                 .changes
                 .iter()
                 .filter(|c| by_own.is_none() || Some(c.field.as_str()) != active)
                 .map(|c| (c.field.clone(), c.new.clone()))
                 .collect();
+            pack_entries(target, &mut values, now);
             if !values.is_empty() {
                 let Some(update) = &target.update else { return Ok(failed("the service cannot update users", "")) };
                 if let Err(outcome) = call(client, update, &row.key, id.as_deref(), values, None, cancel).await? {
@@ -306,6 +398,43 @@ pub async fn send(
         }
     }
     Ok(Outcome::Done { created_id, note: String::new() })
+}
+
+/// Puts the entry fields of `values` (`extraFields.department`) into their lists as the input
+/// takes them (`extraFields: [{ categoryRef: "department", value: "HR" }]`): the user's other
+/// entries as `now` has them, then the changed ones, so that a service that replaces the whole
+/// list keeps what the file does not change, and one that merges entry by entry changes only
+/// those.
+fn pack_entries(target: &Target, values: &mut Map<String, Value>, now: Option<&Current>) {
+    for list in &target.entries {
+        let prefix = format!("{}.", list.shape.input);
+        let changed: Vec<(String, Value)> =
+            values.iter().filter(|(f, _)| f.starts_with(&prefix)).map(|(f, v)| (f.clone(), v.clone())).collect();
+        if changed.is_empty() {
+            continue;
+        }
+        let mut merged: std::collections::BTreeMap<String, Value> = now
+            .map(|n| {
+                let theirs = n.values.iter().filter(|(f, v)| f.starts_with(&prefix) && !v.is_null());
+                theirs.map(|(f, v)| (f.clone(), v.clone())).collect()
+            })
+            .unwrap_or_default();
+        for (field, value) in changed {
+            values.remove(&field);
+            merged.insert(field, value);
+        }
+        let items: Vec<Value> = merged
+            .into_iter()
+            .filter(|(_, v)| !v.is_null() || now.is_some())
+            .map(|(field, value)| {
+                let mut entry = Map::new();
+                entry.insert(list.shape.key_input.clone(), Value::from(&field[prefix.len()..]));
+                entry.insert(list.shape.value_input.clone(), value);
+                Value::Object(entry)
+            })
+            .collect();
+        values.insert(list.shape.input.clone(), Value::Array(items));
+    }
 }
 
 fn failed(message: &str, field: &str) -> Outcome {

@@ -52,16 +52,19 @@ pub fn begin(
     connection: &str,
     rows: &[PlannedRow],
 ) -> Result<(i64, Vec<JournalRow>), Refusal> {
-    // Each row's JSON made as it is inserted, not all of them first.
-    let planned = rows.iter().map(|r| (r.row, r.key.clone(), serde_json::to_string(r).unwrap_or_default()));
+    // Each row's JSON made as it is inserted, not all of them first; the rows that send nothing
+    // get their outcome in the same transaction (not an UPDATE a row after it).
+    let planned = rows.iter().map(|r| {
+        let state = match r.action {
+            Action::Invalid => RowState::Failed,
+            action if !action.writes() => RowState::Done,
+            _ => RowState::Pending,
+        };
+        let message = if state == RowState::Pending { String::new() } else { r.reason.clone() };
+        (r.row, r.key.clone(), serde_json::to_string(r).unwrap_or_default(), state, message)
+    });
     let store = lock(store);
-    let id = store.begin_import(file, digest, connection, planned)?;
-    for (position, row) in rows.iter().enumerate() {
-        if !row.action.writes() {
-            let state = if row.action == Action::Invalid { RowState::Failed } else { RowState::Done };
-            store.set_import_row(id, position as i64, state, &row.reason, "", "")?;
-        }
-    }
+    let id = store.begin_import_with_outcomes(file, digest, connection, planned)?;
     Ok((id, store.import_rows(id)?))
 }
 

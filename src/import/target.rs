@@ -42,6 +42,42 @@ pub struct Field {
     pub on_update: bool,
     /// The service checks it as an e-mail address (`email`, or a scalar named so).
     pub email: bool,
+    /// The entry it is, when it is one key of a list of entries (an extra field: `Department` is
+    /// the entry `department` of `extraFields`) rather than a field of the user's own.
+    pub entry: Option<EntryKey>,
+}
+
+/// One key of a list of entries, set by a column as a field of its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryKey {
+    /// The input field taking the list (`extraFields`).
+    pub list: String,
+    /// The key (`department`).
+    pub key: String,
+    /// What the service calls it for people (`Department`), when it says.
+    pub label: Option<String>,
+}
+
+/// A key of a list of entries as the service lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyInfo {
+    /// The key (`department`).
+    pub key: String,
+    /// Its name for people (`Department`).
+    pub label: Option<String>,
+    /// The values it allows (empty: any text).
+    pub allowed: Vec<String>,
+}
+
+/// A list of entries the import's mutations take, and which of them take it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryList {
+    /// How it is set and read back.
+    pub shape: shape::Entries,
+    /// The create mutation takes it.
+    pub on_create: bool,
+    /// The update mutation takes it.
+    pub on_update: bool,
 }
 
 /// The mutations of an import and the fields they set.
@@ -65,6 +101,11 @@ pub struct Target {
     pub fields: Vec<Field>,
     /// The user type's field telling whether the user is active (`isActive`).
     pub active_field: Option<String>,
+    /// The lists of entries (extra fields) the create and update mutations take; their keys
+    /// become fields once the service has said which exist ([`Target::add_entry_keys`]).
+    pub entries: Vec<EntryList>,
+    /// What could not be read of the service while the target was made (a list's keys), to say.
+    pub notes: Vec<String>,
 }
 
 /// Why a schema cannot be imported into.
@@ -84,8 +125,17 @@ impl Target {
             return None;
         }
         let mut fields: Vec<Field> = Vec::new();
+        let mut entries: Vec<EntryList> = Vec::new();
         for (mutation, creating) in [(&create, true), (&update, false)] {
             let Some(mutation) = mutation else { continue };
+            for input in input_types(schema, mutation) {
+                for found in shape::entries(schema, &user_type, &input) {
+                    match entries.iter_mut().find(|e| e.shape.input == found.input) {
+                        Some(list) => list.on_update |= !creating,
+                        None => entries.push(EntryList { shape: found, on_create: creating, on_update: !creating }),
+                    }
+                }
+            }
             for (name, ty) in settable(schema, mutation) {
                 let kind = kind_of(schema, &ty);
                 let email = shape::plain(&name) == "email" || shape::plain(ty.inner_named_type()).contains("email");
@@ -98,6 +148,7 @@ impl Target {
                         name,
                         kind,
                         email,
+                        entry: None,
                     }),
                 }
             }
@@ -119,6 +170,8 @@ impl Target {
             remove_from_group: pick(Action::RemoveFromGroup),
             fields,
             active_field,
+            entries,
+            notes: Vec::new(),
         })
     }
 
@@ -126,6 +179,49 @@ impl Target {
     pub fn field(&self, name: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.name == name)
     }
+
+    /// Adds a field for each key of the list of entries `list` (`extraFields`) that the service
+    /// lists: `extraFields.department`, converted as text or as one of the values it allows.
+    pub fn add_entry_keys(&mut self, list: &str, keys: Vec<KeyInfo>) {
+        let Some(entries) = self.entries.iter().find(|e| e.shape.input == list) else { return };
+        let (on_create, on_update) = (entries.on_create, entries.on_update);
+        for info in keys {
+            let name = format!("{list}.{}", info.key);
+            if self.field(&name).is_some() {
+                continue;
+            }
+            self.fields.push(Field {
+                name,
+                kind: if info.allowed.is_empty() { Kind::Text } else { Kind::Enum(info.allowed) },
+                required: false,
+                on_create,
+                on_update,
+                email: false,
+                entry: Some(EntryKey { list: list.to_owned(), key: info.key, label: info.label }),
+            });
+        }
+    }
+
+    /// The list of entries `name` (`extraFields.department`) belongs to, and its key, when it is
+    /// an entry: known from the lists' shapes alone, so that a journal's rows are read back
+    /// before the service is asked which keys exist.
+    pub fn entry_of<'n>(&self, name: &'n str) -> Option<(&EntryList, &'n str)> {
+        let (list, key) = name.split_once('.')?;
+        self.entries.iter().find(|e| e.shape.input == list).map(|e| (e, key))
+    }
+}
+
+/// The input object types `mutation` takes user fields in.
+fn input_types(schema: &Schema, mutation: &Mutation) -> Vec<String> {
+    let Some(root) = schema.root_operation(apollo_compiler::ast::OperationType::Mutation) else { return Vec::new() };
+    let Some(definition) = shape::field(schema, root, &mutation.field) else { return Vec::new() };
+    mutation
+        .args
+        .iter()
+        .filter(|(_, _, supply)| matches!(supply, Supply::Input { .. }))
+        .filter_map(|(arg, _, _)| definition.arguments.iter().find(|a| a.name == arg.as_str()))
+        .map(|a| a.ty.inner_named_type().to_string())
+        .collect()
 }
 
 /// The user fields `mutation` sets, with their declared types (leaf types only: lists of input

@@ -92,6 +92,19 @@ impl Store {
         connection: &str,
         rows: impl IntoIterator<Item = (u64, String, String)>,
     ) -> Result<i64, StoreError> {
+        let rows = rows.into_iter().map(|(row, key, plan)| (row, key, plan, RowState::Pending, String::new()));
+        self.begin_import_with_outcomes(file, digest, connection, rows)
+    }
+
+    /// Records an import as [`Store::begin_import`] does, each row with its state and message
+    /// (the rows that send nothing get their outcome at once), in one transaction.
+    pub fn begin_import_with_outcomes(
+        &self,
+        file: &str,
+        digest: &str,
+        connection: &str,
+        rows: impl IntoIterator<Item = (u64, String, String, RowState, String)>,
+    ) -> Result<i64, StoreError> {
         let conn = self.conn();
         let tx = conn.unchecked_transaction().map_err(|e| self.error(e))?;
         tx.execute(
@@ -103,11 +116,13 @@ impl Store {
         {
             let mut insert = tx
                 .prepare_cached(
-                    "INSERT INTO import_rows (import, position, row, key, plan, state) VALUES (?1, ?2, ?3, ?4, ?5, 'pending')",
+                    "INSERT INTO import_rows (import, position, row, key, plan, state, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 )
                 .map_err(|e| self.error(e))?;
-            for (position, (row, key, plan)) in rows.into_iter().enumerate() {
-                insert.execute(params![id, position as i64, row as i64, key, plan]).map_err(|e| self.error(e))?;
+            for (position, (row, key, plan, state, message)) in rows.into_iter().enumerate() {
+                insert
+                    .execute(params![id, position as i64, row as i64, key, plan, state.word(), message])
+                    .map_err(|e| self.error(e))?;
             }
         }
         tx.commit().map_err(|e| self.error(e))?;

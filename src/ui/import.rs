@@ -90,8 +90,13 @@ impl Default for ImportWindow {
 enum Ask {
     Plan,
     Rehearse,
-    Apply { resume: bool },
-    SavePlan,
+    Apply {
+        resume: bool,
+    },
+    SavePlan {
+        /// As an Excel workbook rather than CSV.
+        xlsx: bool,
+    },
     Cancel(JobId),
 }
 
@@ -221,12 +226,13 @@ impl ImportWindow {
             commands.send(ImportCommand::Rehearse { job, rows: plan.rows.clone() });
             return;
         }
-        if let Ask::SavePlan = ask {
+        if let Ask::SavePlan { xlsx } = ask {
             let Some(plan) = self.plan.value() else { return };
             let job = commands.job();
             self.save_job = Some(job);
             self.saved_plan.start();
             let path = crate::import::files::beside(&plan.file, "plan");
+            let path = if xlsx { path.with_extension("xlsx") } else { path };
             commands.send(ImportCommand::SavePlan { job, path, rows: plan.rows.clone() });
             return;
         }
@@ -269,10 +275,11 @@ impl ImportWindow {
                     rows: plan.rows.clone(),
                     resume,
                     overwrite: self.overwrite,
+                    sheet: plan.sheet.clone(),
                 };
                 commands.send(ImportCommand::Apply { job, connection, request });
             }
-            Ask::Rehearse | Ask::SavePlan | Ask::Cancel(_) => {}
+            Ask::Rehearse | Ask::SavePlan { .. } | Ask::Cancel(_) => {}
         }
     }
 
@@ -384,12 +391,15 @@ impl ImportWindow {
                         .selected_text(&current)
                         .width(200.0)
                         .show_ui(ui, |ui| {
-                            for option in
-                                [KEY, GROUPS].iter().map(|s| (*s).to_owned()).chain(plan.fields.iter().cloned())
+                            // Not mapped first: a service with many fields (extra fields too)
+                            // makes the list long enough to scroll.
+                            for option in [NOT_MAPPED, KEY, GROUPS]
+                                .iter()
+                                .map(|s| (*s).to_owned())
+                                .chain(plan.fields.iter().cloned())
                             {
                                 ui.selectable_value(&mut chosen, option.clone(), option);
                             }
-                            ui.selectable_value(&mut chosen, NOT_MAPPED.to_owned(), NOT_MAPPED);
                         });
                     combo.response.labelled_by(label.id);
                 });
@@ -403,6 +413,9 @@ impl ImportWindow {
         let unmapped = plan.mapping.unmapped();
         if !unmapped.is_empty() {
             ui.weak(format!("Not mapped, so not imported: {}.", unmapped.join(", ")));
+        }
+        for note in &plan.notes {
+            ui.colored_label(ui.visuals().warn_fg_color, note);
         }
         let Some((column, field)) = changed else { return false };
         self.overrides.retain(|(c, _)| *c != column);
@@ -461,7 +474,14 @@ impl ImportWindow {
                 .on_hover_text("Write the plan beside the file, as CSV")
                 .clicked()
             {
-                asks.push(Ask::SavePlan);
+                asks.push(Ask::SavePlan { xlsx: false });
+            }
+            if ui
+                .add_enabled(idle, egui::Button::new("Save plan as Excel"))
+                .on_hover_text("Write the plan beside the file, as an Excel workbook")
+                .clicked()
+            {
+                asks.push(Ask::SavePlan { xlsx: true });
             }
             if ui
                 .add_enabled(idle && writes > 0, egui::Button::new("Rehearse"))
@@ -680,6 +700,8 @@ fn use_words(used: &Use) -> String {
         Use::Key => KEY.to_owned(),
         Use::Groups => GROUPS.to_owned(),
         Use::Field(field) => field.clone(),
+        Use::EntryKeys(list) => format!("{list}[keys]"),
+        Use::EntryValues(list) => format!("{list}[values]"),
         Use::Unmapped => NOT_MAPPED.to_owned(),
     }
 }

@@ -89,6 +89,9 @@ pub struct ApplyRequest {
     pub resume: bool,
     /// Write over values changed on the service since the plan.
     pub overwrite: bool,
+    /// The workbook's sheet the plan was made of (the first when none): the results file
+    /// gives back that sheet's rows.
+    pub sheet: Option<String>,
 }
 
 /// A file planned.
@@ -114,6 +117,10 @@ pub struct PlanView {
     pub requests: u64,
     /// Rows left of an interrupted apply of this file on this connection.
     pub resumable: Option<usize>,
+    /// The workbook's sheet planned (the first when none).
+    pub sheet: Option<String>,
+    /// What could not be read of the service to map the columns (a list's keys), to say.
+    pub notes: Vec<String>,
 }
 
 /// How an apply ended.
@@ -229,7 +236,10 @@ async fn target(
 ) -> Result<(Arc<crate::api::Client>, Arc<crate::explorer::SchemaModel>, Target), String> {
     let client = shared.client(connection).await.map_err(|e| format!("{e:#}"))?;
     let model = shared.schema(connection, false, cancel).await.map_err(|e| format!("{e:#}"))?.model;
-    let target = Target::of(model.schema()).ok_or_else(import::target::no_mutations)?;
+    let mut target = Target::of(model.schema()).ok_or_else(import::target::no_mutations)?;
+    import::service::read_entry_keys(&client, model.schema(), &mut target, cancel)
+        .await
+        .map_err(|e| format!("{e:#}"))?;
     Ok((client, model, target))
 }
 
@@ -326,12 +336,21 @@ async fn plan(
         kind,
         mapping,
         examples,
-        fields: target.fields.iter().map(|f| f.name.clone()).collect(),
+        fields: target
+            .fields
+            .iter()
+            .map(|f| f.name.clone())
+            .chain(
+                target.entries.iter().flat_map(|l| ["keys", "values"].map(|part| format!("{}[{part}]", l.shape.input))),
+            )
+            .collect(),
         rows: Arc::new(rows),
         counts,
         file_rows,
         requests: planned.requests,
         resumable,
+        sheet: request.sheet.clone(),
+        notes: target.notes.clone(),
     })
 }
 
@@ -359,6 +378,11 @@ async fn apply(
     let (id, journal, rows, reading) = if request.resume {
         let found = session::interrupted(store, schema, &target, &file, &shown, &digest, connection.name())
             .map_err(|e| e.to_string())?;
+        // The connection may have changed since the interruption (another profile's scopes).
+        let lacking = session::lacking_scopes(&client, &found.rows).await.map_err(|e| format!("{e:#}"))?;
+        if !lacking.is_empty() {
+            return Err(session::lacking_sentence(&lacking));
+        }
         (found.id, found.journal, Arc::new(found.rows), found.reading)
     } else {
         // Shared with the window's preview, not copied: a plan may have a million rows.
@@ -413,7 +437,7 @@ async fn apply(
         .collect();
     let invalid = rows.iter().filter(|r| r.action == Action::Invalid).count() as u64;
     let left = journal.iter().filter(|j| session::still_to_apply(j.state)).count() as u64;
-    let (results, undo) = write_outputs(&request.file, target, rows, journal).await;
+    let (results, undo) = write_outputs(&request.file, request.sheet.clone(), target, rows, journal).await;
     Ok(ApplyOutcome { applied, invalid, stopped, left, failures, results, undo })
 }
 
@@ -434,6 +458,7 @@ fn tally(journal: &[crate::store::JournalRow]) -> Applied {
 /// Writes the results and undo files beside `file`.
 async fn write_outputs(
     file: &Path,
+    sheet: Option<String>,
     target: Target,
     rows: Arc<Vec<PlannedRow>>,
     journal: Vec<crate::store::JournalRow>,
@@ -441,7 +466,8 @@ async fn write_outputs(
     let file = file.to_path_buf();
     tokio::task::spawn_blocking(move || {
         let results = import::files::beside(&file, "results");
-        let results = import::files::write_results(&results, &file, None, &rows, &journal).map(|()| results);
+        let results =
+            import::files::write_results(&results, &file, sheet.as_deref(), &rows, &journal).map(|()| results);
         let undo = import::files::beside(&file, "undo");
         let undo = import::files::write_undo(&undo, &target, &journal).map(|_| undo);
         (results, undo)

@@ -3,8 +3,10 @@
 //! results and undo, a kill at 40 % and a resume that applies every row exactly once (the sandbox
 //! counts its committed mutations).
 //!
-//! The sandbox's users have no department: the "40 changed departments" of the issue are 40
-//! changed names here (extra fields, lists of category and value, are not columns an import maps).
+//! The sandbox keeps a user's department in its extra fields (a list of category and value): a
+//! `Department` column sets it, and so do the two list columns an export writes them as
+//! (`an_export_with_departments_edited_as_hr_does_plans_applies_and_undoes_exactly`, the issue's
+//! Done-when walk).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -35,10 +37,15 @@ impl Home {
     }
 
     fn command(&self, server: &RunningServer, args: &[&str]) -> Command {
+        self.command_as(server, args, "sandbox-admin", ALL_SCOPES)
+    }
+
+    /// `orgql ARGS` as the API client `client` with the scopes `scope`.
+    fn command_as(&self, server: &RunningServer, args: &[&str], client: &str, scope: &str) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_orgql"));
         command
             .args(args)
-            .args(["--base-url", server.base_url(), "--client-id", "sandbox-admin", "--scope", ALL_SCOPES])
+            .args(["--base-url", server.base_url(), "--client-id", client, "--scope", scope])
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("ORGQL_NO_KEYRING", "1")
@@ -819,4 +826,287 @@ async fn group_memberships_change_as_sets_and_the_undo_file_gives_them_back() {
         "the memberships as they were; the undo file: {rows:?}; {}",
         text(&run)
     );
+}
+
+/// Plans `file` into `plan` and checks the counts it prints; returns what it said on stderr.
+async fn planned_as(home: &Home, server: &RunningServer, file: &Path, plan: &Path, counts: &str) -> String {
+    let run = home.run(server, &["import", p(file), "--plan", p(plan)]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert_eq!(stdout(&run).trim(), counts, "{}", text(&run));
+    String::from_utf8_lossy(&run.stderr).into_owned()
+}
+
+/// Each user's name, e-mail and extra fields (category ref → value), as an export of them reads.
+async fn extra_fields(
+    home: &Home,
+    server: &RunningServer,
+    name: &str,
+) -> std::collections::BTreeMap<String, (String, String, std::collections::BTreeMap<String, String>)> {
+    let out = home.out(name);
+    let query = "{ paginatedUsers { edges { node { ref name email extraFields { category { ref } value } } } } }";
+    let run = home.run(server, &["export", "-e", query, "--out", p(&out), "--raw"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let (_, header, rows) = read_all(&out);
+    assert_eq!(header, ["ref", "name", "email", "extraFields.category.ref", "extraFields.value"]);
+    rows.into_iter()
+        .map(|r| {
+            let fields = r[3].split("; ").zip(r[4].split("; ")).map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
+            (r[0].clone(), (r[1].clone(), r[2].clone(), fields))
+        })
+        .collect()
+}
+
+/// On the sandbox a user's department is one of its extra fields (`extraFields: [{ categoryRef,
+/// value }]`, the categories listed by `paginatedExtraCategories`): HR's `Department` column sets
+/// it as if it were a field of its own — found by the list's shape and the categories the service
+/// lists, planned old → new, a value the category does not allow explained, written without
+/// touching the user's other extra fields, rehearsed, and undone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn departments_kept_in_extra_fields_are_planned_applied_and_undone_from_a_column() {
+    const DEPARTMENTS: [&str; 6] = ["Sales", "Engineering", "HR", "Finance", "Support", "Operations"];
+    let server = sandbox(200).await;
+    let home = Home::new();
+    let before = extra_fields(&home, &server, "before.csv").await;
+    assert_eq!(before.len(), 200);
+    let other = |d: &str| DEPARTMENTS[(DEPARTMENTS.iter().position(|x| *x == d).expect("a department") + 1) % 6];
+
+    let mut csv = String::from("ref,name,email,Department\n");
+    let mut wanted = std::collections::BTreeMap::new();
+    for (i, (key, (name, email, fields))) in before.iter().enumerate() {
+        let department = fields["department"].as_str();
+        let new = match i {
+            0..40 => other(department),
+            40 => "Nowhere",
+            _ => department,
+        };
+        wanted.insert(key.clone(), if i == 40 { department } else { new });
+        let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+        csv.push_str(&format!("{},{},{},{new}\n", quote(key), quote(name), quote(email)));
+    }
+    csv.push_str("hire-1,New Hire 1,hire1@example.org,Engineering\nhire-2,New Hire 2,hire2@example.org,hr\n");
+    let file = home.out("departments.csv");
+    std::fs::write(&file, &csv).unwrap();
+
+    let plan_path = home.out("plan.csv");
+    let err = planned_as(
+        &home,
+        &server,
+        &file,
+        &plan_path,
+        "2 to create, 40 to update, 0 to archive, 159 unchanged, 1 invalid",
+    )
+    .await;
+    assert!(err.contains("Department → extraFields.department"), "the column is mapped to the extra field: {err}");
+    assert!(
+        err.contains("'Nowhere' is not one of Sales, Engineering, HR, Finance, Support, Operations"),
+        "the values the category allows: {err}"
+    );
+    let (_, _, plan) = read_all(&plan_path);
+    let (first, (_, _, fields)) = before.iter().next().expect("a user");
+    let row = plan.iter().find(|r| r[1] == *first).expect("planned");
+    assert_eq!(row[2], "update");
+    assert_eq!(row[3], format!("extraFields.department: {} → {}", fields["department"], other(&fields["department"])));
+    let hire = plan.iter().find(|r| r[1] == "hire-2").expect("planned");
+    assert!(hire[3].contains("extraFields.department: HR"), "a label read as the value it names: {hire:?}");
+
+    // Rehearsed on a sandbox seeded with the users' departments: nothing reaches the service.
+    let commits_before = commits(&server);
+    let run = home.run(&server, &["import", p(&file), "--rehearse"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert!(
+        stdout(&run)
+            .contains("rehearsed on a sandbox: 42 rows applied, 0 refused; webhooks: 2 user.created, 40 user.updated"),
+        "{}",
+        text(&run)
+    );
+    assert_eq!(commits(&server), commits_before);
+
+    // Applied: the departments as the file says; locations and cost centres as they were.
+    let undo = home.out("undo.csv");
+    let run = home.run(&server, &["import", p(&file), "--apply", "--undo", p(&undo)]).await;
+    assert_eq!(run.status.code(), Some(7), "applied, one row invalid: {}", text(&run));
+    assert_eq!(commits(&server) - commits_before, 42, "one mutation a row");
+    let after = extra_fields(&home, &server, "after.csv").await;
+    for (key, (_, _, fields)) in &before {
+        let now = &after[key].2;
+        assert_eq!(now["department"], wanted[key], "{key}");
+        for other in fields.keys().filter(|k| *k != "department") {
+            assert_eq!(now.get(other), fields.get(other), "{key}'s {other} untouched");
+        }
+    }
+    assert_eq!(after["hire-1"].2["department"], "Engineering");
+    assert_eq!(after["hire-2"].2["department"], "HR");
+
+    // The undo file gives the departments back (and archives the new hires).
+    let (_, header, _) = read_all(&undo);
+    assert_eq!(header, ["ref", "isActive", "extraFields.department"]);
+    let run = home.run(&server, &["import", p(&undo), "--apply"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let back = extra_fields(&home, &server, "back.csv").await;
+    for (key, (_, _, fields)) in &before {
+        assert_eq!(&back[key].2, fields, "{key}");
+    }
+}
+
+/// Before anything is written the token's scopes are checked (a reader's token: exit 4 naming
+/// `users.write`, nothing sent); `--archive-missing` archives the active users the file leaves
+/// out only when they are few (refused above `--archive-share` percent, the count said), and only
+/// once confirmed (`--yes`; without a terminal to answer, refused).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_need_the_scope_and_archiving_the_missing_needs_a_small_share_and_a_yes() {
+    let server = sandbox(100).await;
+    let home = Home::new();
+    let everyone = export(&home, &server, "users.xlsx").await;
+    let file = home.out("names.csv");
+    std::fs::write(&file, "ref,name\nu00001,Renamed By HR\n").unwrap();
+
+    let mut reader = home.command_as(&server, &["import", p(&file), "--apply"], "sandbox-reader", "users.read");
+    let before = commits(&server);
+    let run = tokio::task::spawn_blocking(move || reader.output().expect("orgql runs")).await.expect("ends");
+    assert_eq!(run.status.code(), Some(4), "{}", text(&run));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("the token lacks users.write"), "{}", text(&run));
+    assert_eq!(commits(&server), before, "nothing sent");
+
+    // Every active user but three, listed: those three are missing.
+    let listed: Vec<&Vec<String>> = everyone.iter().filter(|r| r[3] == "true").skip(3).collect();
+    let missing: Vec<String> = everyone.iter().filter(|r| r[3] == "true").take(3).map(|r| r[0].clone()).collect();
+    let mut csv = String::from("ref\n");
+    for row in &listed {
+        csv.push_str(&format!("{}\n", row[0]));
+    }
+    let file = home.out("listed.csv");
+    std::fs::write(&file, &csv).unwrap();
+    let run = home.run(&server, &["import", p(&file), "--archive-missing", "--archive-share", "2"]).await;
+    assert_eq!(run.status.code(), Some(2), "3 of ~90 is over 2 %: {}", text(&run));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("would archive 3 of"), "the count is said: {}", text(&run));
+    let run = home.run(&server, &["import", p(&file), "--archive-missing"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert!(stdout(&run).contains("3 to archive"), "{}", text(&run));
+    let run = home.run(&server, &["import", p(&file), "--archive-missing", "--apply"]).await;
+    assert_eq!(run.status.code(), Some(2), "not confirmed: {}", text(&run));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("confirm with --yes"), "{}", text(&run));
+    assert_eq!(commits(&server), before, "nothing sent");
+    let run = home.run(&server, &["import", p(&file), "--archive-missing", "--apply", "--yes"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert_eq!(commits(&server) - before, 3, "the three archived, nobody else touched");
+    let now = export(&home, &server, "after.xlsx").await;
+    for row in now {
+        let archived = missing.contains(&row[0]);
+        let was = everyone.iter().find(|r| r[0] == row[0]).expect("the same users")[3].clone();
+        assert_eq!(row[3], if archived { "false".to_owned() } else { was }, "{}", row[0]);
+    }
+}
+
+/// The users with their extra fields, as an XLSX export of them writes them: ref, name, email,
+/// isActive, then the categories' names and the values, each list in one cell (`Department;
+/// Location; Cost center`, `Sales; Berlin; CC-1234`).
+async fn export_with_extra_fields(home: &Home, server: &RunningServer, name: &str) -> Vec<Vec<String>> {
+    let out = home.out(name);
+    let query =
+        "{ paginatedUsers { edges { node { ref name email isActive extraFields { category { name } value } } } } }";
+    let run = home.run(server, &["export", "-e", query, "--out", p(&out)]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let (_, header, rows) = read_all(&out);
+    assert_eq!(header, ["ref", "name", "email", "isActive", "extraFields.category.name", "extraFields.value"]);
+    rows
+}
+
+/// The Done-when walk, departments and all: an XLSX export of the users with their extra fields
+/// (the department is one of them), 40 departments changed in the values' cell, 3 e-mails (one
+/// invalid), 2 users marked inactive, 5 new rows; the plan is exactly those rows, rehearsed,
+/// applied (the next export matches the file), and undone (the export after that matches the
+/// first, the new hires archived).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_export_with_departments_edited_as_hr_does_plans_applies_and_undoes_exactly() {
+    let server = sandbox(200).await;
+    let home = Home::new();
+    let original = export_with_extra_fields(&home, &server, "users.xlsx").await;
+    assert!(original[0][4].starts_with("Department; Location"), "{:?}", original[0]);
+    let departments = ["Sales", "Engineering", "HR", "Finance", "Support", "Operations"];
+    let mut edited = original.clone();
+    let active: Vec<usize> = (0..edited.len()).filter(|&i| edited[i][3] == "true").collect();
+    let (moved, rest) = active.split_at(40);
+    for &i in moved {
+        let mut values: Vec<String> = edited[i][5].split("; ").map(str::to_owned).collect();
+        let at = departments.iter().position(|d| *d == values[0]).expect("a department first");
+        values[0] = departments[(at + 1) % departments.len()].to_owned();
+        edited[i][5] = values.join("; ");
+    }
+    edited[rest[0]][2] = "moved.one@example.org".into();
+    edited[rest[1]][2] = "moved.two@example.org".into();
+    edited[rest[2]][2] = "no-at-sign".into();
+    edited[rest[3]][3] = "false".into();
+    edited[rest[4]][3] = "false".into();
+    for n in 1..=5 {
+        let (department, location) = (departments[n % 6], if n % 2 == 0 { "Berlin" } else { "Paris" });
+        edited.push(vec![
+            format!("hire-{n}"),
+            format!("New Hire {n}"),
+            format!("hire{n}@example.org"),
+            "true".into(),
+            "Department; Location".into(),
+            format!("{department}; {location}"),
+        ]);
+    }
+    let header = ["ref", "name", "email", "isActive", "extraFields.category.name", "extraFields.value"];
+    let file = home.out("edited.xlsx");
+    write_xlsx(&file, &header, &edited);
+
+    let plan_path = home.out("plan.csv");
+    let err = planned_as(
+        &home,
+        &server,
+        &file,
+        &plan_path,
+        "5 to create, 42 to update, 2 to archive, 155 unchanged, 1 invalid",
+    )
+    .await;
+    assert!(err.contains("extraFields.value → extraFields[values]"), "the pair of columns is mapped: {err}");
+    let (_, _, plan) = read_all(&plan_path);
+    let planned = |r: &str| plan.iter().find(|row| row[1] == r).cloned().expect("planned");
+    let first = &original[moved[0]];
+    assert_eq!(
+        planned(&first[0])[3],
+        format!(
+            "extraFields.department: {} → {}",
+            first[5].split("; ").next().unwrap_or_default(),
+            edited[moved[0]][5].split("; ").next().unwrap_or_default()
+        ),
+        "only the department changes"
+    );
+    assert!(planned("hire-2")[3].contains("extraFields.location: Berlin"), "{:?}", planned("hire-2"));
+
+    let run = home.run(&server, &["import", p(&file), "--rehearse"]).await;
+    assert!(
+        stdout(&run).contains(
+            "rehearsed on a sandbox: 49 rows applied, 0 refused; webhooks: 2 user.archived, 5 user.created, 42 user.updated"
+        ),
+        "{}",
+        text(&run)
+    );
+
+    let before = commits(&server);
+    let undo = home.out("undo.csv");
+    let run = home.run(&server, &["import", p(&file), "--apply", "--undo", p(&undo)]).await;
+    assert_eq!(run.status.code(), Some(7), "applied with the invalid row left out: {}", text(&run));
+    assert_eq!(commits(&server) - before, 49, "one mutation a row");
+    let sorted = |mut rows: Vec<Vec<String>>| {
+        rows.sort();
+        rows
+    };
+    let now = export_with_extra_fields(&home, &server, "after.xlsx").await;
+    let mut expected = edited.clone();
+    expected[rest[2]][2] = original[rest[2]][2].clone();
+    assert_eq!(sorted(now), sorted(expected), "the service matches the file");
+
+    let run = home.run(&server, &["import", p(&undo), "--apply"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let back = export_with_extra_fields(&home, &server, "back.xlsx").await;
+    let mut expected = original.clone();
+    for hire in &edited[original.len()..] {
+        let mut archived = hire.clone();
+        archived[3] = "false".into();
+        expected.push(archived);
+    }
+    assert_eq!(sorted(back), sorted(expected), "as before, the new hires archived");
 }
