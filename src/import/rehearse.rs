@@ -37,18 +37,28 @@ pub struct Rehearsal {
     pub refused: Vec<(u64, String, String)>,
     /// Webhook deliveries caused, by event type (`user.updated`: 40).
     pub deliveries: BTreeMap<String, u64>,
+    /// Fields the plan changes that the sandbox's users do not have (a service of another
+    /// shape: `department`), whose changes could not be rehearsed.
+    pub unrehearsed: Vec<String>,
 }
 
 impl Rehearsal {
     /// `49 rows applied, 1 refused; webhooks: 5 user.created, 42 user.updated, 2 user.archived`.
     pub fn summary(&self) -> String {
         let hooks: Vec<String> = self.deliveries.iter().map(|(kind, n)| format!("{n} {kind}")).collect();
-        format!(
+        let mut said = format!(
             "rehearsed on a sandbox: {} rows applied, {} refused; webhooks: {}",
             self.applied,
             self.refused.len(),
             if hooks.is_empty() { "none".to_owned() } else { hooks.join(", ") }
-        )
+        );
+        if !self.unrehearsed.is_empty() {
+            said.push_str(&format!(
+                "; the sandbox's users have no {}, so those changes were not rehearsed",
+                self.unrehearsed.join(", ")
+            ));
+        }
+        said
     }
 }
 
@@ -101,6 +111,10 @@ pub async fn rehearse(rows: &[PlannedRow], journal: &std::path::Path) -> Result<
         let fields: Vec<&str> = rows.iter().flat_map(|r| r.changes.iter().map(|c| c.field.as_str())).collect();
         let groups = rows.iter().any(|r| !r.add_groups.is_empty() || !r.remove_groups.is_empty());
         let reading = Reading::new(schema, &target, &fields, groups);
+        let mut unrehearsed: Vec<String> =
+            fields.iter().filter(|f| target.field(f).is_none()).map(|f| (*f).to_owned()).collect();
+        unrehearsed.sort();
+        unrehearsed.dedup();
         let store = Store::open(journal).map_err(|e| e.to_string())?;
         let planned: Vec<(u64, String, String)> = rows
             .iter()
@@ -118,7 +132,7 @@ pub async fn rehearse(rows: &[PlannedRow], journal: &std::path::Path) -> Result<
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .import_rows(id)
             .map_err(|e| e.to_string())?;
-        let mut rehearsal = Rehearsal::default();
+        let mut rehearsal = Rehearsal { unrehearsed, ..Rehearsal::default() };
         for row in outcomes {
             match row.state {
                 RowState::Done => rehearsal.applied += 1,

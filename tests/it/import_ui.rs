@@ -165,3 +165,44 @@ fn a_spreadsheet_is_planned_mapped_rehearsed_applied_and_undone_from_the_window(
     assert_eq!(service_user(&mut s, "u00004")["isActive"], true);
     assert_eq!(service_user(&mut s, "n00001")["isActive"], false, "the created user is archived");
 }
+
+/// A user's department and location as the app's sandbox has them (its extra fields).
+fn extra_fields_of(s: &mut Session, user_ref: &str) -> (String, String) {
+    let url = s.sandbox_url();
+    let query = "query($ref: String!) { user(ref: $ref) { extraFields { category { ref } value } } }";
+    let user = s.runtime.block_on(async {
+        let token = admin_token(&url, "users.read").await;
+        graphql(&url, &token, query, json!({ "ref": user_ref })).await["data"]["user"].clone()
+    });
+    let of = |category: &str| {
+        let fields = user["extraFields"].as_array().expect("extra fields");
+        let field = fields.iter().find(|f| f["category"]["ref"] == category).expect("the category");
+        text(&field["value"])
+    };
+    (of("department"), of("location"))
+}
+
+/// HR's Department column in the window: used as the users' extra field `department` (found by
+/// the shape of the sandbox's `extraFields` and its categories), a change shown old → new, a
+/// value the category does not allow explained, and applied without touching the location.
+#[test]
+fn a_department_column_sets_the_extra_field_from_the_window() {
+    let mut s = Session::start();
+    let (department, location) = extra_fields_of(&mut s, "u00001");
+    let moved = if department == "HR" { "Finance" } else { "HR" };
+    let file = s.path("departments.csv");
+    std::fs::write(&file, format!("ref,Department\nu00001,{moved}\nu00002,Nowhere\n")).expect("written");
+    s.click("Import…");
+    s.wait_for_label("File");
+    plan(&mut s, &file, "1 to update");
+    assert!(s.harness.query_by_label("1 invalid").is_some(), "the unknown department:\n{}", s.screen());
+    assert!(s.text_containing("Not mapped, so not imported").is_none(), "every column is used:\n{}", s.screen());
+    s.wait_for_text(&format!("extraFields.department: {department} → {moved}"));
+    s.wait_for_text("'Nowhere' is not one of");
+
+    s.click("Apply…");
+    s.wait_for_text("to Sandbox: 1 to update?");
+    s.click("Apply now");
+    s.wait_for("the apply", |h| !h.state().import_busy());
+    assert_eq!(extra_fields_of(&mut s, "u00001"), (moved.to_owned(), location));
+}
