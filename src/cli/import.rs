@@ -74,6 +74,9 @@ pub struct ImportArgs {
     /// Rows sent at once.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=16))]
     concurrency: u16,
+    /// New users sent in one request when the service has a bulk creation (1: one mutation a row).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u16).range(1..=500))]
+    batch_size: u16,
     #[command(flatten)]
     connection: ConnectionArgs,
 }
@@ -268,7 +271,11 @@ async fn run_with(
     progress.set_length(to_send);
     progress.set_position(0);
     let bar = progress.clone();
-    let options = ApplyOptions { concurrency: usize::from(args.concurrency), overwrite: args.overwrite };
+    let options = ApplyOptions {
+        concurrency: usize::from(args.concurrency),
+        overwrite: args.overwrite,
+        batch: usize::from(args.batch_size),
+    };
     let outcome =
         import::apply(client, &target, &reading, &store, import_id, journal, options, cancel, move |_, _| bar.inc(1))
             .await;

@@ -10,9 +10,10 @@ use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use super::plan::PlannedRow;
-use super::service::{Outcome, Reading, look_up, send, still_to_send};
+use super::service::{Outcome, Reading, look_up, look_up_many, send, send_batch, still_to_send};
 use super::target::Target;
 use crate::api::{ApiError, Client};
+use crate::shape;
 use crate::store::{JournalRow, RowState, Store};
 
 /// How to apply.
@@ -22,11 +23,17 @@ pub struct ApplyOptions {
     pub concurrency: usize,
     /// Write over values changed on the service since the plan.
     pub overwrite: bool,
+    /// New users sent at once through the service's bulk creation, when it has one (1: one
+    /// mutation a row).
+    pub batch: usize,
 }
+
+/// New users a bulk creation takes at once, unless told otherwise (the spec's page size).
+pub const BATCH: usize = 50;
 
 impl Default for ApplyOptions {
     fn default() -> Self {
-        ApplyOptions { concurrency: 1, overwrite: false }
+        ApplyOptions { concurrency: 1, overwrite: false, batch: BATCH }
     }
 }
 
@@ -76,6 +83,9 @@ pub async fn apply(
 ) -> Result<Applied, Stopped> {
     let todo: Vec<JournalRow> =
         rows.into_iter().filter(|r| matches!(r.state, RowState::Pending | RowState::Sent)).collect();
+    if let Some(batch) = target.create_batch.as_ref().filter(|_| options.batch > 1) {
+        return apply_in_batches(client, target, batch, reading, store, import, todo, options, cancel, on_row).await;
+    }
     let results = futures_util::stream::iter(todo.into_iter().map(|row| {
         let on_row = &on_row;
         async move {
@@ -107,6 +117,152 @@ pub async fn apply(
         Some(e) => Err(e),
         None => Ok(applied),
     }
+}
+
+/// Applies `todo` in order, each run of new users (without group changes) through the service's
+/// bulk creation, `options.batch` at a time, and every other row on its own. A run's rows are
+/// read again in one request, marked `sent` in the journal before the request leaves, and get
+/// their outcomes from its answer, input by input: an interruption in between leaves them `sent`,
+/// and a resume reads them again (a user created already is not created twice).
+#[allow(clippy::too_many_arguments)]
+async fn apply_in_batches(
+    client: &Arc<Client>,
+    target: &Target,
+    batch: &shape::Batch,
+    reading: &Reading,
+    store: &Mutex<Store>,
+    import: i64,
+    todo: Vec<JournalRow>,
+    options: ApplyOptions,
+    cancel: &CancellationToken,
+    on_row: impl Fn(&JournalRow, RowState) + Sync,
+) -> Result<Applied, Stopped> {
+    let plans: Vec<Option<PlannedRow>> = todo.iter().map(|r| serde_json::from_str(&r.plan).ok()).collect();
+    let bulk = |i: usize| {
+        plans[i].as_ref().is_some_and(|p| p.action == super::plan::Action::Create && p.add_groups.is_empty())
+    };
+    let mut applied = Applied::default();
+    let mut tally = |state: RowState| match state {
+        RowState::Done => applied.done += 1,
+        RowState::Conflict => applied.conflicts += 1,
+        _ => applied.failed += 1,
+    };
+    let mut i = 0;
+    while i < todo.len() {
+        if cancel.is_cancelled() {
+            return Err(Stopped::Service(ApiError::Cancelled));
+        }
+        let run = (i..todo.len()).take_while(|&j| bulk(j)).take(options.batch).count();
+        if run < 2 {
+            let state = apply_row(client, target, reading, store, import, &todo[i], options, cancel).await?;
+            on_row(&todo[i], state);
+            tally(state);
+            i += 1;
+            continue;
+        }
+        let rows: Vec<(&JournalRow, &PlannedRow)> =
+            (i..i + run).filter_map(|j| plans[j].as_ref().map(|p| (&todo[j], p))).collect();
+        let states = apply_run(client, batch, target, reading, store, import, &rows, options, cancel).await?;
+        for ((row, _), state) in rows.iter().zip(states) {
+            on_row(row, state);
+            tally(state);
+        }
+        i += run;
+    }
+    Ok(applied)
+}
+
+/// One run of new users through the bulk creation; their states in order.
+#[allow(clippy::too_many_arguments)]
+async fn apply_run(
+    client: &Client,
+    batch: &shape::Batch,
+    target: &Target,
+    reading: &Reading,
+    store: &Mutex<Store>,
+    import: i64,
+    rows: &[(&JournalRow, &PlannedRow)],
+    options: ApplyOptions,
+    cancel: &CancellationToken,
+) -> Result<Vec<RowState>, Stopped> {
+    let keys: Vec<&str> = rows.iter().map(|(_, p)| p.key.as_str()).collect();
+    let now = match look_up_many(client, reading, &keys, cancel).await {
+        Ok(now) => now,
+        // A service that refuses many look-ups in one document is asked for each on its own.
+        Err(ApiError::GraphQl { .. }) => {
+            let mut now = Vec::with_capacity(keys.len());
+            for key in &keys {
+                now.push(look_up(client, reading, key, cancel).await.map_err(Stopped::Service)?);
+            }
+            now
+        }
+        Err(e) => return Err(Stopped::Service(e)),
+    };
+    let mut states = vec![RowState::Pending; rows.len()];
+    let mut to_send: Vec<(usize, PlannedRow)> = Vec::new();
+    for (i, ((row, plan), now)) in rows.iter().zip(&now).enumerate() {
+        match still_to_send(plan, now.as_ref(), options.overwrite) {
+            Ok(None) => {
+                let created = now.as_ref().map(|n| n.id.clone()).unwrap_or_default();
+                let note = if row.state == RowState::Sent { "applied before the interruption" } else { "" };
+                record(store, import, row.position, RowState::Done, note, "", &created)?;
+                states[i] = RowState::Done;
+            }
+            Ok(Some(rest)) => to_send.push((i, rest)),
+            Err(conflict) => {
+                record(store, import, row.position, RowState::Conflict, &conflict, "", "")?;
+                states[i] = RowState::Conflict;
+            }
+        }
+    }
+    if to_send.is_empty() {
+        return Ok(states);
+    }
+    for (i, _) in &to_send {
+        record(store, import, rows[*i].0.position, RowState::Sent, "", "", "")?;
+    }
+    let sending: Vec<PlannedRow> = to_send.iter().map(|(_, rest)| rest.clone()).collect();
+    let outcomes = match send_batch(client, target, batch, &sending, cancel).await {
+        Ok(outcomes) => outcomes,
+        // A refusal that says the request was not run is each row's failure; anything else leaves
+        // the rows `sent` (their outcome unknown) and stops.
+        Err(e @ (ApiError::MissingScope { .. } | ApiError::Document(_))) => {
+            for (i, _) in &to_send {
+                record(store, import, rows[*i].0.position, RowState::Failed, &e.to_string(), "", "")?;
+            }
+            return Err(Stopped::Service(e));
+        }
+        Err(e) => return Err(Stopped::Service(e)),
+    };
+    let mut unknown = 0;
+    for ((i, _), outcome) in to_send.iter().zip(outcomes) {
+        let position = rows[*i].0.position;
+        states[*i] = match outcome {
+            Some(Outcome::Done { created_id, note }) => {
+                record(store, import, position, RowState::Done, &note, "", created_id.as_deref().unwrap_or(""))?;
+                RowState::Done
+            }
+            Some(Outcome::Failed { message, field }) => {
+                record(store, import, position, RowState::Failed, &message, &field, "")?;
+                RowState::Failed
+            }
+            Some(Outcome::Conflict { message }) => {
+                record(store, import, position, RowState::Conflict, &message, "", "")?;
+                RowState::Conflict
+            }
+            None => {
+                unknown += 1;
+                RowState::Sent
+            }
+        };
+    }
+    if unknown > 0 {
+        return Err(Stopped::Service(ApiError::BadResponse(format!(
+            "the service's bulk creation said nothing of {unknown} of its {} users; they are read again on resume",
+            to_send.len()
+        ))));
+    }
+    Ok(states)
 }
 
 fn record(

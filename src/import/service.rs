@@ -441,6 +441,128 @@ fn failed(message: &str, field: &str) -> Outcome {
     Outcome::Failed { message: message.to_owned(), field: field.to_owned() }
 }
 
+/// The input object of a mutation taking `fields` (the key inside it as `inside`) for the user
+/// `key` (or `id`) with `values`.
+fn input_object(
+    fields: &[String],
+    inside: Option<&(String, Key)>,
+    values: &Map<String, Value>,
+    key: &str,
+    id: Option<&str>,
+) -> Value {
+    let mut input: Map<String, Value> =
+        values.iter().filter(|(f, _)| fields.contains(f)).map(|(f, v)| (f.clone(), v.clone())).collect();
+    if let Some((field, k)) = inside {
+        let value = match k {
+            Key::Ref => Value::from(key),
+            Key::Id => Value::from(id.unwrap_or(key)),
+        };
+        input.insert(field.clone(), value);
+    } else if fields.iter().any(|f| f == "ref") {
+        input.insert("ref".to_owned(), Value::from(key));
+    }
+    Value::Object(input)
+}
+
+/// The users under `keys`, read now in one request (`None`: no such user), in their order.
+pub async fn look_up_many(
+    client: &Client,
+    reading: &Reading,
+    keys: &[&str],
+    cancel: &CancellationToken,
+) -> Result<Vec<Option<Current>>, ApiError> {
+    let declared: Vec<String> = (0..keys.len()).map(|i| format!("$k{i}: String!")).collect();
+    let fields: Vec<String> =
+        (0..keys.len()).map(|i| format!("k{i}: user(ref: $k{i}) {}", reading.selection)).collect();
+    let variables: Map<String, Value> =
+        keys.iter().enumerate().map(|(i, k)| (format!("k{i}"), Value::from(*k))).collect();
+    let request = GraphQlRequest {
+        query: format!("query({}) {{ {} }}", declared.join(", "), fields.join(" ")),
+        variables: Some(Value::Object(variables)),
+        operation_name: None,
+    };
+    let response = client.execute(&request, cancel).await?.response;
+    // A user that does not exist is null (with an error saying so, which is the answer).
+    let Some(data) = response.data.as_ref().filter(|d| d.is_object()) else {
+        return response.into_data().map(|_| vec![None; keys.len()]);
+    };
+    Ok((0..keys.len())
+        .map(|i| data.get(format!("k{i}")).filter(|u| u.is_object()).and_then(|u| reading.current(u)).map(|(_, c)| c))
+        .collect())
+}
+
+/// What a bulk creation said of each of its rows, in their order.
+pub async fn send_batch(
+    client: &Client,
+    target: &Target,
+    batch: &shape::Batch,
+    rows: &[PlannedRow],
+    cancel: &CancellationToken,
+) -> Result<Vec<Option<Outcome>>, ApiError> {
+    let Some(Supply::Input { fields, key: inside }) = target
+        .create
+        .as_ref()
+        .and_then(|c| c.args.iter().map(|(_, _, s)| s).find(|s| matches!(s, Supply::Input { .. })))
+    else {
+        return Ok(rows.iter().map(|_| Some(failed("the service cannot create users", ""))).collect());
+    };
+    let inputs: Vec<Value> = rows
+        .iter()
+        .map(|row| {
+            let mut values: Map<String, Value> = row.changes.iter().map(|c| (c.field.clone(), c.new.clone())).collect();
+            pack_entries(target, &mut values, None);
+            input_object(fields, inside.as_ref(), &values, &row.key, None)
+        })
+        .collect();
+    let request = GraphQlRequest {
+        query: format!(
+            "mutation($inputs: {}) {{ {}({}: $inputs) {} }}",
+            batch.argument_type,
+            batch.field,
+            batch.argument,
+            batch.selection("{ id }")
+        ),
+        variables: Some(json!({ "inputs": inputs })),
+        operation_name: None,
+    };
+    let response = client.execute(&request, cancel).await?.response;
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; rows.len()];
+    // GraphQL errors: of one input when their path says which (a list index), else of all.
+    for error in &response.errors {
+        let index = error.path.iter().find_map(|p| p.as_u64()).map(|i| i as usize).filter(|i| *i < rows.len());
+        let field = error
+            .message
+            .split_once(": ")
+            .map(|(f, _)| f)
+            .filter(|f| !f.contains(' ') && !f.is_empty())
+            .map_or_else(|| error.path_text(), str::to_owned);
+        let outcome = Outcome::Failed { message: error.message.clone(), field };
+        match index {
+            Some(i) => outcomes[i] = Some(outcome),
+            None => outcomes.iter_mut().filter(|o| o.is_none()).for_each(|o| *o = Some(outcome.clone())),
+        }
+    }
+    let answer = response.data.as_ref().and_then(|d| d.get(&batch.field)).cloned().unwrap_or(Value::Null);
+    for (i, result) in batch.results(&answer).into_iter().enumerate().take(rows.len()) {
+        if outcomes[i].is_some() {
+            continue;
+        }
+        let errors = batch.item.errors(result);
+        outcomes[i] = Some(match errors.first() {
+            Some(first) => Outcome::Failed {
+                message: errors.iter().map(|e| e.sentence()).collect::<Vec<_>>().join("; "),
+                field: first.field.clone().unwrap_or_default(),
+            },
+            None => match batch.item.object(result) {
+                Some(user) => Outcome::Done { created_id: user.get("id").map(super::plan::text), note: String::new() },
+                // No user and no error: not said; left unknown, to be read again.
+                None => continue,
+            },
+        });
+    }
+    Ok(outcomes)
+}
+
 /// One mutation for the user `key` (or `id`), with the input `values` and the group `group`:
 /// the object answered, or the refusal (GraphQL errors or payload errors).
 async fn call(
@@ -467,16 +589,7 @@ async fn call(
                 Some(g) => Value::from(g),
                 None => continue,
             },
-            Supply::Input { fields, key: inside } => {
-                let mut input: Map<String, Value> =
-                    values.iter().filter(|(f, _)| fields.contains(f)).map(|(f, v)| (f.clone(), v.clone())).collect();
-                if let Some((field, k)) = inside {
-                    input.insert(field.clone(), by_key(k));
-                } else if fields.iter().any(|f| f == "ref") {
-                    input.insert("ref".to_owned(), Value::from(key));
-                }
-                Value::Object(input)
-            }
+            Supply::Input { fields, key: inside } => input_object(fields, inside.as_ref(), &values, key, id),
             Supply::Field(field) => match values.get(field) {
                 Some(v) => v.clone(),
                 None => continue,

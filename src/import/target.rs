@@ -87,6 +87,9 @@ pub struct Target {
     pub user_type: String,
     /// Creates a user from an input object.
     pub create: Option<Mutation>,
+    /// Creates many users in one request, when the service has such a mutation (a list of the
+    /// create mutation's input).
+    pub create_batch: Option<shape::Batch>,
     /// Changes a user: the key and an input object (or fields as arguments).
     pub update: Option<Mutation>,
     /// Archives a user by key.
@@ -160,9 +163,13 @@ impl Target {
                 f.ty.inner_named_type() == "Boolean" && matches!(shape::plain(&f.name).as_str(), "isactive" | "active")
             })
             .map(|f| f.name.to_string());
+        let create_batch = create.as_ref().and_then(|c| {
+            input_types(schema, c).first().and_then(|input| shape::batch_create(schema, &user_type, input))
+        });
         Some(Target {
             user_type,
             create,
+            create_batch,
             update,
             archive: pick(Action::ArchiveUser),
             activate: pick(Action::ActivateUser),

@@ -14,11 +14,14 @@
 //!   id) and return (the type, or a payload holding it, with or without an errors list). Where the
 //!   shape alone cannot tell archive from activate (both take a ref and return the user), the verb
 //!   in the mutation's name decides, wherever it stands (`archiveUser`, `userArchive`).
+//! - [`batch_create`]: a mutation creating many users in one request (a list of the one-user
+//!   creation's input), and how each input's result is read.
 //! - [`entries`]: key–value lists a user carries (extra fields: `extraFields: [{ categoryRef,
 //!   value }]`, metadata), how they are set and read back, and where the keys that exist are listed.
 //! - [`payload_errors`]: the errors a payload returns as data (`errors { field messages }`,
 //!   `userErrors { field message }`, `errors { field message code }`).
 
+mod batch;
 mod display;
 mod entries;
 mod mutations;
@@ -32,6 +35,7 @@ use apollo_compiler::Schema;
 use apollo_compiler::ast::Type;
 use apollo_compiler::schema::{ExtendedType, FieldDefinition, InputValueDefinition};
 
+pub use batch::{Batch, batch_create};
 pub use display::{Display, Path, at};
 pub use entries::{Entries, KeyList, entries};
 pub use mutations::{Action, Mutation, Supply, mutations};

@@ -366,3 +366,39 @@ fn entries_a_user_carries_are_found_by_their_key_and_value_whatever_their_names(
     let nested = schema(&crate::sandbox::nested::sdl());
     assert!(entries(&nested, "User", "UserUpdateInput").is_empty());
 }
+
+#[test]
+fn a_bulk_creation_is_found_by_the_list_of_the_creations_input_it_takes() {
+    let nested = schema(&crate::sandbox::nested::sdl());
+    let batch = batch_create(&nested, "User", "UserCreateInput").expect("userBulkCreate");
+    assert_eq!(
+        (batch.field.as_str(), batch.argument.as_str(), batch.argument_type.as_str(), batch.results.as_deref()),
+        ("userBulkCreate", "inputs", "[UserCreateInput!]!", Some("results"))
+    );
+    assert_eq!(batch.selection("{ id ref }"), "{ results { user { id ref } errors { field messages } } }");
+    let answer = json!({ "count": 1, "results": [
+        { "user": { "id": "1", "ref": "a" }, "errors": [] },
+        { "user": null, "errors": [{ "field": "email", "messages": ["Enter a valid email address."] }] },
+    ] });
+    let results = batch.results(&answer);
+    assert_eq!(results.len(), 2);
+    assert_eq!(batch.item.object(results[0]).and_then(|u| u.get("ref")), Some(&json!("a")));
+    assert_eq!(batch.item.errors(results[1])[0].sentence(), "email: Enter a valid email address.");
+    // The one-user creation is not taken for a bulk one, nor is anything on the sandbox.
+    assert!(find(&mutations(&nested, "User", &related(&nested, "User")), "userCreate").action == Action::CreateUser);
+    assert_eq!(batch_create(&sandbox(), "User", "CreateUserInput"), None);
+    // A list of users as the answer.
+    let plain = schema(
+        r#"
+        type Query { user(ref: String!): User }
+        type Mutation { createUser(input: NewUser!): User createUsers(input: [NewUser!]!, dryRun: Boolean): [User] }
+        type User { ref: String! name: String! }
+        input NewUser { ref: String! name: String! }
+        "#,
+    );
+    let batch = batch_create(&plain, "User", "NewUser").expect("createUsers");
+    assert_eq!(
+        (batch.field.as_str(), batch.results.clone(), batch.item.clone()),
+        ("createUsers", None, Returns::Object)
+    );
+}

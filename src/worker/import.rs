@@ -403,7 +403,7 @@ async fn apply(
     let progress = Progress::new(shared, job);
     progress.report(0, Some(total));
     let done = AtomicU64::new(0);
-    let options = ApplyOptions { concurrency: 1, overwrite: request.overwrite };
+    let options = ApplyOptions { overwrite: request.overwrite, ..ApplyOptions::default() };
     let outcome = import::apply(&client, &target, &reading, store, id, journal, options, cancel, |_, _| {
         progress.report(done.fetch_add(1, Ordering::Relaxed) + 1, Some(total))
     })

@@ -434,6 +434,22 @@ async fn on_a_noun_first_server_an_apply_killed_at_40_percent_resumes_and_applie
     killed_at_40_percent_and_resumed(Variant::Nested, "Department").await;
 }
 
+/// Runs `orgql ARGS` and kills it (SIGKILL) as soon as the server has committed `at` more
+/// mutations; the server's count of commits then.
+async fn killed_once_committed(home: &Home, server: &RunningServer, args: &[&str], at: u64) -> u64 {
+    let before = commits(server);
+    let mut child = home.command(server, args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let started = Instant::now();
+    while commits(server) - before < at {
+        assert!(started.elapsed() < Duration::from_secs(90), "{at} mutations committed within 90 s");
+        assert!(child.try_wait().unwrap().is_none(), "the import is still running");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    commits(server)
+}
+
 /// 100 rows applied one at a time to a service that takes 15 ms an answer, the import killed
 /// (SIGKILL) once 40 have been committed, then resumed: every row applied exactly once (the
 /// server counts its committed mutations), the results file says so row by row, and there is
@@ -449,21 +465,7 @@ async fn killed_at_40_percent_and_resumed(variant: Variant, column: &str) {
     }
     std::fs::write(&file, csv).unwrap();
     let before = commits(&server);
-    let mut child = home
-        .command(&server, &["import", p(&file), "--apply"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while commits(&server) - before < 40 {
-        assert!(started.elapsed() < Duration::from_secs(90), "40 rows applied within 90 s");
-        assert!(child.try_wait().unwrap().is_none(), "the import is still running");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let applied = commits(&server) - before;
+    let applied = killed_once_committed(&home, &server, &["import", p(&file), "--apply"], 40).await - before;
     assert!((40..100).contains(&applied), "{applied}");
 
     let run = home.run(&server, &["import", p(&file), "--resume", "--results", p(&home.out("results.csv"))]).await;
@@ -1177,4 +1179,69 @@ async fn applied_then_undone(
         expected.push(archived);
     }
     assert_eq!(sorted(back), sorted(expected), "as before, the new hires archived");
+}
+
+fn batches(server: &RunningServer) -> u64 {
+    server.data().read().batches
+}
+
+/// On a service with a bulk creation (the nested server's `userBulkCreate`, found by its shape),
+/// new users go ten to a request (`--batch-size 10`) while other rows go one by one in their
+/// place: 95 new users around 5 updates cost 10 bulk requests, and an input the service refuses
+/// in its answer is that row's failure, at its field, the others created.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_users_go_through_the_services_bulk_creation_each_input_with_its_outcome() {
+    let server = crate::harness::nested_server(40).await;
+    let home = Home::new();
+    let taken = nested_user(&server, "u00010").await["email"].as_str().expect("an address").to_owned();
+    let mut csv = String::from("ref,Name,E-mail,Department\n");
+    let hire = |n: usize| format!("n{n:03},New Hire {n},hire{n}@example.org,Sales\n");
+    (1..=40).for_each(|n| csv.push_str(&hire(n)));
+    (1..=5).for_each(|n| csv.push_str(&format!("u{n:05},,,Legal\n")));
+    (41..=95)
+        .for_each(|n| csv.push_str(&if n == 77 { format!("n077,Taken Address,{taken},Sales\n") } else { hire(n) }));
+    let file = home.out("hires.csv");
+    std::fs::write(&file, csv).unwrap();
+    let (commits_before, batches_before) = (commits(&server), batches(&server));
+    let results = home.out("results.csv");
+    let run = home.run(&server, &["import", p(&file), "--apply", "--batch-size", "10", "--results", p(&results)]).await;
+    assert_eq!(run.status.code(), Some(7), "one row refused: {}", text(&run));
+    assert!(stdout(&run).contains("applied 99 rows; 1 failed, 0 conflicts"), "{}", text(&run));
+    assert_eq!(batches(&server) - batches_before, 10, "40 and 55 new users, ten a request");
+    assert_eq!(commits(&server) - commits_before, 99, "94 created, 5 updated, each once");
+    let (_, header, rows) = read_all(&results);
+    let col = |name: &str| header.iter().position(|h| h == name).expect("a column");
+    let refused = rows.iter().find(|r| r[0] == "n077").expect("the row");
+    assert_eq!((refused[col("outcome")].as_str(), refused[col("field")].as_str()), ("failed", "email"), "{refused:?}");
+    assert!(refused[col("message")].contains("already exists"), "{refused:?}");
+    let created = rows.iter().filter(|r| r[col("outcome")] == "created" && r[col("created_id")].len() > 2).count();
+    assert_eq!(created, 94, "every other new user created, with its id");
+    assert_eq!(nested_user(&server, "n095").await["department"], "Sales");
+    assert_eq!(nested_user(&server, "u00003").await["department"], "Legal");
+}
+
+/// New users sent five to a bulk request to a service that takes 15 ms an answer, the import
+/// killed (SIGKILL) once 40 have been created, then resumed: the rows of the request in flight are
+/// read again, and every user is created exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bulk_apply_killed_at_40_percent_resumes_and_creates_every_user_once() {
+    let config =
+        Config { users: 20, latency: Duration::from_millis(15), variant: Variant::Nested, ..Config::default() };
+    let server = sandbox_with(config).await;
+    let home = Home::new();
+    let mut csv = String::from("ref,Name,E-mail\n");
+    (1..=100).for_each(|n| csv.push_str(&format!("n{n:03},New Hire {n},hire{n}@example.org\n")));
+    let file = home.out("hires.csv");
+    std::fs::write(&file, csv).unwrap();
+    let before = commits(&server);
+    let args = ["import", p(&file), "--apply", "--batch-size", "5"];
+    let created = killed_once_committed(&home, &server, &args, 40).await - before;
+    assert!((40..100).contains(&created), "{created}");
+    let results = home.out("results.csv");
+    let run = home.run(&server, &["import", p(&file), "--resume", "--batch-size", "5", "--results", p(&results)]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert_eq!(commits(&server) - before, 100, "every user created exactly once");
+    let (_, _, rows) = read_all(&results);
+    assert_eq!(rows.len(), 100);
+    assert!(rows.iter().all(|r| r[3] == "created"), "{rows:?}");
 }

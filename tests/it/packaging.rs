@@ -298,4 +298,11 @@ fn the_debian_package_assets_exist() {
     for library in ["libegl1", "libgl1-mesa-dri", "libxkbcommon-x11-0", "libfontconfig1"] {
         assert!(depends.contains(library), "{library} is not a dependency");
     }
+    // A binary linked with packed relocations (build.rs) asks for glibc's GLIBC_ABI_DT_RELR,
+    // which dpkg-shlibdeps does not count: the package must name glibc 2.36 itself.
+    let binary = std::fs::read(env!("CARGO_BIN_EXE_orgql")).unwrap();
+    let needle = b"GLIBC_ABI_DT_RELR";
+    if binary.windows(needle.len()).any(|w| w == needle) {
+        assert!(depends.contains("libc6 (>= 2.36)"), "the packed relocations need glibc 2.36: {depends}");
+    }
 }

@@ -28,6 +28,8 @@ pub struct Db {
     pub extra_categories: Table<ExtraCategoryRec>,
     /// Mutations committed since the start (what tests count to prove nothing ran twice).
     pub commits: u64,
+    /// Requests that created several users at once (the nested variant's `userBulkCreate`).
+    pub batches: u64,
 }
 
 impl Db {

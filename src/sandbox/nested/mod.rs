@@ -119,7 +119,7 @@ pub fn root_field_scope(operation: OperationType, field: &str) -> Option<Scope> 
             _ => None,
         },
         OperationType::Mutation => match field {
-            "userCreate" | "userUpdate" | "userArchive" | "userActivate" => Some(UsersWrite),
+            "userCreate" | "userBulkCreate" | "userUpdate" | "userArchive" | "userActivate" => Some(UsersWrite),
             "registrationCreate" | "registrationChangeStatus" => Some(EventsWrite),
             "groupMemberAdd" | "groupMemberRemove" => Some(GroupsWrite),
             _ => None,

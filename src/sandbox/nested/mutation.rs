@@ -120,6 +120,51 @@ fn check_locale(locale: Option<&str>) -> Result<(), Invalid> {
     }
 }
 
+/// Creates one user (`userCreate`, and each of `userBulkCreate`): the user, or the refusal.
+fn create_one(state: &super::Nested, input: UserCreateInput) -> UserPayload {
+    if let Err(invalid) = check_locale(input.locale.as_deref()) {
+        return UserPayload { user: None, errors: vec![field_error(&invalid)] };
+    }
+    let profile = Profile { department: input.department.clone(), locale: input.locale.clone() };
+    let create = CreateUserInput {
+        ref_: input.ref_,
+        name: input.name,
+        email: input.email,
+        is_active: Some(true),
+        roles: None,
+        extra_fields: None,
+    };
+    match state.commit(|db| db.create_user(create, Utc::now())) {
+        Ok(user) => {
+            state.set_profile(user.seq, |p| *p = profile);
+            UserPayload { user: Some(User(user)), errors: Vec::new() }
+        }
+        Err(invalid) => UserPayload { user: None, errors: vec![field_error(&invalid)] },
+    }
+}
+
+/// One user of a bulk creation: created, or refused with why (Saleor's `…BulkResult`).
+#[derive(SimpleObject)]
+#[graphql(name = "UserBulkResult")]
+pub struct UserBulkResult {
+    /// The user created; null when refused.
+    pub user: Option<User>,
+    pub errors: Vec<FieldError>,
+}
+
+/// What a bulk creation answers: a result for every input, in their order; the inputs the
+/// service refuses do not stop the others.
+#[derive(SimpleObject)]
+#[graphql(name = "UserBulkPayload")]
+pub struct UserBulkPayload {
+    /// Users created.
+    pub count: i32,
+    pub results: Vec<UserBulkResult>,
+}
+
+/// The most users one bulk creation takes.
+pub const BULK_LIMIT: usize = 100;
+
 /// The changes.
 pub struct MutationRoot;
 
@@ -127,26 +172,28 @@ pub struct MutationRoot;
 impl MutationRoot {
     /// Needs users.write.
     async fn user_create(&self, ctx: &Context<'_>, input: UserCreateInput) -> Result<UserPayload> {
+        Ok(create_one(nested(ctx)?, input))
+    }
+
+    /// Needs users.write. Up to 100 users in one request, each created or refused on its own.
+    async fn user_bulk_create(&self, ctx: &Context<'_>, inputs: Vec<UserCreateInput>) -> Result<UserBulkPayload> {
         let state = nested(ctx)?;
-        if let Err(invalid) = check_locale(input.locale.as_deref()) {
-            return Ok(UserPayload { user: None, errors: vec![field_error(&invalid)] });
+        if inputs.len() > BULK_LIMIT {
+            return Err(async_graphql::Error::new(format!(
+                "inputs: at most {BULK_LIMIT} users a request, not {}",
+                inputs.len()
+            )));
         }
-        let profile = Profile { department: input.department.clone(), locale: input.locale.clone() };
-        let create = CreateUserInput {
-            ref_: input.ref_,
-            name: input.name,
-            email: input.email,
-            is_active: Some(true),
-            roles: None,
-            extra_fields: None,
-        };
-        Ok(match state.commit(|db| db.create_user(create, Utc::now())) {
-            Ok(user) => {
-                state.set_profile(user.seq, |p| *p = profile);
-                UserPayload { user: Some(User(user)), errors: Vec::new() }
-            }
-            Err(invalid) => UserPayload { user: None, errors: vec![field_error(&invalid)] },
-        })
+        state.db.write().batches += 1;
+        let results: Vec<UserBulkResult> = inputs
+            .into_iter()
+            .map(|input| {
+                let UserPayload { user, errors } = create_one(state, input);
+                UserBulkResult { user, errors }
+            })
+            .collect();
+        let count = results.iter().filter(|r| r.user.is_some()).count() as i32;
+        Ok(UserBulkPayload { count, results })
     }
 
     /// Needs users.write.
