@@ -7,7 +7,9 @@
 #  3. reading and planning a BIG-row file (default 1,000,000 rows, all new refs) against the same
 #     sandbox: peak memory against the file's size;
 #  4. the same rows as an XLSX workbook with shared strings, as Excel saves it (written by
-#     Python's XlsxWriter: `pip install XlsxWriter`; skipped with a note without it).
+#     Python's XlsxWriter: `pip install XlsxWriter`; skipped with a note without it);
+#  5. creating BULK new users (default 2,000) on the nested server, through its bulk creation
+#     (50 a request) and one mutation a row: rows/s.
 #
 #   cargo build --release && bash benches/import-bench.sh
 set -euo pipefail
@@ -85,3 +87,25 @@ EOF
 else
   echo "note: the XLSX case needs Python's XlsxWriter (pip install XlsxWriter); skipped"
 fi
+
+# 5. New users through a bulk creation (the nested server's userBulkCreate, 50 a request by
+#    default) against one mutation a row (--batch-size 1), BULK new users each (default 2,000).
+bulk=${BULK:-2000}
+nport=$((port + 1000))
+"$bin" sandbox --variant nested --listen "127.0.0.1:$nport" --users 100 > "$work/nested.log" 2>&1 &
+for _ in $(seq 300); do grep -q http "$work/nested.log" 2>/dev/null && break; sleep 0.1; done
+nested=(--base-url "http://127.0.0.1:$nport" --client-id sandbox-admin --scope "users.read users.write")
+for size in 50 1; do
+  python3 - "$work/hires-$size.csv" "$bulk" "$size" <<'EOF'
+import csv, sys
+path, n, tag = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+with open(path, "w", newline="", encoding="utf-8") as f:
+    w = csv.writer(f)
+    w.writerow(["ref", "name", "email"])
+    for i in range(n):
+        w.writerow([f"b{tag}-{i:06d}", f"Bulk Hire {i}", f"bulk{tag}.{i}@example.com"])
+EOF
+  timed "apply: ${bulk} new users, --batch-size ${size}" "$bin" import "$work/hires-$size.csv" --apply --batch-size "$size" "${nested[@]}"
+  secs=$(cut -d' ' -f1 "$work/time")
+  printf '%-46s %8.0f rows/s\n' "apply throughput, --batch-size ${size}" "$(awk -v n="$bulk" -v s="$secs" 'BEGIN { print n / s }')"
+done
