@@ -166,9 +166,16 @@ impl Mapping {
 
     /// The lists of entries whose keys and values columns the file has.
     pub fn entry_lists(&self) -> impl Iterator<Item = &str> {
-        self.uses.iter().filter_map(|u| match u {
-            Use::EntryKeys(list) => Some(list.as_str()),
-            _ => None,
+        self.entry_pairs().map(|(list, _, _)| list)
+    }
+
+    /// Each list of entries with its keys' column and its values' column (a mapping has both or
+    /// neither).
+    pub fn entry_pairs(&self) -> impl Iterator<Item = (&str, usize, usize)> {
+        self.uses.iter().enumerate().filter_map(|(keys, u)| {
+            let Use::EntryKeys(list) = u else { return None };
+            let values = self.uses.iter().position(|v| matches!(v, Use::EntryValues(l) if l == list))?;
+            Some((list.as_str(), keys, values))
         })
     }
 

@@ -161,27 +161,9 @@ pub fn wanted<'a>(record: &'a Record, mapping: &'a Mapping, target: &Target) -> 
         problems.push(format!("the key column '{}' is empty", mapping.header[mapping.key_column()]));
     }
     let mut groups = None;
-    // A list of entries as an export writes it: its keys' cell and its values' cell.
-    let mut pairs: Vec<(&str, Option<&str>, Option<&str>)> = Vec::new();
     for (i, used) in mapping.uses.iter().enumerate() {
         let cell = record.cells.get(i).map(String::as_str).unwrap_or("");
-        let pair = |pairs: &mut Vec<(&'a str, Option<&'a str>, Option<&'a str>)>, list: &'a str| {
-            if let Some(at) = pairs.iter().position(|(l, _, _)| *l == list) {
-                at
-            } else {
-                pairs.push((list, None, None));
-                pairs.len() - 1
-            }
-        };
         match used {
-            Use::EntryKeys(list) => {
-                let at = pair(&mut pairs, list);
-                pairs[at].1 = Some(cell);
-            }
-            Use::EntryValues(list) => {
-                let at = pair(&mut pairs, list);
-                pairs[at].2 = Some(cell);
-            }
             Use::Field(name) => {
                 let Some(field) = target.field(name) else { continue };
                 match convert(field, cell) {
@@ -194,11 +176,14 @@ pub fn wanted<'a>(record: &'a Record, mapping: &'a Mapping, target: &Target) -> 
                 groups =
                     Some(cell.split([';', ',']).map(str::trim).filter(|g| !g.is_empty()).map(str::to_owned).collect());
             }
-            Use::Key | Use::Unmapped => {}
+            // Read in pairs below.
+            Use::EntryKeys(_) | Use::EntryValues(_) | Use::Key | Use::Unmapped => {}
         }
     }
-    for (list, keys, given) in pairs {
-        let (Some(keys), Some(given)) = (keys, given) else { continue };
+    // A list of entries as an export writes it: its keys' cell and its values' cell.
+    for (list, keys, given) in mapping.entry_pairs() {
+        let cell = |i: usize| record.cells.get(i).map(String::as_str).unwrap_or("");
+        let (keys, given) = (cell(keys), cell(given));
         let split = |cell: &'a str| -> Vec<&'a str> {
             if cell.trim().is_empty() { Vec::new() } else { cell.split(';').map(str::trim).collect() }
         };

@@ -441,6 +441,33 @@ fn failed(message: &str, field: &str) -> Outcome {
     Outcome::Failed { message: message.to_owned(), field: field.to_owned() }
 }
 
+/// How the user `key` (or `id`) is given where `k` is asked for.
+fn key_value(k: Key, key: &str, id: Option<&str>) -> Value {
+    match k {
+        Key::Ref => Value::from(key),
+        Key::Id => Value::from(id.unwrap_or(key)),
+    }
+}
+
+/// A GraphQL error as a row's refusal: the sandbox and many services name the input at fault
+/// first (`input.email: not a valid address`), else the error's path does.
+fn graphql_refusal(error: &crate::api::GraphQlError) -> Outcome {
+    let field = error
+        .message
+        .split_once(": ")
+        .map(|(f, _)| f)
+        .filter(|f| !f.contains(' ') && !f.is_empty())
+        .map_or_else(|| error.path_text(), str::to_owned);
+    Outcome::Failed { message: error.message.clone(), field }
+}
+
+/// The errors a payload returned as data as a row's refusal, when there are any.
+fn payload_refusal(errors: &[shape::PayloadError]) -> Option<Outcome> {
+    let first = errors.first()?;
+    let message = errors.iter().map(|e| e.sentence()).collect::<Vec<_>>().join("; ");
+    Some(Outcome::Failed { message, field: first.field.clone().unwrap_or_default() })
+}
+
 /// The input object of a mutation taking `fields` (the key inside it as `inside`) for the user
 /// `key` (or `id`) with `values`.
 fn input_object(
@@ -453,11 +480,7 @@ fn input_object(
     let mut input: Map<String, Value> =
         values.iter().filter(|(f, _)| fields.contains(f)).map(|(f, v)| (f.clone(), v.clone())).collect();
     if let Some((field, k)) = inside {
-        let value = match k {
-            Key::Ref => Value::from(key),
-            Key::Id => Value::from(id.unwrap_or(key)),
-        };
-        input.insert(field.clone(), value);
+        input.insert(field.clone(), key_value(*k, key, id));
     } else if fields.iter().any(|f| f == "ref") {
         input.insert("ref".to_owned(), Value::from(key));
     }
@@ -530,13 +553,7 @@ pub async fn send_batch(
     // GraphQL errors: of one input when their path says which (a list index), else of all.
     for error in &response.errors {
         let index = error.path.iter().find_map(|p| p.as_u64()).map(|i| i as usize).filter(|i| *i < rows.len());
-        let field = error
-            .message
-            .split_once(": ")
-            .map(|(f, _)| f)
-            .filter(|f| !f.contains(' ') && !f.is_empty())
-            .map_or_else(|| error.path_text(), str::to_owned);
-        let outcome = Outcome::Failed { message: error.message.clone(), field };
+        let outcome = graphql_refusal(error);
         match index {
             Some(i) => outcomes[i] = Some(outcome),
             None => outcomes.iter_mut().filter(|o| o.is_none()).for_each(|o| *o = Some(outcome.clone())),
@@ -547,12 +564,8 @@ pub async fn send_batch(
         if outcomes[i].is_some() {
             continue;
         }
-        let errors = batch.item.errors(result);
-        outcomes[i] = Some(match errors.first() {
-            Some(first) => Outcome::Failed {
-                message: errors.iter().map(|e| e.sentence()).collect::<Vec<_>>().join("; "),
-                field: first.field.clone().unwrap_or_default(),
-            },
+        outcomes[i] = Some(match payload_refusal(&batch.item.errors(result)) {
+            Some(refused) => refused,
             None => match batch.item.object(result) {
                 Some(user) => Outcome::Done { created_id: user.get("id").map(super::plan::text), note: String::new() },
                 // No user and no error: not said; left unknown, to be read again.
@@ -577,10 +590,7 @@ async fn call(
     let mut declared = Vec::new();
     let mut passed = Vec::new();
     let mut variables = Map::new();
-    let by_key = |k: &Key| match k {
-        Key::Ref => Value::from(key),
-        Key::Id => Value::from(id.unwrap_or(key)),
-    };
+    let by_key = |k: &Key| key_value(*k, key, id);
     for (i, (name, ty, supply)) in mutation.args.iter().enumerate() {
         let value = match supply {
             Supply::UserKey(k) => by_key(k),
@@ -611,21 +621,11 @@ async fn call(
     let exchange = client.execute(&request, cancel).await?;
     let response = exchange.response;
     if let Some(error) = response.errors.first() {
-        let path = error.path_text();
-        // The sandbox and many services name the input at fault first: `input.email: not a valid address`.
-        let field = error
-            .message
-            .split_once(": ")
-            .map(|(f, _)| f)
-            .filter(|f| !f.contains(' ') && !f.is_empty())
-            .map_or(path, str::to_owned);
-        return Ok(Err(Outcome::Failed { message: error.message.clone(), field }));
+        return Ok(Err(graphql_refusal(error)));
     }
     let answer = response.data.as_ref().and_then(|d| d.get(&mutation.field)).cloned().unwrap_or(Value::Null);
-    let errors = mutation.returns.errors(&answer);
-    if let Some(first) = errors.first() {
-        let message = errors.iter().map(|e| e.sentence()).collect::<Vec<_>>().join("; ");
-        return Ok(Err(Outcome::Failed { message, field: first.field.clone().unwrap_or_default() }));
+    if let Some(refused) = payload_refusal(&mutation.returns.errors(&answer)) {
+        return Ok(Err(refused));
     }
     Ok(Ok(mutation.returns.object(&answer).cloned().unwrap_or(Value::Null)))
 }
