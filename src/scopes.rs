@@ -3,6 +3,86 @@
 use std::fmt;
 use std::str::FromStr;
 
+/// The scopes an operation of `kind` with the root fields `fields` needs, by the spec's table of
+/// areas (users, trainings, groups, events, extra categories): read for a query, write for a
+/// mutation. A field whose area cannot be told from its name needs nothing this can name.
+pub fn needed_by(kind: crate::query::OperationKind, fields: &[String]) -> ScopeSet {
+    let write = kind == crate::query::OperationKind::Mutation;
+    let mut needed = ScopeSet::default();
+    for name in fields {
+        let plain: String = name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+        let has = |words: &[&str]| words.iter().any(|w| plain.contains(w));
+        // Extra categories before users (an extra field is a user's), events before trainings
+        // (an enrollment's offer belongs to a module group).
+        let scope = if has(&["extracategor"]) {
+            if write { Some(Scope::ExtraCategoriesWrite) } else { Some(Scope::UsersRead) }
+        } else if has(&["enrollment", "offer", "modulegroup", "session", "event"]) {
+            Some(if write { Scope::EventsWrite } else { Scope::EventsRead })
+        } else if has(&["training", "module", "progress", "journey", "course", "certificate", "portfolio"]) {
+            Some(if write { Scope::TrainingsWrite } else { Scope::TrainingsRead })
+        } else if has(&["group"]) {
+            Some(if write { Scope::GroupsWrite } else { Scope::GroupsRead })
+        } else if has(&["user", "learner", "person", "people", "employee", "node"]) {
+            Some(if write { Scope::UsersWrite } else { Scope::UsersRead })
+        } else {
+            None
+        };
+        if let Some(scope) = scope {
+            needed.insert(scope);
+        }
+    }
+    needed
+}
+
+/// The `scope="…"` and `error="…"` of a `WWW-Authenticate: Bearer` challenge (RFC 6750 §3):
+/// the scopes it names (known ones only) and its error code.
+pub fn read_challenge(header: &str) -> (Vec<String>, Option<String>) {
+    let Some(rest) = header.trim_start().strip_prefix("Bearer").or_else(|| header.trim_start().strip_prefix("bearer"))
+    else {
+        return (Vec::new(), None);
+    };
+    let mut scopes = Vec::new();
+    let mut error = None;
+    let mut text = rest;
+    // key="quoted value" or key=token, separated by commas.
+    while let Some(eq) = text.find('=') {
+        let key = text[..eq].trim().trim_start_matches(',').trim().to_ascii_lowercase();
+        let after = text[eq + 1..].trim_start();
+        let (value, next) = if let Some(quoted) = after.strip_prefix('"') {
+            let mut value = String::new();
+            let mut chars = quoted.char_indices();
+            let mut end = quoted.len();
+            while let Some((i, c)) = chars.next() {
+                match c {
+                    '\\' => {
+                        if let Some((_, escaped)) = chars.next() {
+                            value.push(escaped);
+                        }
+                    }
+                    '"' => {
+                        end = i + 1;
+                        break;
+                    }
+                    c => value.push(c),
+                }
+            }
+            (value, &quoted[end.min(quoted.len())..])
+        } else {
+            let end = after.find(',').unwrap_or(after.len());
+            (after[..end].trim().to_owned(), &after[end..])
+        };
+        match key.as_str() {
+            "scope" => {
+                scopes.extend(value.split_whitespace().filter(|s| s.parse::<Scope>().is_ok()).map(str::to_owned))
+            }
+            "error" => error = Some(value),
+            _ => {}
+        }
+        text = next;
+    }
+    (scopes, error)
+}
+
 /// One OAuth scope of the service.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Scope {
@@ -193,5 +273,30 @@ mod tests {
     fn rejects_an_unknown_scope_by_name() {
         let err = ScopeSet::parse("users.read users.admin").unwrap_err();
         assert!(err.to_string().contains("'users.admin'"), "{err}");
+    }
+
+    #[test]
+    fn reads_the_scope_a_bearer_challenge_names() {
+        let dot = r#"Bearer error="insufficient_scope",error_description="The access token is valid but does not have enough scope.",resource_metadata="http://127.0.0.1/x""#;
+        assert_eq!(read_challenge(dot), (Vec::new(), Some("insufficient_scope".to_owned())));
+        let named = r#"Bearer realm="api", error="insufficient_scope", scope="users.read users.write""#;
+        assert_eq!(read_challenge(named).0, ["users.read", "users.write"]);
+        assert_eq!(read_challenge("Bearer scope=users.read").0, ["users.read"]);
+        assert_eq!(read_challenge(r#"Bearer scope="users.admin openid""#).0, Vec::<String>::new());
+        assert_eq!(read_challenge("Basic realm=x"), (Vec::new(), None));
+        assert_eq!(read_challenge(r#"Bearer error="a\"b""#).1.as_deref(), Some("a\"b"));
+    }
+
+    #[test]
+    fn an_operation_needs_its_areas_scope() {
+        use crate::query::OperationKind::{Mutation, Query};
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let needed = |kind, list: &[&str]| needed_by(kind, &names(list)).to_string();
+        assert_eq!(needed(Query, &["user", "paginatedUsers"]), "users.read");
+        assert_eq!(needed(Mutation, &["updateUser"]), "users.write");
+        assert_eq!(needed(Query, &["paginatedEnrollments", "paginatedTrainings"]), "trainings.read events.read");
+        assert_eq!(needed(Mutation, &["addUsersToGroup"]), "groups.write");
+        assert_eq!(needed(Mutation, &["groupCreate"]), "groups.write");
+        assert_eq!(needed(Query, &["whatever"]), "");
     }
 }

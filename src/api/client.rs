@@ -359,6 +359,11 @@ impl Client {
             response.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(retry_after);
         let location =
             response.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let challenge = response
+            .headers()
+            .get(reqwest::header::WWW_AUTHENTICATE)
+            .and_then(|v| v.to_str().ok())
+            .map(crate::scopes::read_challenge);
         let body = match super::body::read_capped(response, self.options.max_response).await {
             Ok(body) => body,
             Err(BodyError::TooLarge { limit, announced }) => {
@@ -379,7 +384,10 @@ impl Client {
             StatusCode::FORBIDDEN => {
                 let message =
                     parsed.ok().and_then(|r| r.errors.into_iter().next()).map(|e| e.message).unwrap_or_default();
-                Try::Failed(ApiError::MissingScope { scopes: scopes_in_message(&message), message })
+                Try::Failed(ApiError::MissingScope {
+                    scopes: missing_scopes(challenge, &message, request, token),
+                    message,
+                })
             }
             s if s.is_redirection() => Try::Failed(ApiError::Redirected {
                 status: s.as_u16(),
@@ -459,6 +467,40 @@ pub(crate) fn describe(err: &reqwest::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// The scopes a 403 says are missing: those the `WWW-Authenticate` challenge names (RFC 6750
+/// `scope="…"`), else those the message quotes, else those the operation needs by its root
+/// fields that the token was not granted (a django-oauth-toolkit 403 has an empty body and a
+/// challenge naming no scope).
+fn missing_scopes(
+    challenge: Option<(Vec<String>, Option<String>)>,
+    message: &str,
+    request: &GraphQlRequest,
+    token: &Token,
+) -> Vec<String> {
+    if let Some((scopes, _)) = challenge.filter(|(scopes, _)| !scopes.is_empty()) {
+        // Those named that the token lacks; all named when it seems to have them (a service
+        // naming every scope the resource takes).
+        let lacking: Vec<String> = scopes
+            .iter()
+            .filter(|s| s.parse::<crate::scopes::Scope>().is_ok_and(|s| !token.scopes.contains(s)))
+            .cloned()
+            .collect();
+        return if lacking.is_empty() { scopes } else { lacking };
+    }
+    let quoted = scopes_in_message(message);
+    if !quoted.is_empty() {
+        return quoted;
+    }
+    match crate::query::root_fields(&request.query, request.operation_name.as_deref()) {
+        Ok((kind, fields)) => crate::scopes::needed_by(kind, &fields)
+            .difference(token.scopes)
+            .iter()
+            .map(|s| s.as_str().to_owned())
+            .collect(),
+        Err(_) => Vec::new(),
+    }
 }
 
 #[cfg(test)]

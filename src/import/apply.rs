@@ -250,6 +250,10 @@ async fn apply_run(
                 record(store, import, position, RowState::Conflict, &message, "", "")?;
                 RowState::Conflict
             }
+            Some(Outcome::Moved { message, field, .. }) => {
+                record(store, import, position, RowState::Failed, &message, &field, "")?;
+                RowState::Failed
+            }
             None => {
                 unknown += 1;
                 RowState::Sent
@@ -316,7 +320,7 @@ async fn apply_row(
         }
     };
     record(store, import, row.position, RowState::Sent, "", "", "")?;
-    match send(client, target, &rest, now.as_ref(), cancel).await {
+    match send(client, target, Some(reading), &rest, now.as_ref(), cancel).await {
         Ok(Outcome::Done { created_id, note }) => {
             record(store, import, row.position, RowState::Done, &note, "", created_id.as_deref().unwrap_or(""))?;
             Ok(RowState::Done)
@@ -328,6 +332,23 @@ async fn apply_row(
         Ok(Outcome::Conflict { message }) => {
             record(store, import, row.position, RowState::Conflict, &message, "", "")?;
             Ok(RowState::Conflict)
+        }
+        Ok(Outcome::Moved { message, field, changes }) => {
+            // Journaled with what moved (old → found), so that the undo file gives it back.
+            let mut applied = plan.clone();
+            for change in changes {
+                applied.changes.retain(|c| c.field != change.field);
+                applied.changes.push(change);
+            }
+            applied.moved = true;
+            let json = serde_json::to_string(&applied).unwrap_or_else(|_| row.plan.clone());
+            store
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .set_import_row_plan(import, row.position, &json)
+                .map_err(|e| Stopped::Journal(format!("{e}; the import stopped before sending another row")))?;
+            record(store, import, row.position, RowState::Failed, &message, &field, "")?;
+            Ok(RowState::Failed)
         }
         // A refusal that says the request was not run is the row's failure; anything else leaves
         // the row `sent` (its outcome unknown) and stops.

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::mapping::{EMPTY_CELL, NULL_CELL};
 use super::plan::{Action, PlannedRow, text};
 use super::read;
 use super::target::Target;
@@ -177,9 +178,12 @@ pub fn write_undo(path: &Path, target: &Target, journal: &[JournalRow]) -> Resul
         |e: &dyn std::fmt::Display| format!("cannot write the undo file to {}: {e}; check the folder", path.display());
     let applied: Vec<PlannedRow> = journal
         .iter()
-        .filter(|j| j.state == RowState::Done)
-        .filter_map(|j| serde_json::from_str::<PlannedRow>(&j.plan).ok())
-        .filter(|p| p.action.writes())
+        .filter(|j| matches!(j.state, RowState::Done | RowState::Failed))
+        .filter_map(|j| Some((j.state, serde_json::from_str::<PlannedRow>(&j.plan).ok()?)))
+        // A failed row is given back only when it was applied with fields the service moved
+        // unasked (`moved`): those are in its changes with their old values.
+        .filter(|(state, p)| p.action.writes() && (*state == RowState::Done || p.moved))
+        .map(|(_, p)| p)
         .collect();
     let active = target.active_field.clone();
     let mut columns: Vec<String> = Vec::new();
@@ -208,15 +212,18 @@ pub fn write_undo(path: &Path, target: &Target, journal: &[JournalRow]) -> Resul
         for column in &columns {
             let old = row.changes.iter().find(|c| &c.field == column).map(|c| &c.old);
             let is_active = Some(column) == active.as_ref();
+            // A created user is archived; a value that was null or empty is said so explicitly
+            // (an empty cell changes nothing); an unchanged value is left alone.
             let cell = match (row.action, old) {
                 (Action::Create, _) if is_active => "false".to_owned(),
                 (Action::Create, _) => String::new(),
+                (_, Some(Value::Null)) => NULL_CELL.to_owned(),
+                (_, Some(Value::String(s))) if s.is_empty() => EMPTY_CELL.to_owned(),
                 (_, Some(old)) => text(old),
-                // An unchanged state is written as it was: an empty cell would read as false.
                 (_, None) if is_active => row.active_before.unwrap_or(true).to_string(),
                 (_, None) => String::new(),
             };
-            cells.push(if matches!(old, Some(Value::Null)) { String::new() } else { safe(&cell) });
+            cells.push(safe(&cell));
         }
         if groups {
             cells.push(safe(&row.groups_before.as_deref().unwrap_or_default().join("; ")));

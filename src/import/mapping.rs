@@ -286,23 +286,49 @@ fn names_entry(field: &Field, plain_name: &str) -> bool {
         .is_some_and(|e| plain(&e.key) == plain_name || e.label.as_deref().is_some_and(|l| plain(l) == plain_name))
 }
 
-/// A cell's value for `field`: `Ok(None)` when the cell says nothing (empty, for anything but a
-/// boolean), `Err` with the reason when it does not convert.
+/// The cell that clears a field to empty text (null where the field is not text).
+pub const EMPTY_CELL: &str = "(empty)";
+/// The cell that clears a field to null (empty text where the service does not take null).
+pub const NULL_CELL: &str = "(null)";
+
+/// A cell's value for `field`: `Ok(None)` when the cell says nothing (an empty cell never
+/// changes anything, booleans included), `Err` with the reason when it does not convert.
+/// Clearing is said explicitly: [`EMPTY_CELL`] and [`NULL_CELL`] (what an undo file writes for a
+/// value that was empty or null before).
 pub fn convert(field: &Field, cell: &str) -> Result<Option<Value>, String> {
     // Text is sent as written (a name may end in a space); everything else is read trimmed.
     let raw = cell;
     let cell = cell.trim();
     let name = &field.name;
-    if cell.is_empty() && field.kind != Kind::Bool {
+    if cell.is_empty() {
         return Ok(None);
+    }
+    let text = field.kind == Kind::Text;
+    if cell.eq_ignore_ascii_case(EMPTY_CELL) {
+        return match (text, field.nullable) {
+            (true, _) => Ok(Some(Value::String(String::new()))),
+            (false, true) => Ok(Some(Value::Null)),
+            (false, false) => Err(format!("{name}: the service cannot leave it empty; give a value")),
+        };
+    }
+    if cell.eq_ignore_ascii_case(NULL_CELL) {
+        return match (field.nullable, text) {
+            (true, _) => Ok(Some(Value::Null)),
+            (false, true) => Ok(Some(Value::String(String::new()))),
+            (false, false) => Err(format!("{name}: the service cannot leave it empty; give a value")),
+        };
     }
     let value = match &field.kind {
         Kind::Bool => match plain(cell).as_str() {
             "true" | "yes" | "y" | "1" | "x" | "active" | "enabled" | "oui" | "ja" => Value::Bool(true),
-            "false" | "no" | "n" | "0" | "" | "inactive" | "archived" | "disabled" | "left" | "non" | "nein" => {
+            "false" | "no" | "n" | "0" | "inactive" | "archived" | "disabled" | "left" | "non" | "nein" => {
                 Value::Bool(false)
             }
-            _ => return Err(format!("{name}: '{cell}' is not yes or no (write true/false, yes/no, 1/0, or x/empty)")),
+            _ => {
+                return Err(format!(
+                    "{name}: '{cell}' is not yes or no (write true/false, yes/no, 1/0 or x; an empty cell changes nothing)"
+                ));
+            }
         },
         Kind::Int => cell
             .parse::<i64>()
@@ -388,6 +414,7 @@ mod tests {
             on_create: true,
             on_update: true,
             email: name == "email",
+            nullable: true,
             entry: None,
         }
     }
@@ -395,10 +422,12 @@ mod tests {
     #[test]
     fn cells_convert_by_the_fields_type_or_say_why_not() {
         let active = field("isActive", Kind::Bool);
-        for (cell, value) in [("yes", true), ("x", true), ("1", true), ("", false), ("No", false), ("inactive", false)]
-        {
+        for (cell, value) in [("yes", true), ("x", true), ("1", true), ("No", false), ("inactive", false)] {
             assert_eq!(convert(&active, cell), Ok(Some(Value::Bool(value))), "{cell}");
         }
+        // An empty cell never changes anything, a boolean included: no archive by omission.
+        assert_eq!(convert(&active, ""), Ok(None));
+        assert_eq!(convert(&active, "  "), Ok(None));
         assert!(convert(&active, "maybe").unwrap_err().contains("not yes or no"));
         let roles = field("roles", Kind::EnumList(vec!["LEARNER".into(), "MANAGER".into()]));
         assert_eq!(convert(&roles, "Learner; manager"), Ok(Some(serde_json::json!(["LEARNER", "MANAGER"]))));
@@ -408,6 +437,20 @@ mod tests {
         assert_eq!(convert(&email, ""), Ok(None));
         assert_eq!(convert(&field("n", Kind::Int), "00123"), Ok(Some(Value::from(123))));
         assert_eq!(convert(&field("d", Kind::Date), "01/03/2024"), Ok(Some(Value::from("2024-03-01T00:00:00Z"))));
+    }
+
+    #[test]
+    fn clearing_is_said_explicitly() {
+        let department = field("department", Kind::Text);
+        assert_eq!(convert(&department, "(empty)"), Ok(Some(Value::from(""))));
+        assert_eq!(convert(&department, "(null)"), Ok(Some(Value::Null)));
+        assert_eq!(convert(&department, " (NULL) "), Ok(Some(Value::Null)));
+        let required = Field { nullable: false, ..field("name", Kind::Text) };
+        assert_eq!(convert(&required, "(null)"), Ok(Some(Value::from(""))), "null where the input takes it, else \"\"");
+        let active = field("isActive", Kind::Bool);
+        assert_eq!(convert(&active, "(empty)"), Ok(Some(Value::Null)));
+        let strict = Field { nullable: false, ..field("isActive", Kind::Bool) };
+        assert!(convert(&strict, "(empty)").unwrap_err().contains("cannot leave it empty"));
     }
 }
 

@@ -91,6 +91,11 @@ pub struct PlannedRow {
     /// undo file gives back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub groups_before: Option<Vec<String>>,
+    /// Applied, but the service moved fields the row did not ask to change (a replace-style
+    /// update clearing what was left out): they are among `changes` (old → what the service
+    /// has), so that the undo file gives them back.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub moved: bool,
 }
 
 impl PlannedRow {
@@ -223,6 +228,16 @@ pub struct Current {
     pub values: serde_json::Map<String, Value>,
     /// Its groups by ref, when read.
     pub groups: Option<BTreeSet<String>>,
+}
+
+impl Current {
+    /// The user as the service answered it: `id`, `ref` (`key`) and the values read.
+    pub fn as_value(&self, key: &str) -> Value {
+        let mut object = self.values.clone();
+        object.insert("id".to_owned(), Value::from(self.id.as_str()));
+        object.entry("ref").or_insert_with(|| Value::from(key));
+        Value::Object(object)
+    }
 }
 
 /// A user of the service as the scan for `--archive-missing` lists it.
@@ -384,6 +399,7 @@ pub fn classify(wanted: &Wanted, current: Option<&Current>, target: &Target) -> 
         reason: String::new(),
         active_before: None,
         groups_before: None,
+        moved: false,
     };
     if let Some(reason) = &wanted.invalid {
         row.action = Action::Invalid;
@@ -523,6 +539,7 @@ pub fn missing_to_archive(
             reason: "not in the file".to_owned(),
             active_before: Some(true),
             groups_before: u.groups.clone(),
+            moved: false,
         })
         .collect();
     let limit = (active as f64 * options.archive_share).floor() as usize;

@@ -258,10 +258,23 @@ impl Table {
                     Ok(Record { row, cells: r.iter().map(unquote).collect(), problem: None })
                 }),
             };
+            let csv = matches!(self.rows, Rows::Csv(_));
             match record {
                 Some(Ok(mut record)) => {
                     if record.cells.iter().all(|c| c.trim().is_empty()) {
                         continue;
+                    }
+                    // A CSV row cut short (or run long) by a line break or a separator in an
+                    // unquoted cell: its cells are not under their headers, so it changes nothing.
+                    // (A workbook's row simply ends at its last filled cell.)
+                    if csv && record.cells.len() != self.header.len() && record.problem.is_none() {
+                        record.problem = Some(format!(
+                            "row {} has {} cell{} where the header has {}: a line break inside an unquoted cell?",
+                            record.row,
+                            record.cells.len(),
+                            if record.cells.len() == 1 { "" } else { "s" },
+                            self.header.len()
+                        ));
                     }
                     record.cells.resize(self.header.len().max(record.cells.len()), String::new());
                     return Some(Ok(record));

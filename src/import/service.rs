@@ -41,7 +41,10 @@ impl Reading {
         let own = |name: &str| {
             shape::field(schema, &target.user_type, name).filter(|f| shape::is_leaf(schema, f.ty.inner_named_type()))
         };
-        for name in fields.iter().copied().chain(target.active_field.as_deref()) {
+        // A replace-style update sends the whole record: every field its input has is read.
+        let whole: Vec<String> = target.replace.as_ref().map(|r| r.outputs()).unwrap_or_default();
+        for name in fields.iter().copied().chain(target.active_field.as_deref()).chain(whole.iter().map(String::as_str))
+        {
             if own(name).is_some() && !read.iter().any(|r| r == name) && name != "id" && name != "ref" {
                 read.push(name.to_owned());
             }
@@ -256,7 +259,7 @@ pub async fn look_up(
 }
 
 /// How one row came out.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     /// Applied; the id of a created user.
     Done {
@@ -276,6 +279,17 @@ pub enum Outcome {
     Conflict {
         /// Which fields, old → now.
         message: String,
+    },
+    /// Applied, but read back the service has moved fields it was not asked to (a replace-style
+    /// update clearing what was left out) or not set what it was asked: the row's failure, with
+    /// what moved (old → found) for the undo.
+    Moved {
+        /// `the service changed isActive: true → false though the file did not ask for it`.
+        message: String,
+        /// The first field that moved.
+        field: String,
+        /// Each moved field: old → what the service has now.
+        changes: Vec<super::plan::Change>,
     },
 }
 
@@ -332,6 +346,7 @@ pub fn still_to_send(row: &PlannedRow, now: Option<&Current>, overwrite: bool) -
 pub async fn send(
     client: &Client,
     target: &Target,
+    reading: Option<&Reading>,
     row: &PlannedRow,
     now: Option<&Current>,
     cancel: &CancellationToken,
@@ -344,12 +359,34 @@ pub async fn send(
             let Some(create) = &target.create else { return Ok(failed("the service cannot create users", "")) };
             let mut values: Map<String, Value> = row.changes.iter().map(|c| (c.field.clone(), c.new.clone())).collect();
             pack_entries(target, &mut values, None);
-            match call(client, create, &row.key, None, values, None, cancel).await? {
+            // A joiner is active unless the file says otherwise: a form's missing checkbox would
+            // create them archived.
+            if let Some(active) = active
+                && !values.contains_key(active)
+                && create.sets().contains(&active)
+            {
+                values.insert(active.to_owned(), Value::Bool(true));
+            }
+            let sent = values.clone();
+            match call(client, create, &row.key, None, values, None, None, cancel).await? {
                 Ok(answer) => {
                     created_id = answer.get("id").map(super::plan::text);
                     id.clone_from(&created_id);
                 }
                 Err(outcome) => return Ok(outcome),
+            }
+            // A replace-style service's creation is read back too: what it stored is what was sent.
+            if target.replace.is_some()
+                && let Some(reading) = reading
+            {
+                let after = look_up(client, reading, &row.key, cancel).await?;
+                let after = after.map(|c| c.as_value(&row.key)).unwrap_or(Value::Null);
+                let fields = sent.keys().filter(|f| reading.fields.contains(f)).map(|f| (f.as_str(), f.as_str()));
+                let moved = shape::compare(fields, &Value::Null, &sent, &after);
+                if let Some(first) = moved.first() {
+                    let message = moved.iter().map(|m| m.sentence("the file")).collect::<Vec<_>>().join("; ");
+                    return Ok(Outcome::Failed { message, field: first.field.clone() });
+                }
             }
         }
         Action::Update | Action::Archive | Action::Activate => {
@@ -368,13 +405,45 @@ pub async fn send(
             pack_entries(target, &mut values, now);
             if !values.is_empty() {
                 let Some(update) = &target.update else { return Ok(failed("the service cannot update users", "")) };
-                if let Err(outcome) = call(client, update, &row.key, id.as_deref(), values, None, cancel).await? {
+                if let (Some(replace), Some(reading)) = (&target.replace, reading) {
+                    // The whole record: what the service has, the changes over it, read back.
+                    let Some(now) = now else { return Ok(failed("the user no longer exists on the service", "")) };
+                    let before = now.as_value(&row.key);
+                    let whole = match replace.input(&before, &values) {
+                        Ok(whole) => whole,
+                        Err(why) => return Ok(failed(&why, "")),
+                    };
+                    let named = id.as_deref().or(Some(now.id.as_str())).filter(|i| !i.is_empty());
+                    if let Err(outcome) =
+                        call(client, update, &row.key, named, Map::new(), None, Some(whole), cancel).await?
+                    {
+                        return Ok(outcome);
+                    }
+                    let after = look_up(client, reading, &row.key, cancel).await?;
+                    let after = after.map(|c| c.as_value(&row.key)).unwrap_or(Value::Null);
+                    let moved = replace.moved(&before, &values, &after);
+                    if let Some(first) = moved.first() {
+                        let message = moved.iter().map(|m| m.sentence("the file")).collect::<Vec<_>>().join("; ");
+                        let changes = moved
+                            .iter()
+                            .filter(|m| !m.asked)
+                            .map(|m| super::plan::Change {
+                                field: m.field.clone(),
+                                old: m.before.clone(),
+                                new: m.found.clone(),
+                            })
+                            .collect();
+                        return Ok(Outcome::Moved { message, field: first.field.clone(), changes });
+                    }
+                } else if let Err(outcome) =
+                    call(client, update, &row.key, id.as_deref(), values, None, None, cancel).await?
+                {
                     return Ok(outcome);
                 }
             }
             let state_changes = row.changes.iter().any(|c| Some(c.field.as_str()) == active);
             if let (Some(own), true) = (by_own, state_changes)
-                && let Err(outcome) = call(client, own, &row.key, id.as_deref(), Map::new(), None, cancel).await?
+                && let Err(outcome) = call(client, own, &row.key, id.as_deref(), Map::new(), None, None, cancel).await?
             {
                 return Ok(outcome);
             }
@@ -391,7 +460,7 @@ pub async fn send(
         let Some(mutation) = mutation else { return Ok(failed(&format!("the service cannot {what}"), "groups")) };
         for group in groups {
             if let Err(outcome) =
-                call(client, mutation, &row.key, id.as_deref(), Map::new(), Some(group), cancel).await?
+                call(client, mutation, &row.key, id.as_deref(), Map::new(), Some(group), None, cancel).await?
             {
                 return Ok(outcome);
             }
@@ -577,7 +646,9 @@ pub async fn send_batch(
 }
 
 /// One mutation for the user `key` (or `id`), with the input `values` and the group `group`:
-/// the object answered, or the refusal (GraphQL errors or payload errors).
+/// the object answered, or the refusal (GraphQL errors or payload errors). `whole` is a
+/// replace-style input sent as it is ([`shape::Replace::input`]).
+#[allow(clippy::too_many_arguments)]
 async fn call(
     client: &Client,
     mutation: &Mutation,
@@ -585,6 +656,7 @@ async fn call(
     id: Option<&str>,
     values: Map<String, Value>,
     group: Option<&str>,
+    whole: Option<Map<String, Value>>,
     cancel: &CancellationToken,
 ) -> Result<Result<Value, Outcome>, ApiError> {
     let mut declared = Vec::new();
@@ -599,6 +671,7 @@ async fn call(
                 Some(g) => Value::from(g),
                 None => continue,
             },
+            Supply::Input { .. } if whole.is_some() => Value::Object(whole.clone().unwrap_or_default()),
             Supply::Input { fields, key: inside } => input_object(fields, inside.as_ref(), &values, key, id),
             Supply::Field(field) => match values.get(field) {
                 Some(v) => v.clone(),

@@ -42,6 +42,8 @@ pub struct Field {
     pub on_update: bool,
     /// The service checks it as an e-mail address (`email`, or a scalar named so).
     pub email: bool,
+    /// An input taking it takes null (what `(null)` and `(empty)` cells set: [`crate::import::mapping::convert`]).
+    pub nullable: bool,
     /// The entry it is, when it is one key of a list of entries (an extra field: `Department` is
     /// the entry `department` of `extraFields`) rather than a field of the user's own.
     pub entry: Option<EntryKey>,
@@ -92,6 +94,9 @@ pub struct Target {
     pub create_batch: Option<shape::Batch>,
     /// Changes a user: the key and an input object (or fields as arguments).
     pub update: Option<Mutation>,
+    /// How the update takes the record when it replaces it whole (a Django form mutation:
+    /// required fields, named by its relay id, a field left out cleared); `None` when it patches.
+    pub replace: Option<shape::Replace>,
     /// Archives a user by key.
     pub archive: Option<Mutation>,
     /// Activates an archived user by key.
@@ -143,11 +148,15 @@ impl Target {
                 let kind = kind_of(schema, &ty);
                 let email = shape::plain(&name) == "email" || shape::plain(ty.inner_named_type()).contains("email");
                 match fields.iter_mut().find(|f| f.name == name) {
-                    Some(field) => field.on_update |= !creating,
+                    Some(field) => {
+                        field.on_update |= !creating;
+                        field.nullable |= !ty.is_non_null();
+                    }
                     None => fields.push(Field {
                         required: creating && ty.is_non_null() && !has_default(schema, mutation, &name),
                         on_create: creating,
                         on_update: !creating,
+                        nullable: !ty.is_non_null(),
                         name,
                         kind,
                         email,
@@ -166,11 +175,16 @@ impl Target {
         let create_batch = create.as_ref().and_then(|c| {
             input_types(schema, c).first().and_then(|input| shape::batch_create(schema, &user_type, input))
         });
+        let replace = update.as_ref().and_then(|u| match shape::style(schema, u, &user_type) {
+            shape::Style::Replace(replace) => Some(replace),
+            shape::Style::Patch => None,
+        });
         Some(Target {
             user_type,
             create,
             create_batch,
             update,
+            replace,
             archive: pick(Action::ArchiveUser),
             activate: pick(Action::ActivateUser),
             add_to_group: pick(Action::AddToGroup),
@@ -204,6 +218,7 @@ impl Target {
                 on_create,
                 on_update,
                 email: false,
+                nullable: true,
                 entry: Some(EntryKey { list: list.to_owned(), key: info.key, label: info.label }),
             });
         }

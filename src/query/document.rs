@@ -72,6 +72,25 @@ pub fn kind_of(text: &str, operation_name: Option<&str>) -> Result<OperationKind
     Parsed::new(text, operation_name).map(|parsed| operation_kind(&parsed.operation))
 }
 
+/// The kind of the operation named `operation_name` (or the only one) in `text`, and the names of
+/// its root fields (introspection's `__schema`/`__type`/`__typename` left out).
+pub fn root_fields(text: &str, operation_name: Option<&str>) -> Result<(OperationKind, Vec<String>), DocumentError> {
+    let parsed = Parsed::new(text, operation_name)?;
+    let kind = operation_kind(&parsed.operation);
+    let names = parsed
+        .operation
+        .selection_set()
+        .into_iter()
+        .flat_map(|set| set.selections())
+        .filter_map(|selection| match selection {
+            cst::Selection::Field(field) => Some(field.name()?.text().to_string()),
+            _ => None,
+        })
+        .filter(|name| !name.starts_with("__"))
+        .collect();
+    Ok((kind, names))
+}
+
 /// The kind of `operation`.
 pub(crate) fn operation_kind(operation: &cst::OperationDefinition) -> OperationKind {
     match operation.operation_type() {

@@ -23,7 +23,7 @@ pub mod paging;
 mod sample;
 
 pub use connection::{ArgumentValue, Column, ConnectionSite, locate, value_at};
-pub use document::{OperationKind, kind_of};
+pub use document::{OperationKind, kind_of, root_fields};
 pub use error::DocumentError;
 pub use operations::{OperationInfo, RunChoice, describe_operation_changes, operations, run_choice};
 pub use paging::{PAGE_SIZE_LIMIT, PagedQuery, Paging, PagingOptions, PagingStyle, detect_paging, prepare_paging};

@@ -36,6 +36,15 @@ fn is_title(name: &str) -> bool {
     matches!(plain(name).as_str(), "title" | "name" | "label" | "displayname" | "subject")
 }
 
+/// Scalars that name a related thing beside the object's own fields (`offerName`, `courseTitle`),
+/// not a person's name parts or another system's.
+fn is_named_title(name: &str) -> bool {
+    let name = plain(name);
+    let stem = name.strip_suffix("title").or_else(|| name.strip_suffix("name")).or_else(|| name.strip_suffix("label"));
+    let people = ["user", "first", "last", "middle", "nick", "given", "family", "full", "file", "host", "type"];
+    stem.is_some_and(|stem| !stem.is_empty() && !people.iter().any(|p| stem.starts_with(p)))
+}
+
 /// Whether a scalar field holds a moment: its type names a date or a time, or its name ends like
 /// `createdAt`, `hiredOn`, `dueDate`.
 fn is_date(schema: &Schema, name: &str, type_name: &str) -> bool {
@@ -69,6 +78,7 @@ impl Display {
         let Some(fields) = object_fields(schema, type_name) else { return };
         let usable = fields.into_iter().filter(|f| no_required_args(f) && !is_deprecated(f));
         let mut pointed = Vec::new();
+        let mut named = Vec::new();
         for f in usable {
             let name = f.name.to_string();
             let ty = f.ty.inner_named_type().as_str();
@@ -78,6 +88,8 @@ impl Display {
                     self.keys.push(name.clone());
                 } else if is_title(&name) && matches!(ty, "String") {
                     self.titles.push(path());
+                } else if is_named_title(&name) && matches!(ty, "String") {
+                    named.push(path());
                 } else if let Some(ExtendedType::Enum(values)) = schema.types.get(ty) {
                     if self.state.is_none() && depth == 0 {
                         let values = values.values.keys().map(|v| v.to_string()).collect();
@@ -96,6 +108,8 @@ impl Display {
                 pointed.push((name, ty.to_owned()));
             }
         }
+        // Its own `…Name`/`…Title` scalars after its title, before what it points to.
+        self.titles.extend(named);
         // What it points to, after its own fields (so that its own title comes first).
         for (name, ty) in pointed {
             at.push(name);

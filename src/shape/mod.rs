@@ -18,6 +18,9 @@
 //!   creation's input), and how each input's result is read.
 //! - [`entries`]: key–value lists a user carries (extra fields: `extraFields: [{ categoryRef,
 //!   value }]`, metadata), how they are set and read back, and where the keys that exist are listed.
+//! - [`style`]: whether an update input patches (every field optional) or replaces the whole record
+//!   (a Django form: required fields, named by its relay `id`, a field left out cleared), and for a
+//!   replace the record read, overlaid, sent whole and compared when read back ([`Replace`]).
 //! - [`payload_errors`]: the errors a payload returns as data (`errors { field messages }`,
 //!   `userErrors { field message }`, `errors { field message code }`).
 
@@ -27,6 +30,7 @@ mod entries;
 mod mutations;
 mod payload;
 mod related;
+mod replace;
 mod search;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -41,6 +45,7 @@ pub use entries::{Entries, KeyList, entries};
 pub use mutations::{Action, Mutation, Supply, mutations};
 pub use payload::{ErrorList, PayloadError, Returns, payload_errors, returns};
 pub use related::{Place, Related, related};
+pub use replace::{Moved, Replace, ReplaceField, Style, compare, names_by, shown, style};
 pub use search::{Search, search_for};
 
 /// The user's type: the node of `paginatedUsers` (the spec guarantees it), else what `user`

@@ -149,7 +149,8 @@ fn user_input(schema: &Schema, input: &str, user_type: &str) -> Option<UserInput
             if plain(&f.name) == "ref" {
                 sets.push(f.name.to_string());
             }
-        } else if user_fields.contains(&plain(&f.name)) {
+        } else if user_fields.contains(&plain(&f.name)) && plain(&f.name) != "id" {
+            // An `id` in the input names the record (a form mutation's relay id); it sets nothing.
             sets.push(f.name.to_string());
         }
     }

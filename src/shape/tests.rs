@@ -402,3 +402,37 @@ fn a_bulk_creation_is_found_by_the_list_of_the_creations_input_it_takes() {
         ("createUsers", None, Returns::Object)
     );
 }
+
+/// A related item's label: its own title first, then a `…Name`/`…Title` scalar beside its state
+/// (graphene-django's `offerName`), then what it points to; never a person's name part.
+#[test]
+fn a_related_items_label_is_found_by_shape() {
+    let graphene = graphene_django();
+    let display = Display::of(&graphene, "EnrollmentNode", "UserNode");
+    assert_eq!(display.titles.first().map(|p| p.join(".")), Some("offerName".to_owned()), "{display:?}");
+    let sdl = r#"
+        type Offer { title: String! }
+        type Enrollment { id: ID! userName: String firstName: String offerName: String status: String offer: Offer }
+        type Query { e: Enrollment }
+    "#;
+    let nested = schema(sdl);
+    let display = Display::of(&nested, "Enrollment", "User");
+    let titles: Vec<String> = display.titles.iter().map(|p| p.join(".")).collect();
+    assert_eq!(titles, ["offerName", "offer.title"]);
+    let own = schema_own_title();
+    assert_eq!(Display::of(&own, "Enrollment", "User").titles[0], ["title"]);
+}
+
+fn schema_own_title() -> Valid<Schema> {
+    schema("type Enrollment { id: ID! courseTitle: String title: String } type Query { e: Enrollment }")
+}
+
+/// What graphene-django 3.2.3 makes of `tests/django_service` (written by its `introspect.py`).
+pub(crate) fn graphene_django() -> Valid<Schema> {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/introspection/graphene-django-3.2.3.json"
+    ))
+    .expect("the committed fixture");
+    crate::api::read_introspection_json(&text).expect("the fixture reads").schema
+}

@@ -148,6 +148,16 @@ impl Store {
         Ok(())
     }
 
+    /// Replaces the planned row at `position` (JSON): a row applied with fields the service moved
+    /// unasked carries them, so that its undo gives them back.
+    pub fn set_import_row_plan(&self, import: i64, position: i64, plan: &str) -> Result<(), StoreError> {
+        self.conn()
+            .prepare_cached("UPDATE import_rows SET plan = ?3 WHERE import = ?1 AND position = ?2")
+            .and_then(|mut s| s.execute(params![import, position, plan]))
+            .map_err(|e| self.error(e))?;
+        Ok(())
+    }
+
     /// Marks an import finished.
     pub fn finish_import(&self, import: i64) -> Result<(), StoreError> {
         self.conn()

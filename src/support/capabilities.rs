@@ -140,6 +140,9 @@ pub struct Call {
     pub selection: String,
     /// How its answer holds the user and the errors it returns as data.
     pub returns: crate::shape::Returns,
+    /// Its input replaces the whole record (a Django form mutation): the card reads the record
+    /// through the input's fields, sends it whole with the change over it, and reads it back.
+    pub replace: Option<crate::shape::Replace>,
 }
 
 impl Call {
@@ -557,6 +560,10 @@ fn mutations(schema: &Schema, user_type: &str) -> Mutations {
     let related = crate::shape::related(schema, user_type);
     let found = crate::shape::mutations(schema, user_type, &related);
     let to_call = |m: &crate::shape::Mutation| -> Option<Call> {
+        let replace = match crate::shape::style(schema, m, user_type) {
+            crate::shape::Style::Replace(replace) if m.action == Action::UpdateUser => Some(replace),
+            _ => None,
+        };
         let mut args = Vec::new();
         let mut sets = Vec::new();
         for (name, ty, takes) in &m.args {
@@ -572,7 +579,8 @@ fn mutations(schema: &Schema, user_type: &str) -> Mutations {
                     Supply::Field
                 }
                 Takes::Field(_) => continue,
-                Takes::Input { fields, key: None } => {
+                // A replace-style input carries the key (and the id) itself: the whole record.
+                Takes::Input { fields, key } if key.is_none() || replace.is_some() => {
                     let settable: Vec<String> =
                         fields.iter().filter(|f| SETTABLE.contains(&f.as_str())).cloned().collect();
                     if settable.is_empty() {
@@ -594,7 +602,7 @@ fn mutations(schema: &Schema, user_type: &str) -> Mutations {
         } else {
             m.returns.selection("{ __typename }")
         };
-        Some(Call { field: m.field.clone(), args, sets, selection, returns: m.returns.clone() })
+        Some(Call { field: m.field.clone(), args, sets, selection, returns: m.returns.clone(), replace })
     };
     let first = |wanted: &dyn Fn(&Action) -> bool| found.iter().filter(|m| wanted(&m.action)).find_map(to_call);
     let update = first(&|a| *a == Action::UpdateUser);

@@ -229,7 +229,7 @@ impl Capabilities {
 
 /// The user fields an action sets: `isActive` for activate and archive (through an update), the
 /// changed name and email for an edit.
-fn settings(action: &SupportAction) -> Map<String, Value> {
+pub(crate) fn settings(action: &SupportAction) -> Map<String, Value> {
     let mut settings = Map::new();
     match action {
         SupportAction::Activate => {

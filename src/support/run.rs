@@ -500,11 +500,31 @@ async fn act(
         ))
         .into());
     };
+    let replaced = match &call.replace {
+        Some(replace) => Some(whole_record(client, caps, user_ref, &action, &request, replace, cancel).await?),
+        None => None,
+    };
+    let request = match &replaced {
+        Some((request, _, _)) => request.clone(),
+        None => request,
+    };
     let response = client.execute(&request, cancel).await?.response;
     if !response.errors.is_empty() {
         return Err(SupportError::Refused(refusals(&response.errors)));
     }
     let data = response.data.unwrap_or(Value::Null);
+    // Read back what a whole-record change left: a field the card did not ask to change that
+    // moved is the change's failure, said old → new.
+    if let (Some((_, before, changes)), Some(replace)) = (&replaced, &call.replace)
+        && call.returns.errors(&data["result"]).is_empty()
+    {
+        let after = read_record(client, caps, user_ref, replace, cancel).await?;
+        let moved = replace.moved(before, changes, &after);
+        if !moved.is_empty() {
+            let said: Vec<String> = moved.iter().map(|m| m.sentence("the card")).collect();
+            return Err(bad(format!("{}; look at {user_ref} and set it back", said.join("; "))));
+        }
+    }
     // Errors returned as data (a payload's `errors`/`userErrors`) refuse the change as GraphQL
     // errors do, each at the field it names.
     let returned = call.returns.errors(&data["result"]);
@@ -532,6 +552,64 @@ async fn act(
     };
     let outcome = action.done(&user);
     Ok(SupportReply::Acted { action, user: Box::new(user), outcome })
+}
+
+/// The record `user_ref` read through the fields of a replace-style input (`{ id ref name email
+/// isActive department }`).
+async fn read_record(
+    client: &Client,
+    caps: &Capabilities,
+    user_ref: &str,
+    replace: &crate::shape::Replace,
+    cancel: &CancellationToken,
+) -> Result<Value, SupportError> {
+    let super::capabilities::ByRef::Field { field, arg } = &caps.by_ref else {
+        return Err(bad(format!(
+            "this service changes a user only whole, and orgql cannot read '{user_ref}' by ref to do that; nothing was changed"
+        )));
+    };
+    let request = GraphQlRequest {
+        query: format!(
+            "query SupportWholeUser({}) {{\n  user: {field}({}) {}\n}}",
+            arg.declaration(),
+            arg.pass(),
+            replace.selection()
+        ),
+        variables: Some(serde_json::json!({ arg.name.clone(): user_ref })),
+        operation_name: None,
+    };
+    let data = ask(client, &request, cancel).await?;
+    match data.get("user") {
+        Some(user) if user.is_object() => Ok(user.clone()),
+        _ => Err(bad(format!("the user '{user_ref}' could not be read; nothing was changed"))),
+    }
+}
+
+/// The request for `action` on a service whose update replaces the whole record: the record
+/// read now, the action's fields over it, named by its id; with the record before and the
+/// changes. Refused, with nothing sent, when a field of the input cannot be read back.
+async fn whole_record(
+    client: &Client,
+    caps: &Capabilities,
+    user_ref: &str,
+    action: &SupportAction,
+    request: &GraphQlRequest,
+    replace: &crate::shape::Replace,
+    cancel: &CancellationToken,
+) -> Result<(GraphQlRequest, Value, serde_json::Map<String, Value>), SupportError> {
+    if let Some(why) = replace.unreadable() {
+        return Err(bad(why));
+    }
+    let before = read_record(client, caps, user_ref, replace, cancel).await?;
+    let changes = super::queries::settings(action);
+    let whole = replace.input(&before, &changes).map_err(bad)?;
+    let mut request = request.clone();
+    if let Some(Value::Object(variables)) = request.variables.as_mut()
+        && let Some(slot) = variables.get_mut(&replace.argument)
+    {
+        *slot = Value::Object(whole);
+    }
+    Ok((request, before, changes))
 }
 
 /// The errors a mutation's payload returns as data, as refusals at their field; an answer that is

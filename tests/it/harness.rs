@@ -386,11 +386,17 @@ pub fn name_of<'t>(node: &impl NodeT<'t>) -> String {
 /// A token of the sandbox's admin client for `scope`, asked of `base_url` directly (not
 /// through the app).
 pub async fn admin_token(base_url: &str, scope: &str) -> String {
+    client_token(base_url, "sandbox-admin", scope).await
+}
+
+/// A token of the API client `client_id` (the secret [`SECRET`]) for `scope`, asked of
+/// `base_url` directly.
+pub async fn client_token(base_url: &str, client_id: &str, scope: &str) -> String {
     let token: Value = http()
         .post(format!("{base_url}/oauth/token/"))
         .form(&[
             ("grant_type", "client_credentials"),
-            ("client_id", "sandbox-admin"),
+            ("client_id", client_id),
             ("client_secret", SECRET),
             ("scope", scope),
         ])

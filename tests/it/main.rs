@@ -9,6 +9,7 @@ mod cli;
 mod client;
 mod codegen;
 mod conformance;
+mod django;
 mod editor_ui;
 mod explorer;
 mod explorer_ui;

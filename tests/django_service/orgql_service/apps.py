@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class OrgqlServiceConfig(AppConfig):
+    name = "orgql_service"
