@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use super::plan::PlannedRow;
+use super::plan::{Current, PlannedRow};
 use super::service::{Outcome, Reading, look_up, look_up_many, send, send_batch, still_to_send};
 use super::target::Target;
 use crate::api::{ApiError, Client};
@@ -86,16 +86,55 @@ pub async fn apply(
     if let Some(batch) = target.create_batch.as_ref().filter(|_| options.batch > 1) {
         return apply_in_batches(client, target, batch, reading, store, import, todo, options, cancel, on_row).await;
     }
-    let results = futures_util::stream::iter(todo.into_iter().map(|row| {
-        let on_row = &on_row;
-        async move {
-            if cancel.is_cancelled() {
-                return Err(Stopped::Service(ApiError::Cancelled));
-            }
-            let state = apply_row(client, target, reading, store, import, &row, options, cancel).await?;
-            on_row(&row, state);
-            Ok(state)
+    // A service that replaces whole records has each row read before it is sent: read a run of
+    // rows in one request (aliased look-ups), then send them; one look-up each otherwise (just
+    // before writing, the freshest reading for a conflict).
+    if target.replace.is_none() {
+        let rows = todo.into_iter().map(|row| (row, None)).collect();
+        return apply_rows(client, target, reading, store, import, rows, options, cancel, &on_row).await;
+    }
+    let mut applied = Applied::default();
+    let mut todo = todo.into_iter();
+    loop {
+        let run: Vec<JournalRow> = todo.by_ref().take(READ_RUN).collect();
+        if run.is_empty() {
+            return Ok(applied);
         }
+        if cancel.is_cancelled() {
+            return Err(Stopped::Service(ApiError::Cancelled));
+        }
+        let read: Vec<Option<Option<Current>>> = match read_run(client, reading, &run, cancel).await {
+            Some(now) => now.into_iter().map(Some).collect(),
+            None => vec![None; run.len()],
+        };
+        let rows = run.into_iter().zip(read).collect();
+        let done = apply_rows(client, target, reading, store, import, rows, options, cancel, &on_row).await?;
+        applied.done += done.done;
+        applied.failed += done.failed;
+        applied.conflicts += done.conflicts;
+    }
+}
+
+/// Applies `rows` (each with the user as read already, if it was), `concurrency` at a time.
+#[allow(clippy::too_many_arguments)]
+async fn apply_rows(
+    client: &Arc<Client>,
+    target: &Target,
+    reading: &Reading,
+    store: &Mutex<Store>,
+    import: i64,
+    rows: Vec<(JournalRow, Option<Option<Current>>)>,
+    options: ApplyOptions,
+    cancel: &CancellationToken,
+    on_row: &(impl Fn(&JournalRow, RowState) + Sync),
+) -> Result<Applied, Stopped> {
+    let results = futures_util::stream::iter(rows.into_iter().map(|(row, now)| async move {
+        if cancel.is_cancelled() {
+            return Err(Stopped::Service(ApiError::Cancelled));
+        }
+        let state = apply_row(client, target, reading, store, import, &row, now, options, cancel).await?;
+        on_row(&row, state);
+        Ok(state)
     }))
     .buffered(options.concurrency.max(1));
     futures_util::pin_mut!(results);
@@ -117,6 +156,21 @@ pub async fn apply(
         Some(e) => Err(e),
         None => Ok(applied),
     }
+}
+
+/// How many rows are read in one request before they are sent, where rows are read in runs.
+const READ_RUN: usize = 50;
+
+/// The users of `run`'s rows as the service has them now, read in one request; `None` when that
+/// request failed (each row is then read on its own, and says why if that fails too).
+async fn read_run(
+    client: &Client,
+    reading: &Reading,
+    run: &[JournalRow],
+    cancel: &CancellationToken,
+) -> Option<Vec<Option<Current>>> {
+    let keys: Vec<&str> = run.iter().map(|r| r.key.as_str()).collect();
+    look_up_many(client, reading, &keys, cancel).await.ok()
 }
 
 /// Applies `todo` in order, each run of new users (without group changes) through the service's
@@ -154,7 +208,7 @@ async fn apply_in_batches(
         }
         let run = (i..todo.len()).take_while(|&j| bulk(j)).take(options.batch).count();
         if run < 2 {
-            let state = apply_row(client, target, reading, store, import, &todo[i], options, cancel).await?;
+            let state = apply_row(client, target, reading, store, import, &todo[i], None, options, cancel).await?;
             on_row(&todo[i], state);
             tally(state);
             i += 1;
@@ -292,6 +346,7 @@ async fn apply_row(
     store: &Mutex<Store>,
     import: i64,
     row: &JournalRow,
+    read: Option<Option<Current>>,
     options: ApplyOptions,
     cancel: &CancellationToken,
 ) -> Result<RowState, Stopped> {
@@ -301,7 +356,10 @@ async fn apply_row(
     };
     // Re-read just before writing: a conflict, or what is left to send (nothing, after an
     // interruption that left it `sent` but applied).
-    let now = look_up(client, reading, &plan.key, cancel).await.map_err(Stopped::Service)?;
+    let now = match read {
+        Some(now) => now,
+        None => look_up(client, reading, &plan.key, cancel).await.map_err(Stopped::Service)?,
+    };
     let rest = match still_to_send(&plan, now.as_ref(), options.overwrite) {
         Ok(None) => {
             let created = match (plan.action, &now) {
