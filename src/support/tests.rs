@@ -459,3 +459,34 @@ fn the_nested_variant_offers_its_noun_first_changes_sections_and_enrolling() {
     assert!(edit.query.contains("{ user { ...SupportUser } errors { field messages } }"), "{}", edit.query);
     assert!(edit.query.contains("userUpdate(") && edit.query.contains("ref: $ref"), "{}", edit.query);
 }
+
+/// On graphene-django's form mutations the card offers rename, e-mail, archive (the service's
+/// own mutation) and activate (the whole-record update); an input field that cannot be read back
+/// makes the whole-record update refuse with a sentence before anything is sent.
+#[test]
+fn the_card_offers_a_form_mutations_changes_as_whole_record_updates() {
+    let schema = crate::shape::tests::graphene_django();
+    let caps = Capabilities::from_schema(&schema).expect("capabilities");
+    let offers = caps.offers();
+    assert!(offers.edit_name && offers.edit_email && offers.archive && offers.activate, "{offers:?}");
+    let edit = caps.call(&SupportAction::Edit(UserEdit { name: Some("Ada".into()), email: None })).expect("edit");
+    let replace = edit.replace.as_ref().expect("a whole-record update");
+    assert_eq!(replace.selection(), "{ id ref name email isActive department }");
+    assert_eq!(caps.call(&SupportAction::Archive).expect("archive").field, "archiveUser");
+    assert_eq!(caps.call(&SupportAction::Activate).expect("activate").field, "updateUser");
+
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/introspection/graphene-django-3.2.3.json"
+    ))
+    .expect("the fixture");
+    let sdl = crate::api::read_introspection_json(&text).expect("it reads").sdl;
+    let input = sdl.find("input UpdateUserInput").expect("the form's input");
+    let mut blind = sdl.clone();
+    blind.insert_str(input + sdl[input..].find('{').expect("its fields") + 1, "\n  password: String");
+    let blind = apollo_compiler::Schema::parse_and_validate(blind, "blind.graphql").expect("valid");
+    let caps = Capabilities::from_schema(&blind).expect("capabilities");
+    let edit = caps.call(&SupportAction::Edit(UserEdit { name: Some("Ada".into()), email: None })).expect("edit");
+    let why = edit.replace.as_ref().and_then(|r| r.unreadable()).expect("refused");
+    assert!(why.contains("cannot read password back") && why.contains("nothing was sent"), "{why}");
+}
