@@ -13,6 +13,7 @@ pub mod owner_only;
 pub mod profiles;
 pub mod query;
 pub mod sandbox;
+pub mod schema_diff;
 pub mod scopes;
 pub mod secret;
 pub mod serve;
