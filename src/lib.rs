@@ -8,6 +8,7 @@ pub mod explorer;
 pub mod export;
 pub mod import;
 pub mod inflight;
+pub mod operation_check;
 pub mod operations;
 pub mod owner_only;
 pub mod profiles;
