@@ -160,6 +160,32 @@ impl Shared {
     }
 }
 
+/// What changed between `key`'s last two schema versions, and the saved operations the current
+/// one finds something in.
+fn changes_of(store: &crate::store::Store, key: &str) -> Result<SchemaChanges, String> {
+    use crate::schema_diff::{SchemaShape, compare};
+    let versions = store.schema_versions(key).map_err(|e| e.to_string())?;
+    let dates = versions.iter().map(|v| v.first_seen).collect();
+    let (Some(current), Some(previous)) =
+        (versions.last(), versions.len().checked_sub(2).and_then(|i| versions.get(i)))
+    else {
+        return Ok(SchemaChanges { versions: dates, ..SchemaChanges::default() });
+    };
+    let sdl_of = |id: i64| store.schema_version_sdl(id).map_err(|e| e.to_string()).map(Option::unwrap_or_default);
+    let (before, after) = (sdl_of(previous.id)?, sdl_of(current.id)?);
+    let shape = SchemaShape::from_sdl(&after)?;
+    let changes = compare(&SchemaShape::from_sdl(&before)?, &shape);
+    let mut affected = Vec::new();
+    if let Ok(schema) = apollo_compiler::Schema::parse_and_validate(&after, "schema.graphql") {
+        for operation in store.operations().map_err(|e| e.to_string())? {
+            for finding in crate::operation_check::check(&schema, &shape, &operation.query) {
+                affected.push(format!("{}:{}", operation.path(), finding.located()));
+            }
+        }
+    }
+    Ok(SchemaChanges { versions: dates, changes, affected })
+}
+
 /// Records `sdl` as `key`'s latest schema; when it differs from the last version, one line:
 /// "The service's schema changed since 2026-11-12: 2 added, 1 deprecated, 1 removed — 3 saved
 /// operations affected".
@@ -200,6 +226,18 @@ fn version_notice(
     )))
 }
 
+/// What changed between a connection's last two schema versions, for the Schema changes view.
+#[derive(Debug, Clone, Default)]
+pub struct SchemaChanges {
+    /// When each kept version was first fetched, oldest (the baseline) first.
+    pub versions: Vec<DateTime<Utc>>,
+    /// The changes from the version before the current one to the current one, classified.
+    pub changes: Vec<crate::schema_diff::Change>,
+    /// The saved operations the current schema finds something in: `COLLECTION/NAME:line:column:
+    /// kind: message`.
+    pub affected: Vec<String>,
+}
+
 /// What the app asks of schemas.
 #[derive(Debug, Clone)]
 pub enum SchemaCommand {
@@ -210,6 +248,11 @@ pub enum SchemaCommand {
         connection: Connection,
         /// Fetch it from the service even when cached.
         refresh: bool,
+    },
+    /// List what changed between the connection's last two kept schema versions.
+    Changes {
+        /// The connection.
+        connection: Connection,
     },
 }
 
@@ -225,6 +268,13 @@ pub enum SchemaEvent {
         /// The schema.
         result: Result<LoadedSchema, String>,
     },
+    /// What changed between a connection's last two schema versions, or why it is not known.
+    Changes {
+        /// The connection's name.
+        connection: String,
+        /// The changes.
+        result: Result<SchemaChanges, String>,
+    },
 }
 
 /// Starts the task of `command`.
@@ -233,6 +283,18 @@ pub(super) fn handle(shared: &Arc<Shared>, command: SchemaCommand) {
         SchemaCommand::Load { job, connection, refresh } => {
             let cancel = shared.start_job(job);
             tokio::spawn(load_schema(shared.clone(), job, connection, refresh, cancel));
+        }
+        SchemaCommand::Changes { connection } => {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let key = schema_key(&connection);
+                let result = match shared.with_store(move |store| Ok(changes_of(store, &key))).await {
+                    Some(Ok(result)) => result,
+                    Some(Err(e)) => Err(e.to_string()),
+                    None => Err("there is no database this session, so no schema versions are kept".to_owned()),
+                };
+                shared.emit(SchemaEvent::Changes { connection: connection.name().to_owned(), result }).await;
+            });
         }
     }
 }

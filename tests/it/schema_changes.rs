@@ -103,7 +103,7 @@ fn operations_checked_fixed_and_the_schema_changes_listed_across_two_versions() 
 }
 
 #[test]
-fn the_app_says_in_one_line_when_the_services_schema_changed() {
+fn the_app_says_in_one_line_when_the_services_schema_changed_and_shows_the_changes() {
     let mut s = Session::start();
     let server = s.runtime.block_on(serve("127.0.0.1:0".parse().unwrap(), Edition::Current));
     let addr = server.addr();
@@ -115,5 +115,15 @@ fn the_app_says_in_one_line_when_the_services_schema_changed() {
     let notice = s.wait_for_text("The service's schema changed since");
     assert!(notice.contains("1 added, 1 deprecated, 1 removed"), "{notice}");
     assert!(!s.app().state().problems().iter().any(|p| p.contains("since it was cached")), "one notice");
+    // The view: the changes by kind, the deprecation with its alternative.
+    s.click("Schema changes…");
+    s.wait_for_label("Breaking (1)");
+    assert!(
+        s.text_containing("breaking: argument email removed from Query.paginatedUsers").is_some(),
+        "{}",
+        s.screen()
+    );
+    assert!(s.text_containing("safe: field User.displayName added").is_some(), "{}", s.screen());
+    s.wait_for_text("deprecated: User.name — Use `displayName`. — use displayName");
     s.runtime.block_on(server.stop());
 }
