@@ -6,7 +6,7 @@
 #   bash benches/run-all.sh --quick    # criterion's --quick and fewer repeats (13.5 min here, half of it compiling)
 #   bash benches/run-all.sh --table    # the last run's table again, without running anything
 #
-# Runs `cargo bench --bench NAME` for sandbox, export, ui, schema, document and webhooks (the
+# Runs `cargo bench --bench NAME` for sandbox, export, ui, schema, schema_changes, document and webhooks (the
 # figures come from criterion's target/criterion/*/*/new/estimates.json), then
 # benches/export-compare.sh, benches/sandbox-wrk.sh (when `wrk` is installed) and
 # benches/app-startup.sh (when `Xvfb` is) against the release binary. A part that cannot run
@@ -58,6 +58,8 @@ FIGURES = [
     ("schema/search_e", "explorer: search of 11,500 names for 'e'", "< 10 ms", 0, ""),
     ("schema/search_account", "explorer: search for 'account'", "< 10 ms", 0, ""),
     ("schema/search_zzz", "explorer: search for 'zzz' (no hit)", "< 10 ms", 0, ""),
+    ("schema_changes/compare_2000_types", "schema versions: two 2,000-type schemas compared, changes classified", "< 50 ms", 0, ""),
+    ("schema_changes/shape_and_fingerprint_2000_types", "schema versions: a fetched schema's shape and fingerprint", "-", 0, ""),
     ("document/tick_3_deep_50_lines", "editor: ticking a field 3 deep in a 50-line query, round trip", "< 5 ms", 0, ""),
     ("document/untick_3_deep_50_lines", "editor: unticking it", "< 5 ms", 0, ""),
     ("document/selected_paths_200_lines", "editor: the ticks of a 200-line query", "-", 0, ""),
@@ -121,7 +123,7 @@ echo "== release build (the scripts run target/release/orgql)"
 cargo build --release --locked 2>&1 | tail -n 1
 export ORGQL_BIN="$target/release/orgql"
 
-for bench in sandbox export ui schema document webhooks; do
+for bench in sandbox export ui schema schema_changes document webhooks; do
     echo "== cargo bench --bench $bench"
     if ! cargo bench --locked --bench "$bench" -- "${criterion_args[@]}" > "$logs/$bench.log" 2>&1; then
         note "cargo bench --bench $bench" "failed: see $logs/$bench.log"

@@ -313,7 +313,13 @@ fn inspector(c: &mut Criterion) {
 
 /// The schema state of `model`, loaded.
 fn schema_of(model: &std::sync::Arc<SchemaModel>) -> SchemaState {
-    let loaded = LoadedSchema { model: model.clone(), fetched_at: chrono::Utc::now(), cached: true, skipped: None };
+    let loaded = LoadedSchema {
+        model: model.clone(),
+        fetched_at: chrono::Utc::now(),
+        cached: true,
+        skipped: None,
+        version_changed: false,
+    };
     SchemaState::Done(loaded)
 }
 

@@ -47,15 +47,26 @@ fn env_secret() -> Option<Secret> {
 impl ConnectionArgs {
     /// A client for the chosen connection, with tokens kept in the keyring when there is one.
     pub fn client(&self) -> Result<Arc<Client>, Failure> {
+        self.client_and_key().map(|(client, _)| client)
+    }
+
+    /// A client, and the key the connection's schema versions are kept under: for a profile
+    /// the app's (its name and address), else the address.
+    pub fn client_and_key(&self) -> Result<(Arc<Client>, String), Failure> {
         let store = secret_store();
         let credentials = self.credentials(&store)?;
+        let key = match &self.profile {
+            Some(name) => format!("{name} {}", credentials.base_url.as_str()),
+            None => credentials.base_url.as_str().to_owned(),
+        };
         let options =
             ClientOptions { timeout: std::time::Duration::from_secs(self.timeout.max(1)), ..Default::default() };
         let tokens: Option<Arc<dyn TokenStore>> = match &store {
             SecretStore::Keyring(_) => Some(Arc::new(store.clone())),
             SecretStore::Unavailable(_) => None,
         };
-        Client::new(credentials, options, tokens).map(Arc::new).map_err(Failure::from)
+        let client = Client::new(credentials, options, tokens).map(Arc::new).map_err(Failure::from)?;
+        Ok((client, key))
     }
 
     /// Where a program written by `--print-code` sends its requests: the connection's address,

@@ -12,6 +12,7 @@ mod profile;
 mod query;
 mod reset;
 mod sandbox;
+mod schema;
 mod webhooks;
 
 use std::path::PathBuf;
@@ -60,12 +61,16 @@ pub enum Command {
     /// List the operations saved in the app, or keep them as .graphql files (for git).
     #[command(subcommand)]
     Operations(operations::OperationsCommand),
+    /// What changed in the service's schema (every version is kept), or the schema as SDL.
+    #[command(subcommand)]
+    Schema(schema::SchemaCommand),
 }
 
 /// A command that failed: the exit status of the contract and one sentence for stderr.
 #[derive(Debug)]
 pub struct Failure {
-    /// 2 usage or input, 3 authentication, 4 scope, 5 GraphQL errors, 6 service or network.
+    /// 2 usage or input, 3 authentication, 4 scope, 5 GraphQL errors, 6 service or network, 8
+    /// and 9 `operations check` (deprecated uses, no longer valid).
     pub code: u8,
     /// What happened and what to do.
     pub message: String,
@@ -119,6 +124,7 @@ pub fn main() -> ExitCode {
         Some(Command::Profile(command)) => profile::run(command),
         Some(Command::Webhooks(command)) => webhooks::run(command),
         Some(Command::Operations(command)) => operations::run(command),
+        Some(Command::Schema(command)) => block_on(schema::run(command)),
         None => desktop(),
     };
     match result {

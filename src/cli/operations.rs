@@ -1,6 +1,8 @@
 //! `orgql operations`: the operations saved in the app, listed, or written to and read from
 //! `.graphql` files (one per operation, in the folder of its collection) so that a team keeps
-//! them in git.
+//! them in git; and checked against the connection's current schema (`check`, issue 30).
+
+mod check;
 
 use std::path::PathBuf;
 
@@ -8,6 +10,8 @@ use clap::{Args, Subcommand};
 
 use super::Failure;
 use crate::store::Store;
+
+pub use check::CheckArgs;
 
 /// The `operations` subcommands.
 #[derive(Subcommand, Debug)]
@@ -29,6 +33,10 @@ pub enum OperationsCommand {
         #[command(flatten)]
         store: StoreArg,
     },
+    /// Check the saved operations, or every .graphql file under DIR, against the connection's
+    /// current schema: `path:line:column:` findings; exit 0 all valid, 8 deprecated uses only,
+    /// 9 some no longer valid.
+    Check(CheckArgs),
 }
 
 /// Which database.
@@ -36,7 +44,7 @@ pub enum OperationsCommand {
 pub struct StoreArg {
     /// The database the operations are kept in (default: orgql's).
     #[arg(long, value_name = "PATH")]
-    store: Option<PathBuf>,
+    pub(super) store: Option<PathBuf>,
 }
 
 /// The database at `given`, else orgql's.
@@ -46,7 +54,8 @@ pub(super) fn store_path(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
     })
 }
 
-fn open(store: StoreArg) -> Result<Store, Failure> {
+/// The database chosen by `store`, opened.
+pub(super) fn open_store(store: StoreArg) -> Result<Store, Failure> {
     Store::open(&store_path(store.store)?).map_err(|e| Failure::new(6, e.to_string()))
 }
 
@@ -55,18 +64,18 @@ pub fn run(command: OperationsCommand) -> Result<(), Failure> {
     let store_failed = |e: crate::store::StoreError| Failure::new(6, e.to_string());
     match command {
         OperationsCommand::List(store) => {
-            for operation in open(store)?.operations().map_err(store_failed)? {
+            for operation in open_store(store)?.operations().map_err(store_failed)? {
                 let when = operation.saved_at.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M");
                 println!("{}\t{when}", crate::terminal::printable(&operation.path()));
             }
         }
         OperationsCommand::Export { dir, store } => {
-            let operations = open(store)?.operations().map_err(store_failed)?;
+            let operations = open_store(store)?.operations().map_err(store_failed)?;
             let written = crate::operations::write_all(&operations, &dir).map_err(|e| Failure::new(6, e))?;
             eprintln!("orgql: {written} operations written to {}", dir.display());
         }
         OperationsCommand::Import { dir, store } => {
-            let store = open(store)?;
+            let store = open_store(store)?;
             let (files, problems) = crate::operations::read_all(&dir).map_err(Failure::usage)?;
             for file in &files {
                 store
@@ -78,6 +87,7 @@ pub fn run(command: OperationsCommand) -> Result<(), Failure> {
             }
             eprintln!("orgql: {} operations read from {}", files.len(), dir.display());
         }
+        OperationsCommand::Check(args) => return super::block_on(check::run(args)),
     }
     Ok(())
 }

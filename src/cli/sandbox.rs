@@ -34,12 +34,27 @@ impl From<VariantArg> for Variant {
     }
 }
 
+/// Which schema `orgql sandbox` serves.
+#[derive(ValueEnum, Clone, Copy, Debug, Default)]
+enum SchemaArg {
+    /// The contract's schema.
+    #[default]
+    Current,
+    /// The next version: `User.displayName` added, `User.name` deprecated ("Use `displayName`."),
+    /// the argument `email` of `paginatedUsers` removed (the full variant only).
+    Next,
+}
+
 /// Options of `orgql sandbox`.
 #[derive(Args, Debug)]
 pub struct SandboxArgs {
     /// Which server to run.
     #[arg(long, value_enum, default_value_t = VariantArg::Full)]
     variant: VariantArg,
+    /// Which version of the schema to serve (to try `orgql schema changes` and
+    /// `orgql operations check`).
+    #[arg(long, value_enum, default_value_t = SchemaArg::Current)]
+    schema: SchemaArg,
     /// Address to listen on; port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
@@ -98,6 +113,10 @@ pub fn run(args: SandboxArgs) -> ExitCode {
         rate_limit: args.rate_limit,
         latency: Duration::from_millis(args.latency_ms),
         webhooks,
+        schema: match args.schema {
+            SchemaArg::Current => crate::sandbox::schema::Edition::Current,
+            SchemaArg::Next => crate::sandbox::schema::Edition::Next,
+        },
         ..Config::default()
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().thread_name("orgql-sandbox").build() {
@@ -119,6 +138,9 @@ pub fn run(args: SandboxArgs) -> ExitCode {
         // send SIGTERM at once.
         let stop = crate::signal::Interrupt::listen();
         let variant = match config.variant {
+            Variant::Full if config.schema == crate::sandbox::schema::Edition::Next => {
+                "full, next schema: User.displayName added, User.name deprecated, paginatedUsers(email:) removed"
+            }
             Variant::Full => "full",
             Variant::Minimal => "minimal: users only, edge cursors, no pageInfo",
             Variant::Nested => "nested: learning data on the user, noun-first mutations with payload errors",

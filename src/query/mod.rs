@@ -23,6 +23,7 @@ pub mod paging;
 mod sample;
 
 pub use connection::{ArgumentValue, Column, ConnectionSite, locate, value_at};
+pub(crate) use document::line_column;
 pub use document::{OperationKind, kind_of, root_fields};
 pub use error::DocumentError;
 pub use operations::{OperationInfo, RunChoice, describe_operation_changes, operations, run_choice};

@@ -74,6 +74,8 @@ pub struct Config {
     pub webhook_retry: Duration,
     /// Connections at once and the idle timeout (`crate::serve`).
     pub connections: crate::serve::ConnectionLimits,
+    /// Which version of its schema the full variant serves ([`schema::next`]).
+    pub schema: schema::Edition,
 }
 
 impl Default for Config {
@@ -91,6 +93,7 @@ impl Default for Config {
             body_limit: 1024 * 1024,
             webhook_retry: Duration::from_millis(500),
             connections: crate::serve::ConnectionLimits::default(),
+            schema: schema::Edition::Current,
         }
     }
 }
@@ -110,6 +113,9 @@ pub enum StartError {
         "the minimal sandbox has no mutations and sends no webhooks; drop the webhook receivers or run the full variant"
     )]
     WebhooksUnsupported,
+    /// The next schema was asked of a variant other than the full one.
+    #[error("only the full sandbox has a next schema; drop --schema next or run --variant full")]
+    NoNextSchema,
     /// The minimal variant's schema did not build (a bug).
     #[error("the minimal sandbox's schema could not be built ({0}); report this as a bug")]
     Schema(String),
@@ -124,6 +130,9 @@ impl Server {
         if config.variant == Variant::Minimal && !config.webhooks.is_empty() {
             return Err(StartError::WebhooksUnsupported);
         }
+        if config.variant != Variant::Full && config.schema != schema::Edition::Current {
+            return Err(StartError::NoNextSchema);
+        }
         let listener = tokio::net::TcpListener::bind(config.listen)
             .await
             .map_err(|source| StartError::Bind { addr: config.listen, source })?;
@@ -135,7 +144,7 @@ impl Server {
         let outbox = deliveries::Outbox::new(shutdown.clone(), config.webhook_retry);
         outbox.set_targets(config.webhooks.clone());
         let executor = match config.variant {
-            Variant::Full => http::Executor::Full(schema::build(db.clone(), outbox.clone())),
+            Variant::Full => http::Executor::Full(schema::build_edition(db.clone(), outbox.clone(), config.schema)),
             Variant::Minimal => {
                 http::Executor::Minimal(minimal::build(db.clone()).map_err(|e| StartError::Schema(e.0))?)
             }
@@ -160,7 +169,7 @@ impl Server {
                 tracing::error!("the sandbox stopped serving: {err}");
             }
         });
-        tracing::info!(%addr, users, seed, variant = config.variant.name(), "sandbox listening");
+        tracing::info!(%addr, users, seed, variant = config.variant.name(), schema = config.schema.name(), "sandbox listening");
         Ok(RunningServer {
             base_url: format!("http://{addr}"),
             addr,

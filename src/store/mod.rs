@@ -20,6 +20,7 @@ pub use imports::{ImportJob, JournalRow, RowState};
 pub use operations::SavedOperation;
 pub use pulled::{PullGap, Pulled};
 pub use retention::Pruned;
+pub use schemas::{Recorded, SchemaVersion};
 
 use std::path::{Path, PathBuf};
 
@@ -254,6 +255,20 @@ const MIGRATIONS: &[&str] = &[
     // entry (about 0.1 s at the end of every export). Exports recorded before keep theirs in
     // `export_rows` (`own_rows` 0) until they are replaced.
     "ALTER TABLE exports ADD COLUMN own_rows INTEGER NOT NULL DEFAULT 0;",
+    // Issue 30: every schema of a connection that differed from the one before (the first is the
+    // baseline), by the fingerprint of its shape (`schema_diff`), with when it was first and last
+    // seen, and whether `orgql schema changes` has shown it (it shows changes since the last one
+    // it showed).
+    "CREATE TABLE schema_versions (
+        id INTEGER PRIMARY KEY,
+        connection TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        sdl TEXT NOT NULL,
+        first_seen TEXT NOT NULL,
+        last_seen TEXT NOT NULL,
+        reported INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX schema_versions_connection ON schema_versions (connection, id);",
 ];
 
 impl Store {

@@ -22,6 +22,7 @@ mod profiles;
 mod queries;
 mod results;
 mod saved;
+mod schema_changes;
 mod state;
 mod status_bar;
 mod tab;

@@ -30,7 +30,7 @@ pub use history::{HistoryCommand, HistoryEvent};
 pub use import::{ApplyOutcome, ApplyRequest, ImportCommand, ImportEvent, PlanRequest, PlanView};
 pub use operations::{OperationChange, OperationsCommand, OperationsEvent};
 pub use profiles::{ProfilesCommand, ProfilesEvent};
-pub use schema::{LoadedSchema, SchemaCommand, SchemaEvent};
+pub use schema::{LoadedSchema, SchemaChanges, SchemaCommand, SchemaEvent};
 pub use status::StatusEvent;
 pub use support::{SupportCommand, SupportEvent};
 pub use walks::{QueryCommand, QueryEvent, Step};

@@ -28,6 +28,9 @@ pub struct LoadedSchema {
     /// In one line, the parts of the introspected schema that could not be read and are left
     /// out (`None` when nothing was, and for a cached schema).
     pub skipped: Option<String>,
+    /// Whether this fetch found the schema changed since the connection's last kept version
+    /// (a notice saying what changed was sent).
+    pub version_changed: bool,
 }
 
 impl std::fmt::Debug for LoadedSchema {
@@ -92,7 +95,13 @@ impl Shared {
         match tokio::task::spawn_blocking(move || SchemaModel::from_sdl(&sdl)).await {
             Ok(Ok(model)) => {
                 crate::timing::mark("schema_model_cached");
-                Some(LoadedSchema { model: Arc::new(model), fetched_at, cached: true, skipped: None })
+                Some(LoadedSchema {
+                    model: Arc::new(model),
+                    fetched_at,
+                    cached: true,
+                    skipped: None,
+                    version_changed: false,
+                })
             }
             Ok(Err(e)) => {
                 tracing::warn!("the cached schema of {key} is unusable ({e}); fetching it again");
@@ -115,15 +124,118 @@ impl Shared {
         let (model, sdl) = crate::explorer::load::fetch(&client, cancel).await?;
         let fetched_at = Utc::now();
         let store_key = key.to_owned();
-        if let Some(Err(e)) = self.with_store(move |s| s.save_schema(&store_key, &sdl, fetched_at)).await {
+        let kept = sdl.clone();
+        if let Some(Err(e)) = self.with_store(move |s| s.save_schema(&store_key, &kept, fetched_at)).await {
             self.emit(Event::Problem(format!("{e}; the schema is not cached"))).await;
+        }
+        let notice = self.record_version(key, sdl, fetched_at).await;
+        let version_changed = notice.is_some();
+        if let Some(notice) = notice {
+            tracing::info!("{notice}");
+            self.emit(Event::Problem(notice)).await;
         }
         let skipped = model.skipped_summary();
         if let Some(skipped) = &skipped {
             tracing::warn!("the schema of {key}: {skipped}");
         }
-        Ok(LoadedSchema { model: Arc::new(model), fetched_at, cached: false, skipped })
+        Ok(LoadedSchema { model: Arc::new(model), fetched_at, cached: false, skipped, version_changed })
     }
+
+    /// Keeps a fetched schema among the connection's versions (issue 30); when it differs from
+    /// the last one, the one-line notice of what changed. Failures are only logged.
+    async fn record_version(self: &Arc<Self>, key: &str, sdl: String, at: DateTime<Utc>) -> Option<String> {
+        let key = key.to_owned();
+        match self.with_store(move |store| Ok(version_notice(store, &key, &sdl, at))).await {
+            Some(Ok(Ok(notice))) => notice,
+            Some(Ok(Err(e))) => {
+                tracing::warn!("the schema's version is not kept: {e}");
+                None
+            }
+            Some(Err(e)) => {
+                tracing::warn!("the schema's version is not kept: {e}");
+                None
+            }
+            None => None,
+        }
+    }
+}
+
+/// What changed between `key`'s last two schema versions, and the saved operations the current
+/// one finds something in.
+fn changes_of(store: &crate::store::Store, key: &str) -> Result<SchemaChanges, String> {
+    use crate::schema_diff::{SchemaShape, compare};
+    let versions = store.schema_versions(key).map_err(|e| e.to_string())?;
+    let dates = versions.iter().map(|v| v.first_seen).collect();
+    let (Some(current), Some(previous)) =
+        (versions.last(), versions.len().checked_sub(2).and_then(|i| versions.get(i)))
+    else {
+        return Ok(SchemaChanges { versions: dates, ..SchemaChanges::default() });
+    };
+    let sdl_of = |id: i64| store.schema_version_sdl(id).map_err(|e| e.to_string()).map(Option::unwrap_or_default);
+    let (before, after) = (sdl_of(previous.id)?, sdl_of(current.id)?);
+    let shape = SchemaShape::from_sdl(&after)?;
+    let changes = compare(&SchemaShape::from_sdl(&before)?, &shape);
+    let mut affected = Vec::new();
+    if let Ok(schema) = apollo_compiler::Schema::parse_and_validate(&after, "schema.graphql") {
+        for operation in store.operations().map_err(|e| e.to_string())? {
+            for finding in crate::operation_check::check(&schema, &shape, &operation.query) {
+                affected.push(format!("{}:{}", operation.path(), finding.located()));
+            }
+        }
+    }
+    Ok(SchemaChanges { versions: dates, changes, affected })
+}
+
+/// Records `sdl` as `key`'s latest schema; when it differs from the last version, one line:
+/// "The service's schema changed since 2026-11-12: 2 added, 1 deprecated, 1 removed — 3 saved
+/// operations affected".
+fn version_notice(
+    store: &crate::store::Store,
+    key: &str,
+    sdl: &str,
+    at: DateTime<Utc>,
+) -> Result<Option<String>, String> {
+    use crate::schema_diff::{SchemaShape, Summary, compare};
+    let shape = SchemaShape::from_sdl(sdl)?;
+    let recorded = store.record_schema_version(key, &shape.fingerprint(), sdl, at).map_err(|e| e.to_string())?;
+    let crate::store::Recorded::Changed { previous, .. } = recorded else { return Ok(None) };
+    let before = store.schema_version_sdl(previous.id).map_err(|e| e.to_string())?.unwrap_or_default();
+    let changes = compare(&SchemaShape::from_sdl(&before)?, &shape);
+    if changes.is_empty() {
+        return Ok(None);
+    }
+    let affected = match apollo_compiler::Schema::parse_and_validate(sdl, "schema.graphql") {
+        Ok(schema) => {
+            let operations = store.operations().map_err(|e| e.to_string())?;
+            let affected = operations
+                .iter()
+                .filter(|op| !crate::operation_check::check(&schema, &shape, &op.query).is_empty())
+                .count();
+            match affected {
+                0 => String::new(),
+                1 => " — 1 saved operation affected".to_owned(),
+                n => format!(" — {n} saved operations affected"),
+            }
+        }
+        Err(_) => String::new(),
+    };
+    let since = previous.first_seen.with_timezone(&chrono::Local).format("%Y-%m-%d");
+    Ok(Some(format!(
+        "The service's schema changed since {since}: {}{affected}; `orgql schema changes` lists the changes",
+        Summary::of(&changes).phrase()
+    )))
+}
+
+/// What changed between a connection's last two schema versions, for the Schema changes view.
+#[derive(Debug, Clone, Default)]
+pub struct SchemaChanges {
+    /// When each kept version was first fetched, oldest (the baseline) first.
+    pub versions: Vec<DateTime<Utc>>,
+    /// The changes from the version before the current one to the current one, classified.
+    pub changes: Vec<crate::schema_diff::Change>,
+    /// The saved operations the current schema finds something in: `COLLECTION/NAME:line:column:
+    /// kind: message`.
+    pub affected: Vec<String>,
 }
 
 /// What the app asks of schemas.
@@ -136,6 +248,11 @@ pub enum SchemaCommand {
         connection: Connection,
         /// Fetch it from the service even when cached.
         refresh: bool,
+    },
+    /// List what changed between the connection's last two kept schema versions.
+    Changes {
+        /// The connection.
+        connection: Connection,
     },
 }
 
@@ -151,6 +268,13 @@ pub enum SchemaEvent {
         /// The schema.
         result: Result<LoadedSchema, String>,
     },
+    /// What changed between a connection's last two schema versions, or why it is not known.
+    Changes {
+        /// The connection's name.
+        connection: String,
+        /// The changes.
+        result: Result<SchemaChanges, String>,
+    },
 }
 
 /// Starts the task of `command`.
@@ -159,6 +283,18 @@ pub(super) fn handle(shared: &Arc<Shared>, command: SchemaCommand) {
         SchemaCommand::Load { job, connection, refresh } => {
             let cancel = shared.start_job(job);
             tokio::spawn(load_schema(shared.clone(), job, connection, refresh, cancel));
+        }
+        SchemaCommand::Changes { connection } => {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let key = schema_key(&connection);
+                let result = match shared.with_store(move |store| Ok(changes_of(store, &key))).await {
+                    Some(Ok(result)) => result,
+                    Some(Err(e)) => Err(e.to_string()),
+                    None => Err("there is no database this session, so no schema versions are kept".to_owned()),
+                };
+                shared.emit(SchemaEvent::Changes { connection: connection.name().to_owned(), result }).await;
+            });
         }
     }
 }
@@ -207,7 +343,8 @@ async fn refresh_cached(shared: Arc<Shared>, connection: Connection, cancel: Can
     };
     let after = read(&shared).await;
     let name = connection.name().to_owned();
-    if before.is_some() && after.is_some() && before != after {
+    // A change of version was said already, with what changed.
+    if before.is_some() && after.is_some() && before != after && !fresh.version_changed {
         tracing::info!("the schema of {key} changed since it was cached");
         shared
             .emit(Event::Problem(format!(

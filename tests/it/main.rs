@@ -28,6 +28,7 @@ mod nested_card;
 mod packaging;
 mod remote_ui;
 mod saved;
+mod schema_changes;
 mod servers;
 mod share;
 mod smoke;

@@ -23,4 +23,4 @@ pub use select::{
     toggle_field,
 };
 pub use text_edit::TextEdit;
-pub use validate::{Problem, Severity, validate};
+pub use validate::{DeprecatedKind, DeprecatedUse, Problem, Severity, deprecated_uses, validate};

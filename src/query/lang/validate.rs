@@ -6,6 +6,8 @@ mod deprecated;
 #[cfg(test)]
 mod tests;
 
+pub use deprecated::{DeprecatedKind, DeprecatedUse};
+
 use std::ops::Range;
 
 use apollo_compiler::diagnostic::ToCliReport;
@@ -60,12 +62,29 @@ pub fn validate(schema: &Valid<Schema>, text: &str) -> Vec<Problem> {
         }
         problems.push(problem(text, range, one_line(&diagnostic.error.to_string()), Severity::Error));
     }
-    for (range, message) in deprecated::uses(schema, &document, file) {
-        problems.push(problem(text, range, message, Severity::Warning));
+    for used in deprecated::uses(schema, &document, file) {
+        problems.push(problem(text, used.range, used.message, Severity::Warning));
     }
     problems.sort_by_key(|problem| (problem.range.start, problem.severity, problem.range.end));
     problems.dedup();
     problems
+}
+
+/// Each use in `text` of something `schema` deprecates, in document order (none when the text
+/// does not parse far enough to tell).
+pub fn deprecated_uses(schema: &Valid<Schema>, text: &str) -> Vec<DeprecatedUse> {
+    if is_blank(text) {
+        return Vec::new();
+    }
+    let document = match ExecutableDocument::parse_and_validate(schema, text, "query.graphql") {
+        Ok(valid) => valid.into_inner(),
+        Err(WithErrors { partial, .. }) => partial,
+    };
+    let file = document.sources.keys().next().copied();
+    let mut uses = deprecated::uses(schema, &document, file);
+    uses.sort_by_key(|used| (used.range.start, used.range.end));
+    uses.dedup();
+    uses
 }
 
 fn problem(text: &str, range: Range<usize>, message: String, severity: Severity) -> Problem {

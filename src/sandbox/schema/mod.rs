@@ -2,6 +2,7 @@
 
 mod guard;
 mod mutation;
+pub mod next;
 mod query;
 mod types;
 
@@ -11,6 +12,7 @@ use async_graphql::{EmptySubscription, Schema};
 
 pub use guard::Granted;
 pub use mutation::MutationRoot;
+pub use next::Edition;
 pub use query::QueryRoot;
 
 use super::data::SharedDb;
@@ -27,13 +29,22 @@ pub const MAX_COMPLEXITY: usize = 20_000;
 
 /// Builds the schema over a database, sending mutations' webhook events to `outbox`.
 pub fn build(db: Arc<SharedDb>, outbox: Outbox) -> SandboxSchema {
-    Schema::build(QueryRoot, MutationRoot, EmptySubscription)
+    build_edition(db, outbox, Edition::Current)
+}
+
+/// [`build`], serving the `edition` of the schema ([`next`]).
+pub fn build_edition(db: Arc<SharedDb>, outbox: Outbox, edition: Edition) -> SandboxSchema {
+    let builder = Schema::build(QueryRoot, MutationRoot, EmptySubscription)
         .data(db)
         .data(outbox)
+        .data(edition)
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
-        .limit_recursive_depth(64)
-        .finish()
+        .limit_recursive_depth(64);
+    match edition {
+        Edition::Current => builder.finish(),
+        Edition::Next => builder.extension(next::NextDeprecations).finish(),
+    }
 }
 
 /// The schema in SDL, as the sandbox serves it.

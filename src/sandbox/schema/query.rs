@@ -39,10 +39,14 @@ impl QueryRoot {
         after: Option<String>,
         id: Option<ID>,
         #[graphql(name = "ref")] ref_: Option<String>,
-        email: Option<String>,
+        #[graphql(visible = "super::next::is_current")] email: Option<String>,
         is_active: Option<bool>,
         group_ref: Option<String>,
     ) -> Result<Conn<User>> {
+        if email.is_some() && super::next::is_next(ctx) {
+            // As GraphQL validation words it: the next schema has no such argument.
+            return Err("Unknown argument \"email\" on field \"Query.paginatedUsers\".".into());
+        }
         let request = page_request("User", first, after.as_deref())?;
         let db = db(ctx)?.read();
         let group = group_ref.as_ref().map(|g| db.groups.get(g).map(|g| g.seq));

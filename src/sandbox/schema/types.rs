@@ -66,6 +66,11 @@ impl User {
     async fn name(&self) -> &str {
         &self.0.name
     }
+    /// The user's name as shown (the next schema's; `orgql sandbox --schema next`).
+    #[graphql(visible = "super::next::is_next")]
+    async fn display_name(&self) -> &str {
+        &self.0.name
+    }
     async fn email(&self) -> &str {
         &self.0.email
     }

@@ -78,6 +78,10 @@ impl OrgqlApp {
             if ui.button("Import…").on_hover_text("Create, change and archive users from a spreadsheet").clicked() {
                 self.import.show();
             }
+            if ui.button("Schema changes…").on_hover_text("What changed in the service's schema").clicked() {
+                let connection = self.profiles.connection(self.state.connection());
+                self.schema_changes.show(connection, &mut self.commands);
+            }
             if let Some(language) = self.copy_code.menu_ui(ui) {
                 let program = self.code_of_active_tab(language);
                 self.copy_code.show(ui.ctx(), language, program);
@@ -162,6 +166,7 @@ impl OrgqlApp {
         }
         self.saved.window_ui(ctx, self.state.tabs().active(), &mut self.commands);
         self.copy_code.window_ui(ctx);
+        self.schema_changes.ui(ctx);
     }
 
     fn problems_ui(&mut self, ui: &mut egui::Ui) {

@@ -1,6 +1,6 @@
 //! The app: its start and exit here, the routing of the worker's events to the feature that
 //! owns them in [`routing`], and the window's layout in [`layout`]. Each feature (the query
-//! tabs, the history, saved operations, profiles, Find user, the webhook inspector, the status
+//! tabs, the history, saved operations, profiles, Find user, schema changes, the webhook inspector, the status
 //! bar) is a module of `ui` that owns its panel, its state and its handling of its own events;
 //! a new feature adds its module, a line in `routing` and its place in `layout`.
 
@@ -23,6 +23,7 @@ use super::import::ImportWindow;
 use super::profiles::ProfilesWindow;
 use super::queries::{Context, Queries};
 use super::saved::SavedPanel;
+use super::schema_changes::SchemaChangesWindow;
 use super::status_bar::StatusBar;
 use super::tab::Tab;
 use super::webhooks::{ListenerForm, WebhooksPanel};
@@ -70,6 +71,7 @@ pub struct OrgqlApp {
     status: StatusBar,
     find_user: FindUserWindow,
     import: ImportWindow,
+    schema_changes: SchemaChangesWindow,
     webhooks: WebhooksPanel,
     copy_code: CopyCode,
     /// The generation of the workspace handed to the worker last; none until the kept one is
@@ -114,6 +116,7 @@ impl OrgqlApp {
             status: StatusBar::default(),
             find_user: FindUserWindow::default(),
             import: ImportWindow::default(),
+            schema_changes: SchemaChangesWindow::default(),
             webhooks: WebhooksPanel::new(ListenerForm::new(0, None), &config.export_dir),
             copy_code: CopyCode::default(),
             saved_generation: None,

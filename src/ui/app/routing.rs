@@ -23,6 +23,7 @@ impl OrgqlApp {
             Event::Schema(crate::worker::SchemaEvent::Loaded { connection, result }) => {
                 self.state.schemas_mut().loaded(&connection, result)
             }
+            Event::Schema(event) => self.schema_changes.on_event(event),
             Event::Webhooks(event) => {
                 self.webhooks.on_event(event);
                 self.webhooks.resume_pending(&mut self.commands);

@@ -11,13 +11,43 @@ use apollo_compiler::parser::{FileId, SourceSpan};
 
 use super::super::schema_info::deprecation;
 
-/// Each use of a deprecated element in `document` (of the source `file`): its bytes and the
-/// sentence saying what is deprecated and why.
-pub(super) fn uses(
-    schema: &Schema,
-    document: &ExecutableDocument,
-    file: Option<FileId>,
-) -> Vec<(Range<usize>, String)> {
+/// What kind of element a deprecated use is of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeprecatedKind {
+    /// A field selected.
+    Field,
+    /// An argument given.
+    Argument,
+    /// A field of an input object value.
+    InputField,
+    /// An enum value written.
+    EnumValue,
+}
+
+/// One use of a deprecated element in a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeprecatedUse {
+    /// The bytes of its name in the document (empty when it is about no place in it).
+    pub range: Range<usize>,
+    /// What kind of element it is.
+    pub kind: DeprecatedKind,
+    /// The type it belongs to (the field's parent type; for an argument, its field's parent type;
+    /// the input object; the enum).
+    pub parent: String,
+    /// For an argument, the field it is given to.
+    pub field: Option<String>,
+    /// Its name.
+    pub name: String,
+    /// Whether the field is written with an alias (`fullName: name`).
+    pub aliased: bool,
+    /// The schema's reason.
+    pub reason: String,
+    /// The sentence the editor shows.
+    pub message: String,
+}
+
+/// Each use of a deprecated element in `document` (of the source `file`).
+pub(super) fn uses(schema: &Schema, document: &ExecutableDocument, file: Option<FileId>) -> Vec<DeprecatedUse> {
     let mut walk = Walk { schema, file, out: Vec::new() };
     for operation in document.operations.iter() {
         for variable in &operation.variables {
@@ -36,7 +66,7 @@ pub(super) fn uses(
 struct Walk<'a> {
     schema: &'a Schema,
     file: Option<FileId>,
-    out: Vec<(Range<usize>, String)>,
+    out: Vec<DeprecatedUse>,
 }
 
 impl Walk<'_> {
@@ -47,7 +77,14 @@ impl Walk<'_> {
                     let definition = &field.definition;
                     if let Some(reason) = deprecation(&definition.directives) {
                         let message = format!("the field `{}.{}` is deprecated: {reason}", set.ty, field.name);
-                        self.push(field.name.location(), message);
+                        let what = What {
+                            kind: DeprecatedKind::Field,
+                            parent: set.ty.to_string(),
+                            field: None,
+                            name: field.name.to_string(),
+                            aliased: field.alias.is_some(),
+                        };
+                        self.push(field.name.location(), what, reason, message);
                     }
                     for argument in &field.arguments {
                         let Some(argument_definition) = definition.argument_by_name(&argument.name) else { continue };
@@ -56,7 +93,14 @@ impl Walk<'_> {
                                 "the argument `{}` of `{}.{}` is deprecated: {reason}",
                                 argument.name, set.ty, field.name
                             );
-                            self.push(argument.name.location(), message);
+                            let what = What {
+                                kind: DeprecatedKind::Argument,
+                                parent: set.ty.to_string(),
+                                field: Some(field.name.to_string()),
+                                name: argument.name.to_string(),
+                                aliased: false,
+                            };
+                            self.push(argument.name.location(), what, reason, message);
                         }
                         self.value(&argument.value, &argument_definition.ty);
                     }
@@ -76,7 +120,14 @@ impl Walk<'_> {
                 let reason = enum_type.and_then(|e| e.values.get(name)).and_then(|v| deprecation(&v.directives));
                 if let Some(reason) = reason {
                     let message = format!("the enum value `{}.{name}` is deprecated: {reason}", ty.inner_named_type());
-                    self.push(value.location(), message);
+                    let what = What {
+                        kind: DeprecatedKind::EnumValue,
+                        parent: ty.inner_named_type().to_string(),
+                        field: None,
+                        name: name.to_string(),
+                        aliased: false,
+                    };
+                    self.push(value.location(), what, reason, message);
                 }
             }
             Value::List(items) => {
@@ -90,7 +141,14 @@ impl Walk<'_> {
                     let Some(definition) = input.fields.get(name) else { continue };
                     if let Some(reason) = deprecation(&definition.directives) {
                         let message = format!("the input field `{}.{name}` is deprecated: {reason}", input.name);
-                        self.push(name.location(), message);
+                        let what = What {
+                            kind: DeprecatedKind::InputField,
+                            parent: input.name.to_string(),
+                            field: None,
+                            name: name.to_string(),
+                            aliased: false,
+                        };
+                        self.push(name.location(), what, reason, message);
                     }
                     self.value(field_value, &definition.ty);
                 }
@@ -99,9 +157,19 @@ impl Walk<'_> {
         }
     }
 
-    fn push(&mut self, location: Option<SourceSpan>, message: String) {
+    fn push(&mut self, location: Option<SourceSpan>, what: What, reason: String, message: String) {
         let location = location.filter(|location| Some(location.file_id()) == self.file);
         let range = location.map_or(0..0, |location| location.offset()..location.end_offset());
-        self.out.push((range, message));
+        let What { kind, parent, field, name, aliased } = what;
+        self.out.push(DeprecatedUse { range, kind, parent, field, name, aliased, reason, message });
     }
+}
+
+/// The element a use is of.
+struct What {
+    kind: DeprecatedKind,
+    parent: String,
+    field: Option<String>,
+    name: String,
+    aliased: bool,
 }

@@ -1,0 +1,129 @@
+//! What changed in the service (issue 30), on the command line as an integrator's CI runs it:
+//! a folder of two operations checked against the sandbox's schema and then its next schema
+//! (`orgql sandbox --schema next`: `User.displayName` added, `User.name` deprecated for it,
+//! `paginatedUsers(email:)` removed), fixed in place, and the schema's changes listed.
+
+use std::net::SocketAddr;
+
+use orgql::sandbox::schema::Edition;
+use orgql::sandbox::{Config, RunningServer, Server};
+use serde_json::Value;
+
+use crate::harness::{Session, orgql_cli};
+
+const USERS: &str = "# The users' names, for HR.\nquery Users {\n  # the first page is enough\n  paginatedUsers(first: 5) {\n    edges { node { ref name } }\n  }\n}\n";
+const BY_EMAIL: &str = "query ByEmail($email: String) {\n  paginatedUsers(email: $email) { count }\n}\n";
+
+async fn serve(listen: SocketAddr, schema: Edition) -> RunningServer {
+    Server::start(Config { listen, users: 20, schema, ..Config::default() }).await.expect("the sandbox starts")
+}
+
+#[test]
+fn operations_checked_fixed_and_the_schema_changes_listed_across_two_versions() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ops = dir.path().join("ops");
+    std::fs::create_dir_all(ops.join("Reports")).unwrap();
+    std::fs::write(ops.join("Users.graphql"), USERS).unwrap();
+    std::fs::write(ops.join("Reports/ByEmail.graphql"), BY_EMAIL).unwrap();
+    let run = |base: &str, args: &[&str]| orgql_cli(dir.path(), base, args);
+
+    // The schema as it is: both operations valid, the first version kept.
+    let server = runtime.block_on(serve("127.0.0.1:0".parse().unwrap(), Edition::Current));
+    let (addr, base) = (server.addr(), server.base_url().to_owned());
+    let (code, out, err) = run(&base, &["operations", "check", "ops"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("2 operations checked: 2 valid"), "{err}");
+    let (code, out, err) = run(&base, &["schema", "changes"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("no changes since 20"), "{out}");
+
+    // The next schema, at the same address.
+    runtime.block_on(server.stop());
+    let server = runtime.block_on(serve(addr, Edition::Next));
+    let (code, out, err) = run(&base, &["operations", "check", "ops"]);
+    assert_eq!(code, 9, "{out}{err}");
+    assert!(out.contains("ops/Users.graphql:5:24: deprecated: User.name — Use `displayName`."), "{out}");
+    assert!(out.contains("--fix writes `name: displayName`"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("ops/Reports/ByEmail.graphql:2:18: error: ")), "{out}");
+
+    // --fix rewrites the deprecated field (comments, layout and the response key kept) and
+    // leaves the broken operation alone: still 9.
+    let (code, out, err) = run(&base, &["operations", "check", "ops", "--fix"]);
+    assert_eq!(code, 9, "{out}{err}");
+    assert!(out.contains("ops/Users.graphql:5:24: fixed: `name` → `name: displayName`"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(ops.join("Users.graphql")).unwrap(),
+        USERS.replace("ref name }", "ref name: displayName }")
+    );
+    assert_eq!(std::fs::read_to_string(ops.join("Reports/ByEmail.graphql")).unwrap(), BY_EMAIL);
+    let (code, out, _) = run(&base, &["operations", "check", "ops", "--json"]);
+    assert_eq!(code, 9);
+    let report: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(report["verdict"], "invalid", "{report}");
+    assert_eq!(report["operations"].as_array().map(Vec::len), Some(2), "{report}");
+    let fixed = report["operations"].as_array().unwrap().iter().find(|o| o["path"] == "ops/Users.graphql").unwrap();
+    assert_eq!(fixed["verdict"], "valid", "{report}");
+
+    // Once the broken operation is gone: 0.
+    std::fs::remove_file(ops.join("Reports/ByEmail.graphql")).unwrap();
+    let (code, out, err) = run(&base, &["operations", "check", "ops"]);
+    assert_eq!(code, 0, "{out}{err}");
+
+    // The changes since the version shown last, then nothing new, twice; as JSON too.
+    let (code, out, err) = run(&base, &["schema", "changes"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "breaking: argument email removed from Query.paginatedUsers",
+            "safe: field User.displayName added",
+            "deprecated: User.name — Use `displayName`.",
+        ],
+        "{err}"
+    );
+    for _ in 0..2 {
+        let (code, out, err) = run(&base, &["schema", "changes"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.starts_with("no changes since 20") && out.lines().count() == 1, "{out}");
+    }
+    let (code, out, _) = run(&base, &["schema", "changes", "--since", "2000-01-01", "--json"]);
+    assert_eq!(code, 0);
+    let changes: Value = serde_json::from_str(&out).expect("JSON");
+    let levels: Vec<&str> = changes["changes"].as_array().unwrap().iter().filter_map(|c| c["level"].as_str()).collect();
+    assert_eq!(levels, ["breaking", "safe", "deprecated"], "{changes}");
+    assert_eq!(changes["changes"][2]["alternative"], "displayName", "{changes}");
+
+    let (code, _, err) = run(&base, &["schema", "save", "next.graphql"]);
+    assert_eq!(code, 0, "{err}");
+    let sdl = std::fs::read_to_string(dir.path().join("next.graphql")).unwrap();
+    assert!(sdl.contains("displayName: String!") && sdl.contains("Use `displayName`."), "{sdl}");
+    runtime.block_on(server.stop());
+}
+
+#[test]
+fn the_app_says_in_one_line_when_the_services_schema_changed_and_shows_the_changes() {
+    let mut s = Session::start();
+    let server = s.runtime.block_on(serve("127.0.0.1:0".parse().unwrap(), Edition::Current));
+    let addr = server.addr();
+    s.add_profile("Acme", server.base_url(), "sandbox-admin");
+    s.wait_for("Acme's schema", |h| h.state().schema().value().is_some_and(|loaded| !loaded.cached));
+    s.runtime.block_on(server.stop());
+    let server = s.runtime.block_on(serve(addr, Edition::Next));
+    s.click("Refresh schema");
+    let notice = s.wait_for_text("The service's schema changed since");
+    assert!(notice.contains("1 added, 1 deprecated, 1 removed"), "{notice}");
+    assert!(!s.app().state().problems().iter().any(|p| p.contains("since it was cached")), "one notice");
+    // The view: the changes by kind, the deprecation with its alternative.
+    s.click("Schema changes…");
+    s.wait_for_label("Breaking (1)");
+    assert!(
+        s.text_containing("breaking: argument email removed from Query.paginatedUsers").is_some(),
+        "{}",
+        s.screen()
+    );
+    assert!(s.text_containing("safe: field User.displayName added").is_some(), "{}", s.screen());
+    s.wait_for_text("deprecated: User.name — Use `displayName`. — use displayName");
+    s.runtime.block_on(server.stop());
+}
