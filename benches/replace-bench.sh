@@ -39,7 +39,7 @@ run() { # label, base URL, client
   local label=$1 url=$2 client=$3
   rm -rf "$work/data"
   /usr/bin/time -f '%e %M' -o "$work/time" "$bin" import "$work/changes.csv" --apply \
-    --base-url "$url" --client-id "$client" --scope "users.read users.write" > "$work/out" 2> "$work/err" || {
+    --concurrency "${CONCURRENCY:-1}" --base-url "$url" --client-id "$client" --scope "users.read users.write" > "$work/out" 2> "$work/err" || {
     cat "$work/err"; exit 1; }
   read -r secs kb < "$work/time"
   printf '%-34s %6d rows %8ss %8.0f rows/s %7.1f MB   %s\n' "$label" "$rows" "$secs" \
