@@ -431,7 +431,7 @@ fn schema_own_title() -> Valid<Schema> {
 pub(crate) fn graphene_django() -> Valid<Schema> {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/introspection/graphene-django-3.2.3.json"
+        "/tests/django_service/introspection-graphene-django-3.2.3.json"
     ))
     .expect("the committed fixture");
     crate::api::read_introspection_json(&text).expect("the fixture reads").schema

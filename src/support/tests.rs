@@ -477,7 +477,7 @@ fn the_card_offers_a_form_mutations_changes_as_whole_record_updates() {
 
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/introspection/graphene-django-3.2.3.json"
+        "/tests/django_service/introspection-graphene-django-3.2.3.json"
     ))
     .expect("the fixture");
     let sdl = crate::api::read_introspection_json(&text).expect("it reads").sdl;

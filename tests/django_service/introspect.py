@@ -1,5 +1,5 @@
 """Writes the test service's introspection, as graphene-django makes it, to
-tests/fixtures/introspection/graphene-django-3.2.3.json (committed: unit tests read it without
+tests/django_service/introspection-graphene-django-3.2.3.json (committed: unit tests read it without
 Python). Run with the venv's python: python introspect.py"""
 
 import json
@@ -18,7 +18,7 @@ import graphene_django  # noqa: E402
 
 from orgql_service.schema import schema  # noqa: E402
 
-out = os.path.join(HERE, "..", "fixtures", "introspection", f"graphene-django-{graphene_django.__version__}.json")
+out = os.path.join(HERE, f"introspection-graphene-django-{graphene_django.__version__}.json")
 with open(out, "w") as f:
     json.dump({"data": schema.introspect()}, f, indent=1, sort_keys=True)
     f.write("\n")
