@@ -74,6 +74,8 @@ pub struct Config {
     pub webhook_retry: Duration,
     /// Connections at once and the idle timeout (`crate::serve`).
     pub connections: crate::serve::ConnectionLimits,
+    /// The request bodies' shares, budget and pace (`crate::inflight`).
+    pub budget: crate::inflight::BudgetLimits,
 }
 
 impl Default for Config {
@@ -91,6 +93,7 @@ impl Default for Config {
             body_limit: 1024 * 1024,
             webhook_retry: Duration::from_millis(500),
             connections: crate::serve::ConnectionLimits::default(),
+            budget: crate::inflight::BudgetLimits::default(),
         }
     }
 }
@@ -149,16 +152,13 @@ impl Server {
             latency: config.latency,
             documents: documents::Documents::default(),
         });
-        let app = http::router(state, config.body_limit);
+        let app = http::router(state, config.body_limit, config.budget);
         let stop = shutdown.clone();
         let connections = config.connections;
         let task = tokio::spawn(async move {
             let listener = crate::serve::LimitedListener::new(listener, connections);
-            let app = app.into_make_service_with_connect_info::<crate::serve::Peer>();
-            let serve = axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await });
-            if let Err(err) = serve.await {
-                tracing::error!("the sandbox stopped serving: {err}");
-            }
+            // The sandbox believes no forwarder: it is not put behind a tunnel.
+            crate::serve::serve(listener, app, crate::forwarded::Forwarders::default(), stop).await;
         });
         tracing::info!(%addr, users, seed, variant = config.variant.name(), "sandbox listening");
         Ok(RunningServer {
