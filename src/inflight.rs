@@ -188,7 +188,7 @@ impl BodyBudget {
         while bytes.len() < share || bytes.len() >= length {
             match pacer.next().await? {
                 None => return Ok(bytes),
-                Some(chunk) => append(&mut bytes, &chunk, limit)?,
+                Some(chunk) => append(&mut bytes, &chunk, limit, true)?,
             }
         }
         // The rest: room first, then read while it keeps its pace.
@@ -200,7 +200,7 @@ impl BodyBudget {
         bytes.reserve(announced.map_or(0, |n| n as usize).saturating_sub(bytes.len()));
         let reading = async move {
             while let Some(chunk) = pacer.next().await? {
-                append(&mut bytes, &chunk, limit)?;
+                append(&mut bytes, &chunk, limit, false)?;
                 self.progress(id, bytes.len());
             }
             Ok(bytes)
@@ -324,9 +324,14 @@ impl Drop for Release<'_> {
     }
 }
 
-fn append(bytes: &mut Vec<u8>, chunk: &[u8], limit: usize) -> Result<(), BodyError> {
+/// Adds `chunk` to `bytes`; `exact` grows it to exactly what it holds rather than doubling it (a
+/// share held while its rest waits costs what was read, not twice that).
+fn append(bytes: &mut Vec<u8>, chunk: &[u8], limit: usize, exact: bool) -> Result<(), BodyError> {
     if bytes.len() + chunk.len() > limit {
         return Err(BodyError::OverLimit);
+    }
+    if exact {
+        bytes.reserve_exact(chunk.len());
     }
     bytes.extend_from_slice(chunk);
     Ok(())

@@ -260,6 +260,12 @@ impl AsyncWrite for LimitedIo {
     }
 }
 
+/// The most a connection's read buffer holds (32 KiB; hyper's default is about 400 KiB): under a
+/// flood of large bodies every waiting connection keeps its buffer beside its body's share, so 800
+/// of them held 800 × 400 KiB. 32 KiB still takes any request head orgql's servers expect (a
+/// larger head is refused with 431), and bounds the chunks a body arrives in.
+pub const READ_BUFFER: usize = 32 * 1024;
+
 /// Serves `router` on `listener` until `stop` is cancelled, then waits for the requests under
 /// way (idle keep-alive connections are closed at once). Each request carries the extensions
 /// `ConnectInfo<Peer>` and [`crate::forwarded::Connection`] (judged against `forwarders`).
@@ -280,7 +286,9 @@ pub async fn serve(
         }
     };
     let mut http = hyper::server::conn::http1::Builder::new();
-    http.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(listener.header_timeout);
+    http.timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(listener.header_timeout)
+        .max_buf_size(READ_BUFFER);
     let mut connections = tokio::task::JoinSet::new();
     loop {
         let (io, peer) = tokio::select! {
