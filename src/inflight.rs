@@ -455,7 +455,12 @@ mod tests {
 
     #[tokio::test]
     async fn a_small_body_is_read_at_once_while_the_budget_is_full_and_its_address_floods() {
-        let budget = BodyBudget::new(BudgetLimits { share_bytes: 8, per_address_waiting: 0, ..limits() });
+        let budget = BodyBudget::new(BudgetLimits {
+            share_bytes: 8,
+            per_address_bytes: 100,
+            per_address_waiting: 0,
+            ..limits()
+        });
         let flood: IpAddr = "10.0.0.1".parse().unwrap();
         let mut keep = Vec::new();
         for _ in 0..2 {

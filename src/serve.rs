@@ -58,16 +58,9 @@ impl Default for ConnectionLimits {
     }
 }
 
-/// The peer of a connection, for handlers (`ConnectInfo<Peer>`; serve with
-/// `into_make_service_with_connect_info::<Peer>()`).
+/// The peer of a connection, for handlers (`ConnectInfo<Peer>`, set on every request by [`serve`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Peer(pub SocketAddr);
-
-impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, LimitedListener>> for Peer {
-    fn connect_info(stream: axum::serve::IncomingStream<'_, LimitedListener>) -> Self {
-        Peer(*stream.remote_addr())
-    }
-}
 
 /// What a connection past its address's cap is told before it is closed.
 const TOO_MANY_CONNECTIONS: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\nretry-after: 1\r\ncontent-type: text/plain\r\n\
