@@ -79,9 +79,9 @@ async fn listener(
     .unwrap()
 }
 
-/// The stored delivery whose path is `path`.
-fn stored(dir: &std::path::Path, path: &str) -> orgql::store::NewDelivery {
-    let store = Store::open(&dir.join("s.sqlite3")).unwrap();
+/// The stored delivery whose path is `path`, in `dir`'s `file`.
+fn stored(dir: &std::path::Path, path: &str, file: &str) -> orgql::store::NewDelivery {
+    let store = Store::open(&dir.join(file)).unwrap();
     store.deliveries(10_000, 0).unwrap().into_iter().map(|d| d.delivery).find(|d| d.path == path).expect("stored")
 }
 
@@ -125,7 +125,7 @@ async fn a_signed_delivery_from_the_flooding_address_itself_is_answered() {
     eprintln!("delivery answered under a flood of {FLOOD} from the same address in {:?}", started.elapsed());
     drop(streams);
     listener.stop().await;
-    let delivery = stored(dir.path(), "/hooks");
+    let delivery = stored(dir.path(), "/hooks", "s.sqlite3");
     assert_eq!(delivery.verified, Some(true));
     assert_eq!(delivery.sender, Some(DeliverySender { address: "127.0.0.1".into(), via: None }));
 }
@@ -150,7 +150,7 @@ async fn behind_a_trusted_forwarder_one_forwarded_address_flooding_holds_up_no_o
     assert_eq!(response.status().as_u16(), 204);
     drop(streams);
     listener.stop().await;
-    let delivery = stored(dir.path(), "/other");
+    let delivery = stored(dir.path(), "/other", "s.sqlite3");
     assert_eq!(delivery.verified, Some(true));
     assert_eq!(delivery.sender, Some(DeliverySender { address: "198.51.100.9".into(), via: Some("127.0.0.1".into()) }));
 }
@@ -179,7 +179,10 @@ async fn from_an_untrusted_connection_the_forwarding_headers_are_ignored() {
     assert_eq!(response.status().as_u16(), 204);
     drop(streams);
     listener.stop().await;
-    assert_eq!(stored(dir.path(), "/other").sender, Some(DeliverySender { address: "127.0.0.1".into(), via: None }));
+    assert_eq!(
+        stored(dir.path(), "/other", "s.sqlite3").sender,
+        Some(DeliverySender { address: "127.0.0.1".into(), via: None })
+    );
 }
 
 /// Sends `head` one byte a second; returns how long the server took to close the connection
@@ -262,7 +265,7 @@ async fn a_body_that_falls_behind_is_answered_408_and_closed() {
         assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     }
     listener.stop().await;
-    assert!(stored(dir.path(), "/slow").reason.contains("too slowly"));
+    assert!(stored(dir.path(), "/slow", "s.sqlite3").reason.contains("too slowly"));
 }
 
 /// The tunnel orgql starts is believed; another local program sending the same header is not.
@@ -302,7 +305,51 @@ async fn the_tunnel_orgql_started_is_believed_and_only_it() {
     tunnel.stop().await;
     listener.stop().await;
     assert_eq!(
-        stored(dir.path(), "/not-tunnel").sender,
+        stored(dir.path(), "/not-tunnel", "s.sqlite3").sender,
         Some(DeliverySender { address: "127.0.0.1".into(), via: None })
+    );
+}
+
+/// `orgql webhooks listen --trust-proxy 127.0.0.1`: the client a local proxy names is recorded.
+#[test]
+fn webhooks_listen_believes_a_trust_proxy_address() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_orgql"))
+        .args([
+            "webhooks",
+            "listen",
+            "--listen",
+            "127.0.0.1:0",
+            "--store",
+            "hooks.sqlite3",
+            "--trust-proxy",
+            "127.0.0.1",
+        ])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("ORGQL_NO_KEYRING", "1")
+        .env("HOME", dir.path())
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().expect("a first line").unwrap();
+    let addr = first.split("http://").nth(1).and_then(|rest| rest.split_whitespace().next()).expect("the address");
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "POST /proxied HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 6.6.6.6, 203.0.113.7\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+    )
+    .unwrap();
+    let printed = lines.next().expect("a delivery line").unwrap();
+    assert!(printed.contains("/proxied"), "{printed}");
+    let _ = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    let _ = child.wait();
+    assert_eq!(
+        stored(dir.path(), "/proxied", "hooks.sqlite3").sender,
+        Some(DeliverySender { address: "203.0.113.7".into(), via: Some("127.0.0.1".into()) })
     );
 }
