@@ -38,7 +38,7 @@ pub struct ConnectionLimits {
     /// Connections one address other than loopback may hold at once (default 128); past it a
     /// new one is answered 429 and closed. Loopback peers are not counted: a tunnel or a reverse
     /// proxy on the same machine carries every sender (their requests are counted per client by
-    /// [`crate::inflight`]).
+    /// [`crate::inflight`] when the forwarder is believed, [`crate::forwarded`]).
     pub per_address: usize,
     /// How long a request's headers may take to arrive whole (default 5 s; hyper's
     /// `header_read_timeout`, counted from the end of the previous answer on a keep-alive
