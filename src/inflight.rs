@@ -1,27 +1,35 @@
 //! The bytes of request bodies both servers (the sandbox and the webhook listener) hold while
-//! they arrive, kept under one cap per server and shared fairly between senders:
+//! they arrive, kept under one cap per server, shared fairly between senders, and read at a pace
+//! (issue 31):
 //!
-//! - a body reserves its announced size (the body limit when it announces none) before a byte is
-//!   read, so the bytes held never pass [`BudgetLimits::total_bytes`];
-//! - each sender's address may hold at most [`BudgetLimits::per_address_bytes`] and read at most
-//!   [`BudgetLimits::per_address_bodies`] bodies at once; its further requests wait their turn with
-//!   their bodies unread (in the kernel's buffers, not ours), and past
-//!   [`BudgetLimits::per_address_waiting`] waiting ones it is answered 429 at once. So a flood
-//!   from one address cannot keep another sender's delivery, or a token request, waiting;
+//! - **a share each**: every body's first [`BudgetLimits::share_bytes`] (64 KiB: a token form,
+//!   a GraphQL query or an ordinary delivery whole) are read without asking the budget, so a small
+//!   request never waits behind large ones, whoever floods. What this costs is bounded by the
+//!   connection cap (`crate::serve`): 1,024 connections × 64 KiB = 64 MiB at most;
+//! - **the budget for the rest**: the part above the share reserves its announced size (the body
+//!   limit when it announces none) before it is read, so the bytes held beyond the shares never
+//!   pass [`BudgetLimits::total_bytes`]; each sender's address may hold at most
+//!   [`BudgetLimits::per_address_bytes`] and read at most [`BudgetLimits::per_address_bodies`] such
+//!   rests at once; its further ones wait their turn with their bytes unread (in the kernel's
+//!   buffers, not ours) for at most [`BudgetLimits::max_wait`] (then 503: who waited longest goes
+//!   first), and past [`BudgetLimits::per_address_waiting`] waiting ones 429 at once;
 //! - when the whole budget is taken and a body must wait, the slowest body under way (under
-//!   [`SLOW_BYTES_PER_SEC`] after [`SHED_AFTER`]) is cut off first: slow bodies are shed before
-//!   anyone waits for them.
+//!   [`SLOW_BYTES_PER_SEC`] after [`SHED_AFTER`]) is cut off first;
+//! - **a pace** ([`Pace`]): a body must arrive within a deadline that grows with its length (a
+//!   minimum rate after a grace) and never pause longer than a longest gap between reads; the time
+//!   it waits for the budget is ours and not counted. A body that falls behind is
+//!   [`BodyError::Slow`]: the servers answer 408 and close the connection, and its share of the
+//!   budget is freed at once.
 //!
-//! The address is the peer's; for a peer on the loopback interface (a tunnel or a reverse proxy
-//! on the same machine) the client it names in `CF-Connecting-IP`, `X-Forwarded-For` (first) or
-//! `X-Real-IP`, because every sender then arrives from 127.0.0.1.
+//! The address is the sender's ([`crate::forwarded`]): the peer's, or the client a trusted
+//! forwarder (the tunnel orgql started, a `--trust-proxy` address) names.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use axum::body::Body;
+use axum::body::{Body, BodyDataStream, Bytes};
 use axum::http::HeaderMap;
 use futures_util::StreamExt as _;
 use tokio::sync::Notify;
@@ -33,17 +41,48 @@ pub const SLOW_BYTES_PER_SEC: f64 = 16.0 * 1024.0;
 /// How long a body is given before it can be judged slow (2 s).
 pub const SHED_AFTER: Duration = Duration::from_secs(2);
 
+/// The pace a body must keep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pace {
+    /// The slowest a body may arrive once its grace is over, in bytes a second (default 32 KiB/s:
+    /// 1 MiB in 5 + 32 s; a real sender sends it in well under a second).
+    pub min_rate: u64,
+    /// The time every body is given before the rate counts (default 5 s).
+    pub grace: Duration,
+    /// The longest pause between two reads of a body (default 5 s).
+    pub max_gap: Duration,
+}
+
+impl Default for Pace {
+    fn default() -> Self {
+        Pace { min_rate: 32 * 1024, grace: Duration::from_secs(5), max_gap: Duration::from_secs(5) }
+    }
+}
+
+impl Pace {
+    /// How long a body of `length` bytes may take to arrive.
+    pub fn deadline_for(&self, length: usize) -> Duration {
+        self.grace + Duration::from_secs_f64(length as f64 / self.min_rate.max(1) as f64)
+    }
+}
+
 /// The caps of one server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BudgetLimits {
-    /// Body bytes held at once across all connections (default 96 MiB).
+    /// Body bytes above the shares held at once across all connections (default 96 MiB).
     pub total_bytes: usize,
-    /// Body bytes one address may hold at once (default 16 MiB).
+    /// Body bytes above the shares one address may hold at once (default 16 MiB).
     pub per_address_bytes: usize,
-    /// Bodies one address may be sending at once (default 16).
+    /// Bodies above their share one address may be reading at once (default 16).
     pub per_address_bodies: usize,
     /// Requests of one address that may wait for their turn (default 1,024); past it, 429.
     pub per_address_waiting: usize,
+    /// The part of every body read without waiting for the budget (default 64 KiB).
+    pub share_bytes: usize,
+    /// How long a body's rest may wait for room (default 10 s); then 503.
+    pub max_wait: Duration,
+    /// The pace every body must keep.
+    pub pace: Pace,
 }
 
 impl Default for BudgetLimits {
@@ -53,6 +92,9 @@ impl Default for BudgetLimits {
             per_address_bytes: 16 * 1024 * 1024,
             per_address_bodies: 16,
             per_address_waiting: 1024,
+            share_bytes: 64 * 1024,
+            max_wait: Duration::from_secs(10),
+            pace: Pace::default(),
         }
     }
 }
@@ -68,7 +110,9 @@ pub enum BodyError {
     Busy,
     /// Cut off to make room for others, being too slow: answer 503.
     Shed,
-    /// The body did not arrive in time, or the connection failed.
+    /// It fell behind its pace (the sentence says how): answer 408 and close the connection.
+    Slow(String),
+    /// The connection failed.
     Read(String),
 }
 
@@ -122,42 +166,48 @@ impl BodyBudget {
         state.addresses.get(&address).map_or(0, |a| a.waiting)
     }
 
-    /// Reads `body` of at most `limit` bytes for `address`, waiting at most `wait` for room and
-    /// `timeout` for the body once it is being read.
+    /// Reads `body` of at most `limit` bytes (`announced` by its headers) for `address`: its
+    /// share at once, the rest under the budget, all of it at the [`Pace`].
     pub async fn read(
         &self,
         address: IpAddr,
         body: Body,
         limit: usize,
         announced: Option<u64>,
-        wait: Duration,
-        timeout: Duration,
     ) -> Result<Vec<u8>, BodyError> {
         if announced.is_some_and(|n| n > limit as u64) {
             return Err(BodyError::OverLimit);
         }
-        let reserve = announced.map_or(limit, |n| n as usize).max(1);
-        let (id, cut) = self.reserve(address, reserve, wait).await?;
+        let limits = self.0.limits;
+        let length = announced.map_or(limit, |n| n as usize);
+        let mut pacer = Pacer::new(limits.pace, length, body.into_data_stream());
+        let share = limits.share_bytes.min(length);
+        let mut bytes = Vec::with_capacity(announced.map_or(0, |n| (n as usize).min(share)));
+        // The share: never waits for the budget.
+        // (Reading on past the announced length finds its end, or a body longer than it said.)
+        while bytes.len() < share || bytes.len() >= length {
+            match pacer.next().await? {
+                None => return Ok(bytes),
+                Some(chunk) => append(&mut bytes, &chunk, limit, true)?,
+            }
+        }
+        // The rest: room first, then read while it keeps its pace.
+        let reserve = (length - bytes.len().min(length)).max(1);
+        let waiting = Instant::now();
+        let (id, cut) = self.reserve(address, reserve, limits.max_wait).await?;
+        pacer.paused(waiting.elapsed());
         let _release = Release { budget: self, id, address, reserve };
-        let reading = async {
-            let mut bytes = Vec::with_capacity(announced.map_or(0, |n| n as usize));
-            let mut stream = body.into_data_stream();
-            while let Some(chunk) = stream.next().await {
-                let chunk = chunk.map_err(|e| BodyError::Read(e.to_string()))?;
-                if bytes.len() + chunk.len() > limit {
-                    return Err(BodyError::OverLimit);
-                }
-                bytes.extend_from_slice(&chunk);
+        bytes.reserve(announced.map_or(0, |n| n as usize).saturating_sub(bytes.len()));
+        let reading = async move {
+            while let Some(chunk) = pacer.next().await? {
+                append(&mut bytes, &chunk, limit, false)?;
                 self.progress(id, bytes.len());
             }
             Ok(bytes)
         };
         tokio::select! {
             _ = cut.cancelled() => Err(BodyError::Shed),
-            read = tokio::time::timeout(timeout, reading) => match read {
-                Ok(read) => read,
-                Err(_) => Err(BodyError::Read(format!("it did not arrive within {} s", timeout.as_secs()))),
-            },
+            read = reading => read,
         }
     }
 
@@ -274,6 +324,56 @@ impl Drop for Release<'_> {
     }
 }
 
+/// Adds `chunk` to `bytes`; `exact` grows it to exactly what it holds rather than doubling it (a
+/// share held while its rest waits costs what was read, not twice that).
+fn append(bytes: &mut Vec<u8>, chunk: &[u8], limit: usize, exact: bool) -> Result<(), BodyError> {
+    if bytes.len() + chunk.len() > limit {
+        return Err(BodyError::OverLimit);
+    }
+    if exact {
+        bytes.reserve_exact(chunk.len());
+    }
+    bytes.extend_from_slice(chunk);
+    Ok(())
+}
+
+/// A body's stream read at its [`Pace`].
+struct Pacer {
+    stream: BodyDataStream,
+    pace: Pace,
+    length: usize,
+    deadline: Instant,
+}
+
+impl Pacer {
+    fn new(pace: Pace, length: usize, stream: BodyDataStream) -> Self {
+        Pacer { stream, pace, length, deadline: Instant::now() + pace.deadline_for(length) }
+    }
+
+    /// The time spent waiting for the budget is not the sender's.
+    fn paused(&mut self, waited: Duration) {
+        self.deadline += waited;
+    }
+
+    /// The next chunk, or `Slow` when it does not come in time.
+    async fn next(&mut self) -> Result<Option<Bytes>, BodyError> {
+        let gap = Instant::now() + self.pace.max_gap;
+        match tokio::time::timeout_at(gap.min(self.deadline), self.stream.next()).await {
+            Ok(None) => Ok(None),
+            Ok(Some(Ok(chunk))) => Ok(Some(chunk)),
+            Ok(Some(Err(err))) => Err(BodyError::Read(err.to_string())),
+            Err(_) if gap <= self.deadline => {
+                Err(BodyError::Slow(format!("nothing of the body arrived for {} s", self.pace.max_gap.as_secs_f32())))
+            }
+            Err(_) => Err(BodyError::Slow(format!(
+                "the body of {} bytes did not arrive within {:.0} s",
+                self.length,
+                self.pace.deadline_for(self.length).as_secs_f32()
+            ))),
+        }
+    }
+}
+
 /// The body length a request announces: its `Content-Length`, or 0 when it has neither that nor
 /// `Transfer-Encoding` (HTTP/1.1 then has no body); `None` for a chunked body.
 pub fn announced_length(headers: &HeaderMap) -> Option<u64> {
@@ -284,29 +384,20 @@ pub fn announced_length(headers: &HeaderMap) -> Option<u64> {
     }
 }
 
-/// The address a request counts against: the peer's, or for a loopback peer (a tunnel or proxy
-/// on this machine) the client it names.
-pub fn sender_address(peer: Option<SocketAddr>, headers: &HeaderMap) -> IpAddr {
-    let peer = peer.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |p| p.ip());
-    if !peer.is_loopback() {
-        return peer;
-    }
-    let named = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(',').next())
-            .and_then(|v| v.trim().parse::<IpAddr>().ok())
-    };
-    named("cf-connecting-ip").or_else(|| named("x-forwarded-for")).or_else(|| named("x-real-ip")).unwrap_or(peer)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn limits() -> BudgetLimits {
-        BudgetLimits { total_bytes: 100, per_address_bytes: 50, per_address_bodies: 2, per_address_waiting: 1 }
+        BudgetLimits {
+            total_bytes: 100,
+            per_address_bytes: 50,
+            per_address_bodies: 2,
+            per_address_waiting: 1,
+            share_bytes: 0,
+            max_wait: Duration::from_secs(30),
+            pace: Pace { min_rate: 1, grace: Duration::from_secs(30), max_gap: Duration::from_secs(30) },
+        }
     }
 
     /// A body that sends `first` and then nothing until its sender is dropped.
@@ -333,14 +424,13 @@ mod tests {
         let budget = BodyBudget::new(limits());
         let flood: IpAddr = "10.0.0.1".parse().unwrap();
         let other: IpAddr = "10.0.0.2".parse().unwrap();
-        let wait = Duration::from_secs(30);
         let mut keep = Vec::new();
         let mut tasks = Vec::new();
         for _ in 0..2 {
             let (body, k) = stalled(b"x");
             keep.push(k);
             let b = budget.clone();
-            tasks.push(tokio::spawn(async move { b.read(flood, body, 25, Some(25), wait, wait).await }));
+            tasks.push(tokio::spawn(async move { b.read(flood, body, 25, Some(25)).await }));
         }
         while budget.held() < 50 {
             tokio::task::yield_now().await;
@@ -349,12 +439,12 @@ mod tests {
         let (body, k) = stalled(b"x");
         keep.push(k);
         let b = budget.clone();
-        let third = tokio::spawn(async move { b.read(flood, body, 25, Some(25), wait, wait).await });
+        let third = tokio::spawn(async move { b.read(flood, body, 25, Some(25)).await });
         while budget.waiting(flood) < 1 {
             tokio::task::yield_now().await;
         }
-        assert_eq!(budget.read(flood, Body::from("y"), 25, Some(1), wait, wait).await, Err(BodyError::TooMany));
-        assert_eq!(budget.read(other, Body::from("hello"), 25, Some(5), wait, wait).await.unwrap(), b"hello");
+        assert_eq!(budget.read(flood, Body::from("y"), 25, Some(1)).await, Err(BodyError::TooMany));
+        assert_eq!(budget.read(other, Body::from("hello"), 25, Some(5)).await.unwrap(), b"hello");
         drop(keep);
         for task in tasks {
             assert!(task.await.unwrap().is_err());
@@ -363,14 +453,49 @@ mod tests {
         assert_eq!(budget.held(), 0);
     }
 
-    #[test]
-    fn a_loopback_peer_counts_as_the_client_it_names() {
-        let mut headers = HeaderMap::new();
-        let local: SocketAddr = "127.0.0.1:5".parse().unwrap();
-        let remote: SocketAddr = "192.0.2.1:5".parse().unwrap();
-        headers.insert("x-forwarded-for", "198.51.100.7, 10.0.0.1".parse().unwrap());
-        assert_eq!(sender_address(Some(local), &headers), "198.51.100.7".parse::<IpAddr>().unwrap());
-        assert_eq!(sender_address(Some(remote), &headers), remote.ip());
-        assert_eq!(sender_address(Some(local), &HeaderMap::new()), local.ip());
+    #[tokio::test]
+    async fn a_small_body_is_read_at_once_while_the_budget_is_full_and_its_address_floods() {
+        let budget = BodyBudget::new(BudgetLimits {
+            share_bytes: 8,
+            per_address_bytes: 100,
+            per_address_waiting: 0,
+            ..limits()
+        });
+        let flood: IpAddr = "10.0.0.1".parse().unwrap();
+        let mut keep = Vec::new();
+        for _ in 0..2 {
+            let (body, k) = stalled(b"0123456789");
+            keep.push(k);
+            let b = budget.clone();
+            tokio::spawn(async move { b.read(flood, body, 50, Some(50)).await });
+        }
+        while budget.held() < 80 {
+            tokio::task::yield_now().await;
+        }
+        // The address's line is full (none may wait), yet a body within the share is read.
+        let (body, k) = stalled(b"0123456789");
+        keep.push(k);
+        assert_eq!(budget.read(flood, body, 50, Some(50)).await, Err(BodyError::TooMany));
+        assert_eq!(budget.read(flood, Body::from("token"), 50, Some(5)).await.unwrap(), b"token");
+        assert_eq!(budget.read(flood, Body::from("12345678"), 50, Some(8)).await.unwrap(), b"12345678");
+    }
+
+    #[tokio::test]
+    async fn a_body_that_pauses_too_long_or_trickles_falls_behind_and_frees_its_room() {
+        let pace = Pace { min_rate: 10, grace: Duration::from_millis(300), max_gap: Duration::from_millis(200) };
+        let budget = BodyBudget::new(BudgetLimits { pace, ..limits() });
+        let from: IpAddr = "10.0.0.1".parse().unwrap();
+        let (body, _keep) = stalled(b"x");
+        let read = budget.read(from, body, 25, Some(25)).await;
+        assert!(matches!(&read, Err(BodyError::Slow(why)) if why.contains("nothing")), "{read:?}");
+        assert_eq!(budget.held(), 0);
+        // A byte every 0.15 s never pauses too long, but 25 bytes at 10 bytes/s is 0.3 + 2.5 s.
+        let trickle = futures_util::stream::iter(0..25).then(|_| async {
+            tokio::time::sleep(Duration::from_millis(150)).await;
+            Ok::<_, std::io::Error>(vec![b'x'])
+        });
+        let read = budget.read(from, Body::from_stream(trickle), 25, Some(25)).await;
+        assert!(matches!(&read, Err(BodyError::Slow(why)) if why.contains("within")), "{read:?}");
+        assert_eq!(budget.held(), 0);
     }
 }

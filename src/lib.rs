@@ -6,6 +6,7 @@ pub mod cli;
 pub mod codegen;
 pub mod explorer;
 pub mod export;
+pub mod forwarded;
 pub mod import;
 pub mod inflight;
 pub mod operation_check;

@@ -6,8 +6,12 @@
 //! its headers or body slower than one byte per timeout, or reads nothing of its answer) is
 //! closed.
 //!
-//! `axum::serve` exposes none of hyper's own timeouts, and hyper's `header_read_timeout` needs a
-//! timer that axum does not give it; a listener of our own is the one place both servers share.
+//! Both servers are served by [`serve`] rather than `axum::serve`: `axum::serve` exposes none of
+//! hyper's own settings, and hyper's `header_read_timeout` (a slowloris that sends its headers a
+//! byte at a time is closed when [`ConnectionLimits::header_timeout`] has passed, however often a
+//! byte arrives) needs the timer and connection builder of hyper-util, which `serve` sets up. It
+//! also hands every request its [`crate::forwarded::Connection`] (the peer, and whether it is a
+//! forwarder to believe). A listener of our own is the one place both servers share.
 
 use std::io;
 use std::net::SocketAddr;
@@ -34,26 +38,29 @@ pub struct ConnectionLimits {
     /// Connections one address other than loopback may hold at once (default 128); past it a
     /// new one is answered 429 and closed. Loopback peers are not counted: a tunnel or a reverse
     /// proxy on the same machine carries every sender (their requests are counted per client by
-    /// [`crate::inflight`]).
+    /// [`crate::inflight`] when the forwarder is believed, [`crate::forwarded`]).
     pub per_address: usize,
+    /// How long a request's headers may take to arrive whole (default 5 s; hyper's
+    /// `header_read_timeout`, counted from the end of the previous answer on a keep-alive
+    /// connection, so it also bounds how long a kept-alive connection waits idle). Past it the
+    /// connection is closed without an answer.
+    pub header_timeout: Duration,
 }
 
 impl Default for ConnectionLimits {
     fn default() -> Self {
-        ConnectionLimits { max_connections: 1024, idle_timeout: Duration::from_secs(30), per_address: 128 }
+        ConnectionLimits {
+            max_connections: 1024,
+            idle_timeout: Duration::from_secs(30),
+            per_address: 128,
+            header_timeout: Duration::from_secs(5),
+        }
     }
 }
 
-/// The peer of a connection, for handlers (`ConnectInfo<Peer>`; serve with
-/// `into_make_service_with_connect_info::<Peer>()`).
+/// The peer of a connection, for handlers (`ConnectInfo<Peer>`, set on every request by [`serve`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Peer(pub SocketAddr);
-
-impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, LimitedListener>> for Peer {
-    fn connect_info(stream: axum::serve::IncomingStream<'_, LimitedListener>) -> Self {
-        Peer(*stream.remote_addr())
-    }
-}
 
 /// What a connection past its address's cap is told before it is closed.
 const TOO_MANY_CONNECTIONS: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\nretry-after: 1\r\ncontent-type: text/plain\r\n\
@@ -62,6 +69,7 @@ content-length: 56\r\nconnection: close\r\n\r\ntoo many connections from this ad
 /// A TCP listener that keeps [`ConnectionLimits`].
 pub struct LimitedListener {
     inner: TcpListener,
+    header_timeout: Duration,
     permits: Arc<Semaphore>,
     idle_timeout: Duration,
     per_address: usize,
@@ -73,6 +81,7 @@ impl LimitedListener {
     pub fn new(listener: TcpListener, limits: ConnectionLimits) -> Self {
         LimitedListener {
             inner: listener,
+            header_timeout: limits.header_timeout,
             permits: Arc::new(Semaphore::new(limits.max_connections.max(1))),
             idle_timeout: limits.idle_timeout,
             per_address: limits.per_address.max(1),
@@ -113,6 +122,8 @@ impl axum::serve::Listener for LimitedListener {
         loop {
             match self.inner.accept().await {
                 Ok((stream, addr)) => {
+                    // Answers go out at once, not after Nagle's wait for more bytes.
+                    let _ = stream.set_nodelay(true);
                     let slot = if addr.ip().is_loopback() {
                         None
                     } else {
@@ -240,4 +251,67 @@ impl AsyncWrite for LimitedIo {
     fn is_write_vectored(&self) -> bool {
         self.stream.is_write_vectored()
     }
+}
+
+/// The most a connection's read buffer holds (32 KiB; hyper's default is about 400 KiB): under a
+/// flood of large bodies every waiting connection keeps its buffer beside its body's share, so 800
+/// of them held 800 × 400 KiB. 32 KiB still takes any request head orgql's servers expect (a
+/// larger head is refused with 431), and bounds the chunks a body arrives in.
+pub const READ_BUFFER: usize = 32 * 1024;
+
+/// Serves `router` on `listener` until `stop` is cancelled, then waits for the requests under
+/// way (idle keep-alive connections are closed at once). Each request carries the extensions
+/// `ConnectInfo<Peer>` and [`crate::forwarded::Connection`] (judged against `forwarders`).
+pub async fn serve(
+    mut listener: LimitedListener,
+    router: axum::Router,
+    forwarders: crate::forwarded::Forwarders,
+    stop: tokio_util::sync::CancellationToken,
+) {
+    use axum::serve::Listener as _;
+    use tower::ServiceExt as _;
+
+    let local = match listener.local_addr() {
+        Ok(local) => local,
+        Err(err) => {
+            tracing::error!("the server has no local address: {err}");
+            return;
+        }
+    };
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(listener.header_timeout)
+        .max_buf_size(READ_BUFFER);
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        let (io, peer) = tokio::select! {
+            _ = stop.cancelled() => break,
+            accepted = listener.accept() => accepted,
+        };
+        while connections.try_join_next().is_some() {}
+        let connection = crate::forwarded::Connection::new(peer, local, forwarders.clone());
+        let router = router.clone();
+        let service = hyper::service::service_fn(move |mut request: axum::http::Request<hyper::body::Incoming>| {
+            request.extensions_mut().insert(axum::extract::ConnectInfo(Peer(peer)));
+            request.extensions_mut().insert(connection.clone());
+            router.clone().oneshot(request.map(axum::body::Body::new))
+        });
+        let serving = http.serve_connection(hyper_util::rt::TokioIo::new(io), service);
+        let stop = stop.clone();
+        connections.spawn(async move {
+            tokio::pin!(serving);
+            let result = tokio::select! {
+                result = serving.as_mut() => result,
+                _ = stop.cancelled() => {
+                    serving.as_mut().graceful_shutdown();
+                    serving.await
+                }
+            };
+            if let Err(err) = result {
+                tracing::debug!("a connection from {peer} ended: {err}");
+            }
+        });
+    }
+    drop(listener);
+    while connections.join_next().await.is_some() {}
 }

@@ -71,6 +71,12 @@ pub struct ListenArgs {
     /// for byte and verified.
     #[arg(long, requires = "tunnel")]
     send_test: bool,
+    /// Believe the client address that ADDR (a reverse proxy or tunnel you run yourself) names in
+    /// X-Forwarded-For or Cf-Connecting-Ip: per-sender limits then count that client, and each
+    /// delivery records it. Repeatable. The tunnel started with --tunnel is believed without it;
+    /// anyone else's forwarding headers are ignored.
+    #[arg(long, value_name = "ADDR")]
+    trust_proxy: Vec<std::net::IpAddr>,
 }
 
 /// Options of `orgql webhooks pull`.
@@ -163,6 +169,7 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
             max_store_bytes: args.max_store_mb.map(|mb| mb.saturating_mul(1_000_000)),
         },
         budget: Default::default(),
+        trusted_proxies: args.trust_proxy,
     };
     let store_path = config.store_path.clone();
     let checking = config.secret.is_some();
@@ -196,7 +203,9 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
         }
     });
     let tunnel = args.tunnel.map(|kind| {
+        let name = kind.name().to_owned();
         let (tunnel, mut events) = crate::webhooks::tunnel::start(kind, listener.addr().port());
+        listener.forwarders().trust_tunnel(&name, tunnel.process());
         let deliveries = listener.events_sender();
         let send_test = args.send_test;
         let reporter = tokio::spawn(async move {

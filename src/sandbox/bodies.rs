@@ -1,8 +1,8 @@
 //! The sandbox's request bodies read under a [`BodyBudget`] (`crate::inflight`) before any
 //! handler sees them: 800 unfinished 1 MiB bodies no longer hold 800 MiB, and one address's
-//! flood does not keep a token request or another client's query waiting.
-
-use std::time::Duration;
+//! flood does not keep a token request or another client's query waiting, even from its own
+//! address (each body's share is read at once); a body that falls behind its pace is answered 408
+//! and its connection closed.
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -10,10 +10,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 
-use crate::inflight::{BodyBudget, BodyError, announced_length, sender_address};
-
-/// How long a request may wait for room, and its body take to arrive (30 s each).
-const WAIT: Duration = Duration::from_secs(30);
+use crate::inflight::{BodyBudget, BodyError, announced_length};
 
 /// The middleware: the body read whole under the budget, then the request handed on.
 pub(super) async fn read_under_budget(
@@ -27,9 +24,11 @@ pub(super) async fn read_under_budget(
         // The handlers' own limit refuses it before reading a byte, in the spec's shape.
         return next.run(Request::from_parts(parts, body)).await;
     }
-    let peer = parts.extensions.get::<axum::extract::ConnectInfo<crate::serve::Peer>>().map(|c| c.0.0);
-    let sender = sender_address(peer, &parts.headers);
-    let (status, message) = match budget.read(sender, body, limit, announced, WAIT, WAIT).await {
+    let sender = match parts.extensions.get::<crate::forwarded::Connection>() {
+        Some(connection) => connection.sender(&parts.headers).await.address,
+        None => std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED),
+    };
+    let (status, message) = match budget.read(sender, body, limit, announced).await {
         Ok(bytes) => return next.run(Request::from_parts(parts, Body::from(bytes))).await,
         Err(BodyError::OverLimit) => {
             (StatusCode::PAYLOAD_TOO_LARGE, "The request body is too large; send a smaller query".to_owned())
@@ -39,6 +38,14 @@ pub(super) async fn read_under_budget(
         }
         Err(BodyError::Busy | BodyError::Shed) => {
             (StatusCode::SERVICE_UNAVAILABLE, "The service is busy; send the request again".to_owned())
+        }
+        Err(BodyError::Slow(reason)) => {
+            let mut response = super::http::graphql_error(
+                StatusCode::REQUEST_TIMEOUT,
+                &format!("The request body arrived too slowly ({reason}); send it again"),
+            );
+            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
         }
         Err(BodyError::Read(reason)) => {
             (StatusCode::BAD_REQUEST, format!("The request body could not be read ({reason}); send it again"))

@@ -76,6 +76,8 @@ pub struct Config {
     pub connections: crate::serve::ConnectionLimits,
     /// Which version of its schema the full variant serves ([`schema::next`]).
     pub schema: schema::Edition,
+    /// The request bodies' shares, budget and pace (`crate::inflight`).
+    pub budget: crate::inflight::BudgetLimits,
 }
 
 impl Default for Config {
@@ -94,6 +96,7 @@ impl Default for Config {
             webhook_retry: Duration::from_millis(500),
             connections: crate::serve::ConnectionLimits::default(),
             schema: schema::Edition::Current,
+            budget: crate::inflight::BudgetLimits::default(),
         }
     }
 }
@@ -158,16 +161,13 @@ impl Server {
             latency: config.latency,
             documents: documents::Documents::default(),
         });
-        let app = http::router(state, config.body_limit);
+        let app = http::router(state, config.body_limit, config.budget);
         let stop = shutdown.clone();
         let connections = config.connections;
         let task = tokio::spawn(async move {
             let listener = crate::serve::LimitedListener::new(listener, connections);
-            let app = app.into_make_service_with_connect_info::<crate::serve::Peer>();
-            let serve = axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await });
-            if let Err(err) = serve.await {
-                tracing::error!("the sandbox stopped serving: {err}");
-            }
+            // The sandbox believes no forwarder: it is not put behind a tunnel.
+            crate::serve::serve(listener, app, crate::forwarded::Forwarders::default(), stop).await;
         });
         tracing::info!(%addr, users, seed, variant = config.variant.name(), schema = config.schema.name(), "sandbox listening");
         Ok(RunningServer {

@@ -58,7 +58,7 @@ pub fn event_type(body: &[u8]) -> Option<String> {
     }
 }
 
-const COLUMNS: &str = "id, received_at, method, path, query, headers, body, verified, reason, size";
+const COLUMNS: &str = "id, received_at, method, path, query, headers, body, verified, reason, size, sender, sender_via";
 
 impl Store {
     /// One stored delivery, whole.
@@ -124,6 +124,7 @@ mod tests {
             verified,
             reason: String::new(),
             size: body.len() as u64,
+            sender: None,
         }
     }
 

@@ -46,6 +46,7 @@ mod tests {
             verified: Some(true),
             reason: String::new(),
             size: body.len() as u64,
+            sender: None,
         };
         store.add_delivery(&delivery).expect("stored")
     }

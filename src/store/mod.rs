@@ -86,6 +86,30 @@ pub struct NewDelivery {
     pub reason: String,
     /// The size of the body in bytes as announced or received (may exceed `body.len()` when refused).
     pub size: u64,
+    /// Who sent it, as far as the listener could tell (`None`: not recorded, e.g. copied from
+    /// elsewhere or stored before issue 31).
+    pub sender: Option<DeliverySender>,
+}
+
+/// Who sent a delivery: the client's address, and the forwarder that named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliverySender {
+    /// The client's address (the peer's, or the one a trusted forwarder named).
+    pub address: String,
+    /// The forwarder that named it (a tunnel program's name, or a trusted proxy's address);
+    /// `None` when the client connected directly.
+    pub via: Option<String>,
+}
+
+impl std::fmt::Display for DeliverySender {
+    /// `from 203.0.113.7 via cloudflared`, or `from 127.0.0.1`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "from {}", self.address)?;
+        if let Some(via) = &self.via {
+            write!(f, " via {via}")?;
+        }
+        Ok(())
+    }
 }
 
 /// A stored webhook delivery.
@@ -269,6 +293,9 @@ const MIGRATIONS: &[&str] = &[
         reported INTEGER NOT NULL DEFAULT 0
     );
     CREATE INDEX schema_versions_connection ON schema_versions (connection, id);",
+    // Issue 31: who sent a delivery (the address a trusted tunnel or proxy named, and which).
+    "ALTER TABLE deliveries ADD COLUMN sender TEXT;
+    ALTER TABLE deliveries ADD COLUMN sender_via TEXT;",
 ];
 
 impl Store {
@@ -380,8 +407,8 @@ impl Store {
     pub fn add_delivery(&self, delivery: &NewDelivery) -> Result<i64, StoreError> {
         self.conn()
             .execute(
-                "INSERT INTO deliveries (received_at, method, path, query, headers, body, verified, reason, size) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT INTO deliveries (received_at, method, path, query, headers, body, verified, reason, size, \
+                 sender, sender_via) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 params![
                     delivery.received_at.to_rfc3339(),
                     delivery.method,
@@ -392,6 +419,8 @@ impl Store {
                     delivery.verified,
                     delivery.reason,
                     i64::try_from(delivery.size).unwrap_or(i64::MAX),
+                    delivery.sender.as_ref().map(|s| &s.address),
+                    delivery.sender.as_ref().and_then(|s| s.via.as_ref()),
                 ],
             )
             .map_err(|e| self.error(e))?;
@@ -403,8 +432,8 @@ impl Store {
         let mut statement = self
             .conn()
             .prepare_cached(
-                "SELECT id, received_at, method, path, query, headers, body, verified, reason, size \
-                 FROM deliveries ORDER BY id LIMIT ?1 OFFSET ?2",
+                "SELECT id, received_at, method, path, query, headers, body, verified, reason, size, sender, \
+                 sender_via FROM deliveries ORDER BY id LIMIT ?1 OFFSET ?2",
             )
             .map_err(|e| self.error(e))?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
@@ -477,6 +506,12 @@ pub(crate) fn delivery_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Delivery
             verified: row.get(7)?,
             reason: row.get(8)?,
             size: u64::try_from(size).unwrap_or(0),
+            // Columns 10 and 11 when selected (a query that does not select them reads `None`).
+            sender: row
+                .get::<_, Option<String>>(10)
+                .ok()
+                .flatten()
+                .map(|address| DeliverySender { address, via: row.get::<_, Option<String>>(11).ok().flatten() }),
         },
     })
 }
@@ -544,6 +579,7 @@ mod tests {
             verified,
             reason: if verified == Some(false) { "the signature does not match".into() } else { String::new() },
             size: body.len() as u64,
+            sender: None,
         }
     }
 

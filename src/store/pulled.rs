@@ -69,8 +69,8 @@ impl Store {
                 Some(local) => Pulled::AlreadyHad(local),
                 None => {
                     tx.execute(
-                        "INSERT INTO deliveries (received_at, method, path, query, headers, body, verified, reason, size) \
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                        "INSERT INTO deliveries (received_at, method, path, query, headers, body, verified, reason, \
+                         size, sender, sender_via) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                         params![
                             delivery.received_at.to_rfc3339(),
                             delivery.method,
@@ -81,6 +81,8 @@ impl Store {
                             delivery.verified,
                             delivery.reason,
                             i64::try_from(delivery.size).unwrap_or(i64::MAX),
+                            delivery.sender.as_ref().map(|s| &s.address),
+                            delivery.sender.as_ref().and_then(|s| s.via.as_ref()),
                         ],
                     )
                     .map_err(|e| self.error(e))?;
@@ -171,6 +173,7 @@ mod tests {
             verified: None,
             reason: String::new(),
             size: body.len() as u64,
+            sender: None,
         }
     }
 

@@ -87,6 +87,7 @@ mod tests {
             query: String::new(),
             headers: vec![],
             size: body.len() as u64,
+            sender: None,
             body,
             verified: None,
             reason: String::new(),

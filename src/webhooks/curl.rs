@@ -72,6 +72,7 @@ mod tests {
             verified: Some(true),
             reason: String::new(),
             size: body.len() as u64,
+            sender: None,
         }
     }
 

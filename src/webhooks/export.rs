@@ -125,6 +125,7 @@ mod tests {
             verified: Some(true),
             reason: String::new(),
             size: 23,
+            sender: None,
         };
         store.add_delivery(&base).unwrap();
         let binary = NewDelivery { body: vec![0xff, 0x00], verified: None, ..base };
@@ -165,6 +166,7 @@ mod tests {
                 verified: None,
                 reason: String::new(),
                 size: 0,
+                sender: None,
             },
         };
         let json = delivery_json(&delivery);

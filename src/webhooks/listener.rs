@@ -28,9 +28,6 @@ pub const DEFAULT_LISTEN: SocketAddr = SocketAddr::new(std::net::IpAddr::V4(std:
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 /// The reason recorded for a body over the limit.
 pub const OVER_LIMIT: &str = "body over the limit";
-/// The longest a body may take to arrive (30 s): a real sender sends 1 MiB in well under a
-/// second; one that trickles is cut off, and its delivery stored as unreadable.
-pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 /// How long [`RunningListener::stop`] waits for the deliveries under way (3 s) before it drops
 /// them: a sender that trickles a body must not keep the listener from stopping.
 pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
@@ -59,8 +56,13 @@ pub struct ListenerConfig {
     pub share_token: Option<crate::secret::Secret>,
     /// How long deliveries are kept (default: for ever).
     pub retention: Retention,
-    /// The body bytes held while deliveries arrive, in all and per sender (`crate::inflight`).
+    /// The body bytes held while deliveries arrive, in all and per sender, each body's share and
+    /// its pace (`crate::inflight`): a body that trickles is answered 408, and stored as
+    /// unreadable.
     pub budget: crate::inflight::BudgetLimits,
+    /// Forwarders whose `X-Forwarded-For` / `Cf-Connecting-Ip` are believed (`--trust-proxy`);
+    /// the tunnel orgql starts is added with [`RunningListener::forwarders`].
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 /// How long the listener keeps deliveries: the oldest go first, checked at the start and every
@@ -91,6 +93,7 @@ impl ListenerConfig {
             share_token: None,
             retention: Retention::default(),
             budget: crate::inflight::BudgetLimits::default(),
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -202,14 +205,10 @@ impl Listener {
         }
         let stop = shutdown.clone();
         let listener = crate::serve::LimitedListener::new(listener, config.connections);
-        let task = tokio::spawn(async move {
-            let app = app.into_make_service_with_connect_info::<crate::serve::Peer>();
-            let serve = axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await });
-            if let Err(err) = serve.await {
-                tracing::error!("the webhook listener stopped serving: {err}");
-            }
-        });
-        Ok(RunningListener { addr, shutdown, task, events })
+        let forwarders = crate::forwarded::Forwarders::new(config.trusted_proxies.clone());
+        let serving = forwarders.clone();
+        let task = tokio::spawn(async move { crate::serve::serve(listener, app, serving, stop).await });
+        Ok(RunningListener { addr, shutdown, task, events, forwarders })
     }
 }
 
@@ -219,9 +218,16 @@ pub struct RunningListener {
     shutdown: CancellationToken,
     task: JoinHandle<()>,
     events: broadcast::Sender<Delivery>,
+    forwarders: crate::forwarded::Forwarders,
 }
 
 impl RunningListener {
+    /// The forwarders it believes: give it the tunnel started for it
+    /// ([`crate::forwarded::Forwarders::trust_tunnel`]).
+    pub fn forwarders(&self) -> &crate::forwarded::Forwarders {
+        &self.forwarders
+    }
+
     /// The address it listens on.
     pub fn addr(&self) -> SocketAddr {
         self.addr
@@ -277,12 +283,19 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         verified: None,
         reason: String::new(),
         size: 0,
+        sender: None,
     };
-    let peer = parts.extensions.get::<axum::extract::ConnectInfo<crate::serve::Peer>>().map(|c| c.0.0);
-    let sender = crate::inflight::sender_address(peer, &parts.headers);
-    // Room for the body in the budget: a sender's further deliveries wait their turn with their
-    // bodies unread (another sender's do not wait for them), and past the line 429.
-    let body = shared.budget.read(sender, body, shared.body_limit, announced, BODY_TIMEOUT, BODY_TIMEOUT).await;
+    let sender = match parts.extensions.get::<crate::forwarded::Connection>() {
+        Some(connection) => connection.sender(&parts.headers).await,
+        None => crate::forwarded::Sender { address: std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), via: None },
+    };
+    delivery.sender =
+        Some(crate::store::DeliverySender { address: sender.address.to_string(), via: sender.via.clone() });
+    // Each body's share at once; the rest under the budget: a sender's further large deliveries
+    // wait their turn with their bodies unread (another sender's do not wait for them), and past
+    // the line 429. A body that falls behind its pace: 408, the connection closed.
+    let body = shared.budget.read(sender.address, body, shared.body_limit, announced).await;
+    let mut close = false;
     let body = match body {
         Err(BodyError::TooMany) => {
             return retry(
@@ -328,6 +341,12 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
             delivery.reason = OVER_LIMIT.to_owned();
             StatusCode::PAYLOAD_TOO_LARGE
         }
+        Err(BodyError::Slow(message)) => {
+            delivery.verified = Some(false);
+            delivery.reason = format!("the body arrived too slowly ({message})");
+            close = true;
+            StatusCode::REQUEST_TIMEOUT
+        }
         Err(err) => {
             let message = match err {
                 BodyError::Read(message) => message,
@@ -350,7 +369,12 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
             shared.newest.send_replace(stored.id);
             // Nobody listening is fine.
             let _ = shared.events.send(stored);
-            status.into_response()
+            if close {
+                (status, [(header::CONNECTION, "close")], "the delivery arrived too slowly; send it again")
+                    .into_response()
+            } else {
+                status.into_response()
+            }
         }
         Ok(Err(err)) => {
             tracing::error!("cannot store a webhook delivery: {err}");

@@ -363,6 +363,7 @@ fn read_gosmee(event: &SseEvent, after: Option<&str>, channel_path: &str) -> Opt
             query: String::new(),
             headers,
             size: body.len() as u64,
+            sender: None,
             body,
             verified: None,
             reason: String::new(),

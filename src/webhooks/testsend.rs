@@ -196,6 +196,7 @@ mod tests {
                 query: String::new(),
                 headers: test.headers.iter().map(|(n, v)| (n.clone(), v.as_bytes().to_vec())).collect(),
                 size: body.len() as u64,
+                sender: None,
                 body,
                 verified: None,
                 reason: String::new(),

@@ -234,9 +234,16 @@ pub enum TunnelEvent {
 pub struct RunningTunnel {
     cancel: CancellationToken,
     task: tokio::task::JoinHandle<()>,
+    process: crate::forwarded::TunnelProcess,
 }
 
 impl RunningTunnel {
+    /// The program's process (group) while it runs, for believing what it forwards
+    /// ([`crate::forwarded::Forwarders::trust_tunnel`]).
+    pub fn process(&self) -> crate::forwarded::TunnelProcess {
+        self.process.clone()
+    }
+
     /// Stops the program (its whole process group) and waits for the supervisor.
     pub async fn stop(mut self) {
         self.cancel.cancel();
@@ -255,8 +262,13 @@ pub fn start(kind: TunnelKind, port: u16) -> (RunningTunnel, mpsc::Receiver<Tunn
     let (events, receiver) = mpsc::channel(64);
     let cancel = CancellationToken::new();
     let stop = cancel.clone();
-    let task = tokio::spawn(async move { supervise(kind, port, events, stop).await });
-    (RunningTunnel { cancel, task }, receiver)
+    let process = crate::forwarded::TunnelProcess::default();
+    let running = process.clone();
+    let task = tokio::spawn(async move {
+        supervise(kind, port, events, stop, &running).await;
+        running.set(None);
+    });
+    (RunningTunnel { cancel, task, process }, receiver)
 }
 
 /// The child and its process group, killed when this is dropped.
@@ -295,7 +307,13 @@ impl Drop for Running {
     }
 }
 
-async fn supervise(kind: TunnelKind, port: u16, events: mpsc::Sender<TunnelEvent>, stop: CancellationToken) {
+async fn supervise(
+    kind: TunnelKind,
+    port: u16,
+    events: mpsc::Sender<TunnelEvent>,
+    stop: CancellationToken,
+    process: &crate::forwarded::TunnelProcess,
+) {
     let mut attempt = 0;
     let mut wait = Duration::from_secs(1);
     let mut previous: Option<String> = None;
@@ -304,7 +322,9 @@ async fn supervise(kind: TunnelKind, port: u16, events: mpsc::Sender<TunnelEvent
         if events.send(TunnelEvent::Starting { attempt }).await.is_err() {
             return;
         }
-        let reason = match run_once(&kind, port, &events, &stop, &mut previous).await {
+        let outcome = run_once(&kind, port, &events, &stop, &mut previous, process).await;
+        process.set(None);
+        let reason = match outcome {
             Outcome::Stopped => return,
             Outcome::Died { reason, was_up } => {
                 if was_up {
@@ -335,10 +355,15 @@ async fn run_once(
     events: &mpsc::Sender<TunnelEvent>,
     stop: &CancellationToken,
     previous: &mut Option<String>,
+    process: &crate::forwarded::TunnelProcess,
 ) -> Outcome {
     let mut command = kind.command(port);
     let mut child = match command.spawn() {
-        Ok(child) => child,
+        Ok(child) => {
+            // Its pid is its process group's id (`process_group(0)`).
+            process.set(Some(child.id()));
+            child
+        }
         Err(err) => {
             let reason = match kind.program() {
                 Some(program) if err.kind() == std::io::ErrorKind::NotFound => {

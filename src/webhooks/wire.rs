@@ -109,6 +109,7 @@ impl WireDelivery {
             verified: self.verified,
             reason: self.reason,
             size: self.size,
+            sender: None,
         })
     }
 }
@@ -131,6 +132,7 @@ mod tests {
                 verified: Some(false),
                 reason: "r".into(),
                 size: 4,
+                sender: None,
             },
         };
         let text = serde_json::to_string(&WireDelivery::of(&delivery)).unwrap();

@@ -561,7 +561,11 @@ async fn start_tunnel(shared: Arc<Shared>, kind: TunnelKind) {
         shared.emit(WebhooksEvent::TunnelStopped(Some(why.to_owned()))).await;
         return;
     };
+    let name = kind.name().to_owned();
     let (running, mut events) = crate::webhooks::tunnel::start(kind, port);
+    if let Some(listener) = shared.listener.lock().await.as_ref() {
+        listener.running.forwarders().trust_tunnel(&name, running.process());
+    }
     let to_ui = shared.clone();
     let forward = tokio::spawn(async move {
         while let Some(event) = events.recv().await {

@@ -24,7 +24,8 @@ fn other_sender() -> reqwest::Client {
         .unwrap()
 }
 
-/// `FLOOD` connections from 127.0.0.1, each announcing a 1 MiB body and sending 1 KiB of it.
+/// `FLOOD` connections from 127.0.0.1, each announcing a 1 MiB body and sending 100 KiB of it:
+/// more than the share every body reads at once (issue 31), so that the rest waits its turn.
 async fn flood(addr: SocketAddr, path: &str) -> Vec<TcpStream> {
     let mut streams = Vec::new();
     for _ in 0..FLOOD {
@@ -33,7 +34,7 @@ async fn flood(addr: SocketAddr, path: &str) -> Vec<TcpStream> {
             "POST {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: 1048576\r\n\r\n"
         );
         stream.write_all(head.as_bytes()).await.unwrap();
-        stream.write_all(&[b'a'; 1024]).await.unwrap();
+        stream.write_all(&[b'a'; 100 * 1024]).await.unwrap();
         streams.push(stream);
     }
     streams

@@ -14,6 +14,7 @@ mod editor_ui;
 mod explorer;
 mod explorer_ui;
 mod export;
+mod fair;
 mod find_user;
 mod flood;
 mod history;

@@ -346,6 +346,9 @@ fn a_sandbox_mutation_shows_its_verified_delivery_which_replays_to_a_local_recei
     let detail = s.app().webhooks().detail().expect("the detail").clone();
     assert!(String::from_utf8_lossy(&detail.delivery.body).contains("inspector-1"));
     assert!(s.harness.query_by_label("Copy as cURL").is_some());
+    // Who sent it (issue 31): the sandbox, straight from loopback, through no forwarder.
+    assert_eq!(detail.delivery.sender.as_ref().map(|d| d.to_string()).as_deref(), Some("from 127.0.0.1"));
+    assert!(s.harness.query_by_label("from 127.0.0.1").is_some(), "the detail shows the sender");
 
     // Replay it to a receiver of the user's that checks the same secret: the bytes are intact.
     let secret = s.app().webhooks().form.secret.clone();

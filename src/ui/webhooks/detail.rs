@@ -51,6 +51,12 @@ impl Detail {
             ui.heading(format!("Delivery {}", self.delivery.id));
             let when = d.received_at.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M:%S%.3f");
             ui.label(format!("{when} · {} · {}", d.method, size(usize::try_from(d.size).unwrap_or(usize::MAX))));
+            // Who sent it: "from 203.0.113.7 via cloudflared" behind a tunnel (issue 31).
+            if let Some(sender) = &d.sender {
+                ui.label(sender.to_string()).on_hover_text(
+                    "The client's address; behind a tunnel or a trusted proxy, the one it forwarded for",
+                );
+            }
         });
         match d.verified {
             Some(true) => ui.colored_label(egui::Color32::from_rgb(0x2e, 0xa0, 0x43), "✓ Signature verified"),
