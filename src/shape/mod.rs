@@ -45,7 +45,7 @@ pub use entries::{Entries, KeyList, entries};
 pub use mutations::{Action, Mutation, Supply, mutations};
 pub use payload::{ErrorList, PayloadError, Returns, payload_errors, returns};
 pub use related::{Place, Related, related};
-pub use replace::{Moved, Replace, ReplaceField, Style, compare, names_by, shown, style};
+pub use replace::{Moved, Replace, ReplaceField, Style, compare, style};
 pub use search::{Search, search_for};
 
 /// The user's type: the node of `paginatedUsers` (the spec guarantees it), else what `user`

@@ -15,7 +15,7 @@ use apollo_compiler::Schema;
 use apollo_compiler::ast::Type;
 use serde_json::{Map, Value};
 
-use super::{Key, Mutation, Supply, field, input_fields, is_leaf, plain};
+use super::{Mutation, Supply, field, input_fields, is_leaf, plain};
 
 /// Input fields that carry no data of the record (Relay's echo of the caller's id).
 const NOT_DATA: &[&str] = &["clientmutationid"];
@@ -89,8 +89,8 @@ impl Moved {
     }
 }
 
-/// A value as a person reads it in a sentence: text without quotes, null as `empty (null)`.
-pub fn shown(value: &Value) -> String {
+/// A value as a person reads it in a sentence: text without quotes, null and "" as such.
+fn shown(value: &Value) -> String {
     match value {
         Value::Null => "null".to_owned(),
         Value::String(s) if s.is_empty() => "\"\"".to_owned(),
@@ -260,11 +260,6 @@ fn equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// How a replace input names the record it changes: by its id where it has an id field.
-pub fn names_by(replace: &Replace) -> Key {
-    if replace.id_field.is_some() { Key::Id } else { Key::Ref }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,7 +314,6 @@ mod tests {
         assert_eq!(names, ["ref", "name", "email", "isActive", "department"], "clientMutationId is no data");
         assert_eq!(replace.selection(), "{ id ref name email isActive department }");
         assert_eq!(replace.unreadable(), None);
-        assert_eq!(names_by(&replace), Key::Id);
     }
 
     #[test]
@@ -407,7 +401,6 @@ mod tests {
                type Mutation { editUser(ref: String!, input: UserInput!): User! }"#,
         );
         assert_eq!(replace.id_field, None);
-        assert_eq!(names_by(&replace), Key::Ref);
         let current = json!({ "id": "7", "ref": "u3", "name": "Ada", "email": "a@x.org", "isActive": false });
         let changes: Map<String, Value> = json!({ "name": "Ada L." }).as_object().unwrap().clone();
         assert_eq!(

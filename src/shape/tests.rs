@@ -427,12 +427,18 @@ fn schema_own_title() -> Valid<Schema> {
     schema("type Enrollment { id: ID! courseTitle: String title: String } type Query { e: Enrollment }")
 }
 
-/// What graphene-django 3.2.3 makes of `tests/django_service` (written by its `introspect.py`).
-pub(crate) fn graphene_django() -> Valid<Schema> {
+/// What graphene-django 3.2.3 makes of `tests/django_service` (written by its `introspect.py`),
+/// read as orgql reads an introspection: its SDL and its schema.
+pub(crate) fn graphene_django_introspection() -> crate::api::Introspection {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/django_service/introspection-graphene-django-3.2.3.json"
     ))
     .expect("the committed fixture");
-    crate::api::read_introspection_json(&text).expect("the fixture reads").schema
+    crate::api::read_introspection_json(&text).expect("the fixture reads")
+}
+
+/// [`graphene_django_introspection`]'s schema.
+pub(crate) fn graphene_django() -> Valid<Schema> {
+    graphene_django_introspection().schema
 }

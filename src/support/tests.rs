@@ -475,12 +475,7 @@ fn the_card_offers_a_form_mutations_changes_as_whole_record_updates() {
     assert_eq!(caps.call(&SupportAction::Archive).expect("archive").field, "archiveUser");
     assert_eq!(caps.call(&SupportAction::Activate).expect("activate").field, "updateUser");
 
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/django_service/introspection-graphene-django-3.2.3.json"
-    ))
-    .expect("the fixture");
-    let sdl = crate::api::read_introspection_json(&text).expect("it reads").sdl;
+    let sdl = crate::shape::tests::graphene_django_introspection().sdl;
     let input = sdl.find("input UpdateUserInput").expect("the form's input");
     let mut blind = sdl.clone();
     blind.insert_str(input + sdl[input..].find('{').expect("its fields") + 1, "\n  password: String");
