@@ -156,20 +156,7 @@ impl Django {
 
 /// `orgql ARGS` against the service as its seeded client with `scope`, its files under `home`.
 fn command(home: &Path, service: &Django, scope: &str, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_orgql"));
-    command
-        .args(args)
-        .args(["--base-url", service.base_url(), "--client-id", CLIENT, "--scope", scope])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("ORGQL_NO_KEYRING", "1")
-        .env("ORGQL_CLIENT_SECRET", SECRET)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_DATA_HOME", home.join("data"))
-        .current_dir(home)
-        .stdin(Stdio::null());
-    command
+    crate::harness::orgql_command(home, service.base_url(), CLIENT, scope, args)
 }
 
 /// [`command`] run to its end (within five minutes).

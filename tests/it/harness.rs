@@ -445,12 +445,19 @@ pub fn refs_of(runtime: &tokio::runtime::Runtime, base_url: &str) -> Vec<String>
     })
 }
 
-/// The `orgql` binary with `args` against `base_url` (the sandbox's admin client, every scope, the
-/// secret from the environment, no keyring, its files under `dir`); its exit code, stdout and stderr.
-pub fn orgql_cli(dir: &std::path::Path, base_url: &str, args: &[&str]) -> (i32, String, String) {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_orgql"))
+/// `orgql ARGS` against `base_url` as the API client `client_id` with `scope`, the secret
+/// [`SECRET`] from the environment, no keyring, its files under `dir`; no standard input.
+pub fn orgql_command(
+    dir: &std::path::Path,
+    base_url: &str,
+    client_id: &str,
+    scope: &str,
+    args: &[&str],
+) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_orgql"));
+    command
         .args(args)
-        .args(["--base-url", base_url, "--client-id", "sandbox-admin", "--scope", ALL_SCOPES])
+        .args(["--base-url", base_url, "--client-id", client_id, "--scope", scope])
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("ORGQL_NO_KEYRING", "1")
@@ -459,8 +466,14 @@ pub fn orgql_cli(dir: &std::path::Path, base_url: &str, args: &[&str]) -> (i32, 
         .env("XDG_CONFIG_HOME", dir.join("config"))
         .env("XDG_DATA_HOME", dir.join("data"))
         .current_dir(dir)
-        .output()
-        .expect("orgql runs");
+        .stdin(std::process::Stdio::null());
+    command
+}
+
+/// The `orgql` binary with `args` against `base_url` (the sandbox's admin client, every scope, the
+/// secret from the environment, no keyring, its files under `dir`); its exit code, stdout and stderr.
+pub fn orgql_cli(dir: &std::path::Path, base_url: &str, args: &[&str]) -> (i32, String, String) {
+    let output = orgql_command(dir, base_url, "sandbox-admin", ALL_SCOPES, args).output().expect("orgql runs");
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
     (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
 }
