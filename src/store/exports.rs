@@ -179,6 +179,29 @@ impl Store {
         write().map_err(|e| self.error(e))
     }
 
+    /// The finished exports made on `connection`, newest first: their query and file.
+    pub fn exports_on(&self, connection: &str) -> Result<Vec<(ExportRecord, String)>, StoreError> {
+        let mut statement = self
+            .conn()
+            .prepare_cached(
+                "SELECT id, file, at, rows, query FROM exports WHERE connection = ?1 AND file <> '' ORDER BY id DESC",
+            )
+            .map_err(|e| self.error(e))?;
+        let rows = statement
+            .query_map(params![connection], |row| {
+                let at: String = row.get(2)?;
+                let record = ExportRecord {
+                    id: row.get(0)?,
+                    file: row.get(1)?,
+                    at: DateTime::parse_from_rfc3339(&at).map(|t| t.with_timezone(&Local)).unwrap_or_default(),
+                    rows: row.get::<_, i64>(3)?.try_into().unwrap_or_default(),
+                };
+                Ok((record, row.get::<_, String>(4)?))
+            })
+            .map_err(|e| self.error(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.error(e))
+    }
+
     /// The latest export of the query `identity` on `connection` that kept its rows, with them.
     pub fn last_export(
         &self,
@@ -339,5 +362,8 @@ mod tests {
         assert_eq!(tables, 2, "a.csv's table is dropped");
         let exports: i64 = store.conn().query_row("SELECT COUNT(*) FROM exports", [], |r| r.get(0)).expect("count");
         assert_eq!(exports, 3, "every export stays in the history");
+        let on_acme: Vec<(String, String)> =
+            store.exports_on("acme").expect("read").into_iter().map(|(r, query)| (r.file, query)).collect();
+        assert_eq!(on_acme, [("b.csv".to_owned(), "{ q }".to_owned()), ("a.csv".to_owned(), "{ q }".to_owned())]);
     }
 }

@@ -158,6 +158,26 @@ impl Store {
         self.save_operation(&original.collection, &name, &original.query, &original.variables)
     }
 
+    /// Replaces the document of operation `id` with `after` when it is still `before` (its
+    /// variables and name kept); the operation as it is now, or `None` when it was changed or
+    /// deleted since (nothing is written then).
+    pub fn rewrite_operation(&self, id: i64, before: &str, after: &str) -> Result<Option<SavedOperation>, StoreError> {
+        let changed = self
+            .conn()
+            .execute(
+                "UPDATE operations SET query = ?1, saved_at = ?2 WHERE id = ?3 AND query = ?4",
+                params![after, Utc::now().to_rfc3339(), id, before],
+            )
+            .map_err(|e| self.error(e))?;
+        if changed == 0 {
+            return Ok(None);
+        }
+        self.conn()
+            .query_row(&format!("SELECT {COLUMNS} FROM operations WHERE id = ?1"), params![id], operation)
+            .optional()
+            .map_err(|e| self.error(e))
+    }
+
     /// Deletes operation `id`.
     pub fn delete_operation(&self, id: i64) -> Result<(), StoreError> {
         self.conn().execute("DELETE FROM operations WHERE id = ?1", params![id]).map_err(|e| self.error(e))?;
@@ -194,6 +214,11 @@ mod tests {
         assert_eq!(names, ["Joiners", "Reports/HR/Leavers", "Reports/HR/Leavers copy 2"]);
         store.delete_operation(first.id).expect("deleted");
         assert_eq!(store.operations().expect("listed").len(), 2);
+        let kept = store.operations().expect("listed")[1].clone();
+        let rewritten = store.rewrite_operation(kept.id, "{ b }", "{ c }").expect("written").expect("it was { b }");
+        assert_eq!((rewritten.query.as_str(), rewritten.variables.as_str()), ("{ c }", "{\"x\":1}"));
+        assert_eq!(store.rewrite_operation(kept.id, "{ b }", "{ d }").expect("read"), None, "changed since");
+        assert_eq!(store.rewrite_operation(first.id, "{ b }", "{ d }").expect("read"), None, "deleted");
     }
 
     #[test]

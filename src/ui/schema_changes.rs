@@ -1,109 +1,335 @@
-//! The "Schema changes" window (issue 30): what changed between the chosen connection's last two
-//! kept schema versions, by kind (breaking, dangerous, safe, deprecated, with the reason and the
-//! alternative a deprecation names), and the saved operations the current schema finds
-//! something in, with their line. The worker reads the versions from the store
-//! ([`crate::worker::SchemaCommand::Changes`]); the window only draws what came back.
+//! The "Schema changes" window (issue 30): two kept schema versions of the chosen connection
+//! compared (From and To; by default its last two), the changes by kind (breaking, dangerous,
+//! safe, deprecated, with the reason and the alternative a deprecation names), and what uses
+//! what changed, with the line: saved operations, the history's runs and recorded exports. A
+//! saved operation whose deprecated uses name a type-compatible alternative gets **Fix**: the
+//! rewrite shown as a diff, applied to the saved operation on confirm, undoable.
+//!
+//! The worker reads the versions and writes the fix ([`crate::worker::SchemaCommand::Changes`],
+//! [`crate::worker::SchemaCommand::Fix`]); the window only draws what came back.
 
 use crate::schema_diff::Level;
 use crate::ui::commands::Commands;
-use crate::worker::{Connection, SchemaChanges, SchemaCommand, SchemaEvent};
+use crate::worker::{Affected, Connection, FixDone, Rewrite, SchemaChanges, SchemaCommand, SchemaEvent, Source};
 
 /// The window and what it shows.
 #[derive(Default)]
 pub struct SchemaChangesWindow {
     /// Whether the window is open.
     pub open: bool,
-    /// The connection asked about and what came back (`None` while it is read).
-    shown: Option<(String, Option<Result<SchemaChanges, String>>)>,
+    /// The connection asked about (`None`: it could not be chosen, `answer` says why).
+    connection: Option<Connection>,
+    /// What came back (the previous answer stays while it is read again).
+    answer: Option<Result<SchemaChanges, String>>,
+    /// Whether an answer is awaited.
+    reading: bool,
+    /// The versions last chosen (from, to; `None`: the default).
+    chosen: (Option<i64>, Option<i64>),
+    /// The fix whose diff is shown, awaiting confirmation.
+    confirming: Option<Rewrite>,
+    /// Whether a fix (or its undo) is being written.
+    writing: bool,
+    /// The last fix applied, to undo.
+    undo: Option<Rewrite>,
+    /// What came of the last fix, or why it failed.
+    note: Option<Result<String, String>>,
+}
+
+/// What the window asks for, after drawing.
+enum Intent {
+    Compare(Option<i64>, Option<i64>),
+    Confirm(Rewrite),
+    Apply,
+    Cancel,
+    Undo,
 }
 
 impl SchemaChangesWindow {
-    /// Opens the window on `connection`'s changes (asked of the worker).
+    /// Opens the window on `connection`'s last two versions (asked of the worker).
     pub fn show(&mut self, connection: Result<Connection, String>, commands: &mut Commands) {
         self.open = true;
+        self.confirming = None;
         match connection {
             Ok(connection) => {
-                self.shown = Some((connection.name().to_owned(), None));
-                commands.send(SchemaCommand::Changes { connection });
+                if self.connection.as_ref() != Some(&connection) {
+                    self.answer = None;
+                    self.undo = None;
+                    self.note = None;
+                }
+                self.connection = Some(connection);
+                self.ask(None, None, commands);
             }
-            Err(why) => self.shown = Some((String::new(), Some(Err(why)))),
+            Err(why) => {
+                self.connection = None;
+                self.answer = Some(Err(why));
+            }
         }
     }
 
-    /// Takes the worker's answer for the connection shown.
-    pub fn on_event(&mut self, event: SchemaEvent) {
-        if let SchemaEvent::Changes { connection, result } = event
-            && let Some((shown, answer)) = &mut self.shown
-            && *shown == connection
-        {
-            *answer = Some(result);
+    fn ask(&mut self, from: Option<i64>, to: Option<i64>, commands: &mut Commands) {
+        self.chosen = (from, to);
+        if let Some(connection) = &self.connection {
+            self.reading = true;
+            commands.send(SchemaCommand::Changes { connection: connection.clone(), from, to });
+        }
+    }
+
+    fn name(&self) -> &str {
+        self.connection.as_ref().map_or("", Connection::name)
+    }
+
+    /// Takes the worker's answer for the connection shown; a fix applied or undone is returned
+    /// (an open tab of that operation follows it).
+    pub fn on_event(&mut self, event: SchemaEvent, commands: &mut Commands) -> Option<FixDone> {
+        match event {
+            SchemaEvent::Changes { connection, result } if connection == self.name() => {
+                self.reading = false;
+                self.answer = Some(result);
+                None
+            }
+            SchemaEvent::Fixed { connection, result } if connection == self.name() => {
+                self.writing = false;
+                match &result {
+                    Ok(done) if done.undone => {
+                        self.undo = None;
+                        self.note = Some(Ok(format!("{} is as it was before the fix", done.rewrite.path)));
+                    }
+                    Ok(done) => {
+                        self.undo = Some(done.rewrite.clone());
+                        let made = done.rewrite.made.len();
+                        let uses = if made == 1 { "1 use".to_owned() } else { format!("{made} uses") };
+                        self.note = Some(Ok(format!("Fixed {}: {uses} rewritten", done.rewrite.path)));
+                    }
+                    Err(why) => self.note = Some(Err(why.clone())),
+                }
+                let compared = self.compared();
+                self.ask(compared.0, compared.1, commands);
+                result.ok()
+            }
+            _ => None,
+        }
+    }
+
+    /// The versions compared now, else those last chosen (from, to).
+    fn compared(&self) -> (Option<i64>, Option<i64>) {
+        match &self.answer {
+            Some(Ok(SchemaChanges { compared: Some((from, to)), .. })) => (Some(*from), Some(*to)),
+            _ => self.chosen,
         }
     }
 
     /// Draws the window when open.
-    pub fn ui(&mut self, ctx: &egui::Context) {
-        let Self { open, shown } = self;
-        if !*open {
+    pub fn ui(&mut self, ctx: &egui::Context, commands: &mut Commands) {
+        if !self.open {
             return;
         }
-        egui::Window::new("Schema changes").open(open).default_width(560.0).vscroll(true).show(ctx, |ui| match shown {
-            None | Some((_, None)) => {
+        let mut open = true;
+        let mut intent = None;
+        egui::Window::new("Schema changes").open(&mut open).default_width(620.0).vscroll(true).show(ctx, |ui| {
+            intent = self.content_ui(ui);
+        });
+        self.open = open;
+        match intent {
+            Some(Intent::Compare(from, to)) => self.ask(from, to, commands),
+            Some(Intent::Confirm(rewrite)) => self.confirming = Some(rewrite),
+            Some(Intent::Cancel) => self.confirming = None,
+            Some(Intent::Apply) => {
+                if let Some(rewrite) = self.confirming.take() {
+                    self.writing = true;
+                    let connection = self.name().to_owned();
+                    commands.send(SchemaCommand::Fix { connection, rewrite, undo: false });
+                }
+            }
+            Some(Intent::Undo) => {
+                if let Some(rewrite) = self.undo.clone() {
+                    self.writing = true;
+                    let connection = self.name().to_owned();
+                    commands.send(SchemaCommand::Fix { connection, rewrite, undo: true });
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn content_ui(&self, ui: &mut egui::Ui) -> Option<Intent> {
+        let Self { answer, reading, confirming, writing, undo, note, .. } = self;
+        let name = self.name();
+        let changes = match answer {
+            None => {
+                ui.spinner();
+                return None;
+            }
+            Some(Err(why)) => {
+                ui.colored_label(ui.visuals().error_fg_color, why.as_str());
+                return None;
+            }
+            Some(Ok(changes)) => changes,
+        };
+        let mut intent = None;
+        let Some((from, to)) = changes.compared else {
+            match changes.versions.as_slice() {
+                [] => ui.label(format!("No schema of {name} is kept yet; it is kept when it is fetched.")),
+                [only] => ui.label(format!(
+                    "{name}: one version, fetched {} (the baseline); no changes since.",
+                    day(&only.first_seen)
+                )),
+                _ => ui.label(format!("{name}: choose two different versions to compare.")),
+            };
+            if changes.versions.len() > 1 {
+                let (from, to) = self.chosen;
+                intent = versions_ui(ui, changes, from, to);
+            }
+            return intent;
+        };
+        ui.horizontal(|ui| {
+            ui.label(format!("{name}: {} versions kept.", changes.versions.len()));
+            if *reading {
                 ui.spinner();
             }
-            Some((_, Some(Err(why)))) => {
-                ui.colored_label(ui.visuals().error_fg_color, why.as_str());
-            }
-            Some((name, Some(Ok(changes)))) => changes_ui(ui, name, changes),
         });
+        intent = versions_ui(ui, changes, Some(from), Some(to)).or(intent);
+        ui.label(crate::schema_diff::Summary::of(&changes.changes).phrase());
+        for level in [Level::Breaking, Level::Dangerous, Level::Safe, Level::Deprecated] {
+            let of_level: Vec<_> = changes.changes.iter().filter(|c| c.level == level).collect();
+            if of_level.is_empty() {
+                continue;
+            }
+            ui.separator();
+            ui.strong(format!("{} ({})", capitalized(level.name()), of_level.len()));
+            for change in of_level {
+                let line = match &change.alternative {
+                    Some(alternative) => format!("{change} — use {alternative}"),
+                    None => change.to_string(),
+                };
+                ui.label(line);
+            }
+        }
+        ui.separator();
+        if let Some(note) = note {
+            ui.horizontal(|ui| {
+                match note {
+                    Ok(said) => ui.label(said.as_str()),
+                    Err(why) => ui.colored_label(ui.visuals().error_fg_color, why.as_str()),
+                };
+                if undo.is_some() && !*writing && ui.button("Undo").clicked() {
+                    intent = Some(Intent::Undo);
+                }
+            });
+        }
+        if *writing {
+            ui.spinner();
+        }
+        let fixable = !*writing && confirming.is_none();
+        intent = uses_ui(ui, "Saved operations", &changes.saved, fixable, confirming.as_ref()).or(intent);
+        intent = uses_ui(ui, "History entries", &changes.history, false, None).or(intent);
+        intent = uses_ui(ui, "Exports", &changes.exports, false, None).or(intent);
+        intent
     }
 }
 
-fn changes_ui(ui: &mut egui::Ui, name: &str, changes: &SchemaChanges) {
-    let day =
-        |at: &chrono::DateTime<chrono::Utc>| at.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M").to_string();
-    match changes.versions.as_slice() {
-        [] => {
-            ui.label(format!("No schema of {name} is kept yet; it is kept when it is fetched."));
-            return;
+/// The From and To choosers; a new choice asks for that comparison.
+fn versions_ui(ui: &mut egui::Ui, changes: &SchemaChanges, from: Option<i64>, to: Option<i64>) -> Option<Intent> {
+    let label_of = |id: Option<i64>| {
+        changes
+            .versions
+            .iter()
+            .enumerate()
+            .find(|(_, v)| Some(v.id) == id)
+            .map_or_else(|| "(choose)".to_owned(), |(i, v)| version_label(i, &v.first_seen))
+    };
+    let (mut new_from, mut new_to) = (from, to);
+    ui.horizontal(|ui| {
+        for (title, chosen) in [("From", &mut new_from), ("To", &mut new_to)] {
+            let label = ui.label(title);
+            egui::ComboBox::from_id_salt(("schema-version", title))
+                .selected_text(label_of(*chosen))
+                .show_ui(ui, |ui| {
+                    for (i, version) in changes.versions.iter().enumerate() {
+                        ui.selectable_value(chosen, Some(version.id), version_label(i, &version.first_seen));
+                    }
+                })
+                .response
+                .labelled_by(label.id);
         }
-        [only] => {
-            ui.label(format!("{name}: one version, fetched {} (the baseline); no changes since.", day(only)));
-            return;
-        }
-        [.., before, current] => {
-            ui.label(format!(
-                "{name}: {} versions kept; the current one, first fetched {}, compared with the one of {}.",
-                changes.versions.len(),
-                day(current),
-                day(before)
-            ));
-        }
+    });
+    ((new_from, new_to) != (from, to)).then_some(Intent::Compare(new_from, new_to))
+}
+
+/// `#2 — 2026-11-12 10:04` (`#1` is the baseline).
+fn version_label(index: usize, at: &chrono::DateTime<chrono::Utc>) -> String {
+    let baseline = if index == 0 { " (baseline)" } else { "" };
+    format!("#{} — {}{baseline}", index + 1, day(at))
+}
+
+/// One kind of document that uses what changed: each with its findings and, for a saved
+/// operation, its Fix (the diff and the confirmation when it is the one `confirming`).
+fn uses_ui(
+    ui: &mut egui::Ui,
+    what: &str,
+    affected: &[Affected],
+    fixable: bool,
+    confirming: Option<&Rewrite>,
+) -> Option<Intent> {
+    if affected.is_empty() {
+        ui.label(format!("{what}: none uses what changed."));
+        return None;
     }
-    ui.label(crate::schema_diff::Summary::of(&changes.changes).phrase());
-    for level in [Level::Breaking, Level::Dangerous, Level::Safe, Level::Deprecated] {
-        let of_level: Vec<_> = changes.changes.iter().filter(|c| c.level == level).collect();
-        if of_level.is_empty() {
-            continue;
-        }
-        ui.separator();
-        ui.strong(format!("{} ({})", capitalized(level.name()), of_level.len()));
-        for change in of_level {
-            let line = match &change.alternative {
-                Some(alternative) => format!("{change} — use {alternative}"),
-                None => change.to_string(),
-            };
-            ui.label(line);
-        }
-    }
+    let mut intent = None;
     ui.separator();
-    if changes.affected.is_empty() {
-        ui.label("No saved operation is affected.");
-    } else {
-        ui.strong(format!("Saved operations affected ({})", changes.affected.len()));
-        for line in &changes.affected {
-            ui.label(line.as_str());
+    ui.strong(format!("{what} affected ({})", affected.len()));
+    for entry in affected {
+        ui.horizontal(|ui| {
+            let runs = match entry.source {
+                Source::History { runs, .. } if runs > 1 => format!(" ({runs} runs)"),
+                _ => String::new(),
+            };
+            ui.label(format!("{}{runs}", entry.label));
+            if let Some(fix) = &entry.fix
+                && fixable
+                && ui.button(format!("Fix {}", fix.path)).on_hover_text("Rewrite the deprecated uses").clicked()
+            {
+                intent = Some(Intent::Confirm(fix.clone()));
+            }
+        });
+        ui.indent(("findings", what, &entry.label), |ui| {
+            for finding in &entry.findings {
+                ui.label(finding.as_str());
+            }
+        });
+        if let (Some(shown), Some(fix)) = (confirming, &entry.fix)
+            && shown.operation == fix.operation
+        {
+            intent = diff_ui(ui, shown).or(intent);
         }
     }
+    intent
+}
+
+/// The rewrite as old → new lines, with Apply fix and Cancel.
+fn diff_ui(ui: &mut egui::Ui, rewrite: &Rewrite) -> Option<Intent> {
+    let mut intent = None;
+    egui::Frame::group(ui.style()).show(ui, |ui| {
+        ui.label(format!("The fix of {}:", rewrite.path));
+        let removed = ui.visuals().error_fg_color;
+        let added = egui::Color32::from_rgb(0x2e, 0xa0, 0x43);
+        for (line, old, new) in rewrite.diff() {
+            ui.label(egui::RichText::new(format!("{line:>4} - {old}")).monospace().color(removed));
+            ui.label(egui::RichText::new(format!("{line:>4} + {new}")).monospace().color(added));
+        }
+        ui.horizontal(|ui| {
+            if ui.button("Apply fix").clicked() {
+                intent = Some(Intent::Apply);
+            }
+            if ui.button("Cancel").clicked() {
+                intent = Some(Intent::Cancel);
+            }
+        });
+    });
+    intent
+}
+
+fn day(at: &chrono::DateTime<chrono::Utc>) -> String {
+    at.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M").to_string()
 }
 
 fn capitalized(word: &str) -> String {

@@ -71,7 +71,7 @@ pub(super) fn handle(shared: &Arc<Shared>, command: OperationsCommand) {
 }
 
 /// Sends the saved operations.
-async fn load(shared: Arc<Shared>) {
+pub(super) async fn load(shared: Arc<Shared>) {
     match shared.with_store(|s| s.operations()).await {
         Some(Ok(list)) => shared.emit(OperationsEvent::Listed(list)).await,
         Some(Err(e)) => shared.emit(Event::Problem(e)).await,

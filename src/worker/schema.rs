@@ -12,6 +12,7 @@ use std::sync::{Arc, PoisonError};
 use chrono::{DateTime, Utc};
 use tokio_util::sync::CancellationToken;
 
+use super::schema_changes::{FixDone, Rewrite, SchemaChanges, changes_of};
 use super::{Connection, Event, JobId, Shared};
 use crate::api::ApiError;
 use crate::explorer::SchemaModel;
@@ -160,32 +161,6 @@ impl Shared {
     }
 }
 
-/// What changed between `key`'s last two schema versions, and the saved operations the current
-/// one finds something in.
-fn changes_of(store: &crate::store::Store, key: &str) -> Result<SchemaChanges, String> {
-    use crate::schema_diff::{SchemaShape, compare};
-    let versions = store.schema_versions(key).map_err(|e| e.to_string())?;
-    let dates = versions.iter().map(|v| v.first_seen).collect();
-    let (Some(current), Some(previous)) =
-        (versions.last(), versions.len().checked_sub(2).and_then(|i| versions.get(i)))
-    else {
-        return Ok(SchemaChanges { versions: dates, ..SchemaChanges::default() });
-    };
-    let sdl_of = |id: i64| store.schema_version_sdl(id).map_err(|e| e.to_string()).map(Option::unwrap_or_default);
-    let (before, after) = (sdl_of(previous.id)?, sdl_of(current.id)?);
-    let shape = SchemaShape::from_sdl(&after)?;
-    let changes = compare(&SchemaShape::from_sdl(&before)?, &shape);
-    let mut affected = Vec::new();
-    if let Ok(schema) = apollo_compiler::Schema::parse_and_validate(&after, "schema.graphql") {
-        for operation in store.operations().map_err(|e| e.to_string())? {
-            for finding in crate::operation_check::check(&schema, &shape, &operation.query) {
-                affected.push(format!("{}:{}", operation.path(), finding.located()));
-            }
-        }
-    }
-    Ok(SchemaChanges { versions: dates, changes, affected })
-}
-
 /// Records `sdl` as `key`'s latest schema; when it differs from the last version, one line:
 /// "The service's schema changed since 2026-11-12: 2 added, 1 deprecated, 1 removed — 3 saved
 /// operations affected".
@@ -226,18 +201,6 @@ fn version_notice(
     )))
 }
 
-/// What changed between a connection's last two schema versions, for the Schema changes view.
-#[derive(Debug, Clone, Default)]
-pub struct SchemaChanges {
-    /// When each kept version was first fetched, oldest (the baseline) first.
-    pub versions: Vec<DateTime<Utc>>,
-    /// The changes from the version before the current one to the current one, classified.
-    pub changes: Vec<crate::schema_diff::Change>,
-    /// The saved operations the current schema finds something in: `COLLECTION/NAME:line:column:
-    /// kind: message`.
-    pub affected: Vec<String>,
-}
-
 /// What the app asks of schemas.
 #[derive(Debug, Clone)]
 pub enum SchemaCommand {
@@ -249,10 +212,25 @@ pub enum SchemaCommand {
         /// Fetch it from the service even when cached.
         refresh: bool,
     },
-    /// List what changed between the connection's last two kept schema versions.
+    /// Compare two of the connection's kept schema versions (by default its last two) and find
+    /// what uses what changed ([`SchemaEvent::Changes`]).
     Changes {
         /// The connection.
         connection: Connection,
+        /// The older version's id.
+        from: Option<i64>,
+        /// The newer version's id.
+        to: Option<i64>,
+    },
+    /// Rewrite a saved operation as a fix says, or put its document back (`undo`)
+    /// ([`SchemaEvent::Fixed`], then the saved operations listed again).
+    Fix {
+        /// The connection's name (the window's).
+        connection: String,
+        /// The rewrite.
+        rewrite: Rewrite,
+        /// Put `rewrite.before` back instead.
+        undo: bool,
     },
 }
 
@@ -268,12 +246,19 @@ pub enum SchemaEvent {
         /// The schema.
         result: Result<LoadedSchema, String>,
     },
-    /// What changed between a connection's last two schema versions, or why it is not known.
+    /// What changed between two of a connection's schema versions, or why it is not known.
     Changes {
         /// The connection's name.
         connection: String,
         /// The changes.
         result: Result<SchemaChanges, String>,
+    },
+    /// A fix applied to a saved operation or undone, or why it was not.
+    Fixed {
+        /// The connection's name.
+        connection: String,
+        /// What was done.
+        result: Result<FixDone, String>,
     },
 }
 
@@ -284,16 +269,25 @@ pub(super) fn handle(shared: &Arc<Shared>, command: SchemaCommand) {
             let cancel = shared.start_job(job);
             tokio::spawn(load_schema(shared.clone(), job, connection, refresh, cancel));
         }
-        SchemaCommand::Changes { connection } => {
+        SchemaCommand::Changes { connection, from, to } => {
             let shared = shared.clone();
             tokio::spawn(async move {
                 let key = schema_key(&connection);
-                let result = match shared.with_store(move |store| Ok(changes_of(store, &key))).await {
+                let name = connection.name().to_owned();
+                let result = match shared.with_store(move |store| Ok(changes_of(store, &key, &name, from, to))).await {
                     Some(Ok(result)) => result,
                     Some(Err(e)) => Err(e.to_string()),
                     None => Err("there is no database this session, so no schema versions are kept".to_owned()),
                 };
                 shared.emit(SchemaEvent::Changes { connection: connection.name().to_owned(), result }).await;
+            });
+        }
+        SchemaCommand::Fix { connection, rewrite, undo } => {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let result = super::schema_changes::apply_fix(&shared, rewrite, undo).await;
+                shared.emit(SchemaEvent::Fixed { connection, result }).await;
+                super::operations::load(shared).await;
             });
         }
     }

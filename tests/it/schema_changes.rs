@@ -5,6 +5,7 @@
 
 use std::net::SocketAddr;
 
+use egui_kittest::kittest::Queryable;
 use orgql::sandbox::schema::Edition;
 use orgql::sandbox::{Config, RunningServer, Server};
 use serde_json::Value;
@@ -125,5 +126,74 @@ fn the_app_says_in_one_line_when_the_services_schema_changed_and_shows_the_chang
     );
     assert!(s.text_containing("safe: field User.displayName added").is_some(), "{}", s.screen());
     s.wait_for_text("deprecated: User.name — Use `displayName`. — use displayName");
+    s.runtime.block_on(server.stop());
+}
+
+const WHO: &str =
+    "query Who {\n  # the first five\n  paginatedUsers(first: 5) {\n    edges { node { ref name } }\n  }\n}";
+
+#[test]
+fn fix_rewrites_a_saved_operation_from_the_schema_changes_window_and_undo_puts_it_back() {
+    let mut s = Session::start();
+    let server = s.runtime.block_on(serve("127.0.0.1:0".parse().unwrap(), Edition::Current));
+    let addr = server.addr();
+    s.add_profile("Acme", server.base_url(), "sandbox-admin");
+    s.wait_for("Acme's schema", |h| h.state().schema().value().is_some_and(|loaded| !loaded.cached));
+    // An operation using User.name, saved and run once (the history has it too).
+    s.type_into("Query", WHO);
+    s.run_query();
+    s.harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    s.harness.step();
+    s.wait_for_label("Save operation");
+    s.type_into("Name", "Who");
+    s.type_into("Collection", "HR");
+    s.click("Save");
+    s.wait_for("the operation saved", |h| h.state().saved_operations().len() == 1);
+
+    // The service moves to its next schema: User.name deprecated for displayName.
+    s.runtime.block_on(server.stop());
+    let server = s.runtime.block_on(serve(addr, Edition::Next));
+    s.click("Refresh schema");
+    let notice = s.wait_for_text("The service's schema changed since");
+    assert!(notice.contains("1 saved operation affected"), "{notice}");
+    s.click("Schema changes…");
+    s.wait_for_label("Saved operations affected (1)");
+    assert!(s.text_containing("4:24: deprecated: User.name — Use `displayName`.").is_some(), "{}", s.screen());
+    s.wait_for_label("History entries affected (1)");
+    assert!(s.text_containing("Who, run of 20").is_some(), "{}", s.screen());
+    // Default: the last two versions.
+    assert!(s.text_containing("2 versions kept").is_some(), "{}", s.screen());
+
+    // Fix shows the rewrite as a diff, and applies it on confirm.
+    s.click("Fix HR/Who");
+    s.wait_for_label("Apply fix");
+    assert!(s.text_containing("4 -     edges { node { ref name } }").is_some(), "{}", s.screen());
+    assert!(s.text_containing("4 +     edges { node { ref name: displayName } }").is_some(), "{}", s.screen());
+    s.click("Apply fix");
+    let fixed = WHO.replace("ref name }", "ref name: displayName }");
+    s.wait_for("the saved operation rewritten", |h| h.state().saved_operations()[0].query == fixed);
+    s.wait_for_label("Fixed HR/Who: 1 use rewritten");
+    assert_eq!(s.app().active_tab().query, fixed, "the open tab follows its saved operation");
+    s.wait_for_label("Saved operations: none uses what changed.");
+
+    // Undo puts the previous text back.
+    s.click("Undo");
+    s.wait_for("the saved operation put back", |h| h.state().saved_operations()[0].query == WHO);
+    s.wait_for_label("HR/Who is as it was before the fix");
+    s.wait_for_label("Fix HR/Who");
+    assert_eq!(s.app().active_tab().query, WHO);
+
+    // Any two versions: the baseline as To, the current one as From — the other way round.
+    let choose = |s: &mut Session, combo: &str, version: &str| {
+        s.click(combo);
+        let item = s.text_containing(version).expect("the version listed");
+        s.harness.get_by_role_and_label(egui::accesskit::Role::Button, &item).click();
+        s.harness.step();
+    };
+    choose(&mut s, "To", "(baseline)");
+    s.wait_for_label("Acme: choose two different versions to compare.");
+    choose(&mut s, "From", "#2 — ");
+    s.wait_for_text("breaking: field User.displayName removed");
+    assert!(s.harness.query_by_label("Fix HR/Who").is_none(), "no fix toward a version that is not current");
     s.runtime.block_on(server.stop());
 }

@@ -166,7 +166,7 @@ impl OrgqlApp {
         }
         self.saved.window_ui(ctx, self.state.tabs().active(), &mut self.commands);
         self.copy_code.window_ui(ctx);
-        self.schema_changes.ui(ctx);
+        self.schema_changes.ui(ctx, &mut self.commands);
     }
 
     fn problems_ui(&mut self, ui: &mut egui::Ui) {

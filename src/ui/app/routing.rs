@@ -23,7 +23,11 @@ impl OrgqlApp {
             Event::Schema(crate::worker::SchemaEvent::Loaded { connection, result }) => {
                 self.state.schemas_mut().loaded(&connection, result)
             }
-            Event::Schema(event) => self.schema_changes.on_event(event),
+            Event::Schema(event) => {
+                if let Some(done) = self.schema_changes.on_event(event, &mut self.commands) {
+                    self.fix_written(&done);
+                }
+            }
             Event::Webhooks(event) => {
                 self.webhooks.on_event(event);
                 self.webhooks.resume_pending(&mut self.commands);
@@ -60,6 +64,19 @@ impl OrgqlApp {
         if let Some(tab) = self.state.tabs_mut().list_mut().iter_mut().find(|tab| tab.id == tab_id) {
             tab.saved = Some(operation.id);
             tab.title = operation.name;
+            tab.touch();
+        }
+    }
+
+    /// A saved operation rewritten by a fix (or put back): its open tab follows when it still
+    /// shows what was there before.
+    fn fix_written(&mut self, done: &crate::worker::FixDone) {
+        let rewrite = &done.rewrite;
+        let (was, now) =
+            if done.undone { (&rewrite.after, &rewrite.before) } else { (&rewrite.before, &rewrite.after) };
+        let tabs = self.state.tabs_mut().list_mut().iter_mut();
+        for tab in tabs.filter(|tab| tab.saved == Some(rewrite.operation) && tab.query == *was) {
+            tab.query.clone_from(now);
             tab.touch();
         }
     }
