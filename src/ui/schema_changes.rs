@@ -125,9 +125,14 @@ impl SchemaChangesWindow {
         }
         let mut open = true;
         let mut intent = None;
-        egui::Window::new("Schema changes").open(&mut open).default_width(620.0).vscroll(true).show(ctx, |ui| {
-            intent = self.content_ui(ui);
-        });
+        egui::Window::new("Schema changes")
+            .open(&mut open)
+            .default_width(620.0)
+            .default_height(600.0)
+            .vscroll(true)
+            .show(ctx, |ui| {
+                intent = self.content_ui(ui);
+            });
         self.open = open;
         match intent {
             Some(Intent::Compare(from, to)) => self.ask(from, to, commands),
@@ -191,11 +196,11 @@ impl SchemaChangesWindow {
         ui.label(crate::schema_diff::Summary::of(&changes.changes).phrase());
         for level in [Level::Breaking, Level::Dangerous, Level::Safe, Level::Deprecated] {
             let of_level: Vec<_> = changes.changes.iter().filter(|c| c.level == level).collect();
-            if of_level.is_empty() {
-                continue;
-            }
             ui.separator();
             ui.strong(format!("{} ({})", capitalized(level.name()), of_level.len()));
+            if of_level.is_empty() {
+                ui.label(format!("No {} change.", level.name()));
+            }
             for change in of_level {
                 let line = match &change.alternative {
                     Some(alternative) => format!("{change} — use {alternative}"),

@@ -310,5 +310,11 @@ mod tests {
         store.rewrite_operation(saved.id, &fix.before, &fix.after).unwrap().expect("written");
         let after_fix = changes_of(&store, "Acme key", "Acme", None, None).unwrap();
         assert!(after_fix.saved.is_empty(), "{:?}", after_fix.saved);
+        // Written for good: another connection reads it; undone likewise.
+        let other = Store::open(&dir.path().join("s.sqlite3")).unwrap();
+        assert_eq!(other.operation_in("HR", "Who").unwrap().unwrap().query, fix.after);
+        store.rewrite_operation(saved.id, &fix.after, &fix.before).unwrap().expect("put back");
+        changes_of(&store, "Acme key", "Acme", None, None).unwrap();
+        assert_eq!(other.operation_in("HR", "Who").unwrap().unwrap().query, fix.before);
     }
 }

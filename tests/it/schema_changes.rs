@@ -10,7 +10,7 @@ use orgql::sandbox::schema::Edition;
 use orgql::sandbox::{Config, RunningServer, Server};
 use serde_json::Value;
 
-use crate::harness::{Session, orgql_cli};
+use crate::harness::{Session, off_ui_thread, orgql_cli};
 
 const USERS: &str = "# The users' names, for HR.\nquery Users {\n  # the first page is enough\n  paginatedUsers(first: 5) {\n    edges { node { ref name } }\n  }\n}\n";
 const BY_EMAIL: &str = "query ByEmail($email: String) {\n  paginatedUsers(email: $email) { count }\n}\n";
@@ -180,6 +180,13 @@ fn fix_rewrites_a_saved_operation_from_the_schema_changes_window_and_undo_puts_i
     s.click("Undo");
     s.wait_for("the saved operation put back", |h| h.state().saved_operations()[0].query == WHO);
     s.wait_for_label("HR/Who is as it was before the fix");
+    // Written for good: the database read afresh says so.
+    let db = s.path("history.sqlite3");
+    let kept = off_ui_thread(move || {
+        let store = orgql::store::Store::open(&db).expect("the database");
+        store.operation_in("HR", "Who").expect("read").expect("kept").query
+    });
+    assert_eq!(kept, WHO, "the undo is in the database");
     s.wait_for_label("Fix HR/Who");
     assert_eq!(s.app().active_tab().query, WHO);
 
