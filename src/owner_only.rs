@@ -24,6 +24,25 @@ pub fn open_append(path: &Path) -> io::Result<std::fs::File> {
     options.open(path)
 }
 
+/// Creates `path` owner-only (0600 on Unix) when it does not exist; `Ok(false)` when it did.
+///
+/// An existing file is not opened at all. That matters for SQLite's files: closing any
+/// descriptor of a file drops every POSIX lock this process holds on it, the locks of the
+/// SQLite connections already open on it included; another process then believes it is the
+/// last one, checkpoints and deletes the write-ahead log, and this process's later writes go
+/// to a deleted file (sqlite.org/howtocorrupt.html, 2.2).
+pub fn create_new(path: &Path) -> io::Result<bool> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create_new(true).write(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
@@ -35,7 +54,11 @@ mod tests {
         super::create_dir_all(&dir).unwrap();
         let file = dir.join("f");
         super::open_append(&file).unwrap();
+        let new = dir.join("g");
+        assert!(super::create_new(&new).unwrap(), "made");
+        assert!(!super::create_new(&new).unwrap(), "there already");
         let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&new), 0o600);
         assert_eq!(mode(&root.path().join("a")), 0o700);
         assert_eq!(mode(&dir), 0o700);
         assert_eq!(mode(&file), 0o600);

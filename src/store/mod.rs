@@ -312,9 +312,16 @@ impl Store {
         if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
             crate::owner_only::create_dir_all(dir).map_err(|e| error(&e))?;
         }
-        // Created owner-only before SQLite opens it, so it is never readable by others, even empty.
-        crate::owner_only::open_append(path).map_err(|e| error(&e))?;
+        // Created owner-only before SQLite opens it, so it is never readable by others, even
+        // empty. Never opened by anything but SQLite once it exists: closing a descriptor of it
+        // would drop the locks of this process's open connections (see `create_new`); one
+        // opening at a time, so that no connection opened by another thread meanwhile has locks
+        // on a file this one has just created and closes.
+        static OPENING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let opening = OPENING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        crate::owner_only::create_new(path).map_err(|e| error(&e))?;
         let mut conn = Connection::open(path).map_err(|e| error(&e))?;
+        drop(opening);
         // Every transaction takes the write lock when it begins (waiting for it as long as the
         // busy timeout allows): a deferred one that reads, then writes, fails at once with
         // "database is locked" when another connection wrote in between (the app's worker and

@@ -169,3 +169,33 @@ fn operations_go_to_graphql_files_and_come_back() {
     assert_eq!(listed, ["Everyone", "HR/Monthly/Active users"]);
     s.harness.run();
 }
+
+/// The app keeps one connection to its database open while other programs (the user's
+/// `sqlite3`, a backup, a script reading the history) open and close it. A second connection
+/// opened in the app (the webhooks' reader, say) once dropped this connection's locks — it opened
+/// the file itself to create it and closed it — so the next program to close the database (here
+/// Debian's `sqlite3`, 3.40) thought itself the last, checkpointed and deleted the write-ahead
+/// log, and the app's later writes went to a deleted file: on screen, but in no other process and
+/// not after a restart.
+#[test]
+fn writes_stay_in_the_database_while_other_programs_come_and_go() {
+    if std::process::Command::new("sqlite3").arg("--version").output().is_err() {
+        eprintln!("note: skipped, there is no sqlite3 program here (Debian: apt install sqlite3)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("history.sqlite3");
+    let read_elsewhere = || {
+        let output = std::process::Command::new("sqlite3").arg(&path).arg("SELECT query FROM operations").output();
+        let output = output.unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    };
+    let store = orgql::store::Store::open(&path).unwrap();
+    let saved = store.save_operation("HR", "Who", "{ a }", "").unwrap();
+    drop(orgql::store::Store::open(&path).unwrap());
+    assert_eq!(read_elsewhere(), "{ a }");
+    assert!(dir.path().join("history.sqlite3-wal").exists(), "the log of the open connection is kept");
+    assert!(store.rewrite_operation(saved.id, "{ a }", "{ b }").unwrap().is_some(), "written");
+    assert_eq!(read_elsewhere(), "{ b }", "another program reads what the open connection wrote");
+}
