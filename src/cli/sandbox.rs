@@ -41,7 +41,8 @@ enum SchemaArg {
     #[default]
     Current,
     /// The next version: `User.displayName` added, `User.name` deprecated ("Use `displayName`."),
-    /// the argument `email` of `paginatedUsers` removed (the full variant only).
+    /// the argument `email` of `paginatedUsers` removed, the enum value `Role.REVIEWER` added
+    /// (the full variant only).
     Next,
 }
 

@@ -1,7 +1,8 @@
 //! What changed in the service (issue 30), on the command line as an integrator's CI runs it:
 //! a folder of two operations checked against the sandbox's schema and then its next schema
 //! (`orgql sandbox --schema next`: `User.displayName` added, `User.name` deprecated for it,
-//! `paginatedUsers(email:)` removed), fixed in place, and the schema's changes listed.
+//! `paginatedUsers(email:)` removed, `Role.REVIEWER` added), fixed in place, and the schema's
+//! changes listed.
 
 use std::net::SocketAddr;
 
@@ -79,6 +80,7 @@ fn operations_checked_fixed_and_the_schema_changes_listed_across_two_versions() 
         lines,
         [
             "breaking: argument email removed from Query.paginatedUsers",
+            "dangerous: enum value Role.REVIEWER added",
             "safe: field User.displayName added",
             "deprecated: User.name — Use `displayName`.",
         ],
@@ -93,8 +95,8 @@ fn operations_checked_fixed_and_the_schema_changes_listed_across_two_versions() 
     assert_eq!(code, 0);
     let changes: Value = serde_json::from_str(&out).expect("JSON");
     let levels: Vec<&str> = changes["changes"].as_array().unwrap().iter().filter_map(|c| c["level"].as_str()).collect();
-    assert_eq!(levels, ["breaking", "safe", "deprecated"], "{changes}");
-    assert_eq!(changes["changes"][2]["alternative"], "displayName", "{changes}");
+    assert_eq!(levels, ["breaking", "dangerous", "safe", "deprecated"], "{changes}");
+    assert_eq!(changes["changes"][3]["alternative"], "displayName", "{changes}");
 
     let (code, _, err) = run(&base, &["schema", "save", "next.graphql"]);
     assert_eq!(code, 0, "{err}");
@@ -114,7 +116,7 @@ fn the_app_says_in_one_line_when_the_services_schema_changed_and_shows_the_chang
     let server = s.runtime.block_on(serve(addr, Edition::Next));
     s.click("Refresh schema");
     let notice = s.wait_for_text("The service's schema changed since");
-    assert!(notice.contains("1 added, 1 deprecated, 1 removed"), "{notice}");
+    assert!(notice.contains("2 added, 1 deprecated, 1 removed"), "{notice}");
     assert!(!s.app().state().problems().iter().any(|p| p.contains("since it was cached")), "one notice");
     // The view: the changes by kind, the deprecation with its alternative.
     s.click("Schema changes…");
@@ -125,6 +127,8 @@ fn the_app_says_in_one_line_when_the_services_schema_changed_and_shows_the_chang
         s.screen()
     );
     assert!(s.text_containing("safe: field User.displayName added").is_some(), "{}", s.screen());
+    s.wait_for_label("Dangerous (1)");
+    assert!(s.text_containing("dangerous: enum value Role.REVIEWER added").is_some(), "{}", s.screen());
     s.wait_for_text("deprecated: User.name — Use `displayName`. — use displayName");
     s.runtime.block_on(server.stop());
 }

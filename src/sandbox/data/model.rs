@@ -19,6 +19,11 @@ pub enum Role {
     Author,
     /// Administers the organization.
     Admin,
+    /// Reviews trainings before they are published: a value only the next schema has
+    /// (`orgql sandbox --schema next`), the dangerous change it makes (a client that switches
+    /// over every role meets one it does not know). No user has it.
+    #[graphql(visible = "crate::sandbox::schema::next::is_next")]
+    Reviewer,
 }
 
 /// What a training is.

@@ -1,12 +1,13 @@
 //! The sandbox's next schema (`orgql sandbox --schema next`, issue 30): the same data and
-//! service, with the three kinds of change a service makes between versions, so that
+//! service, with the four kinds of change a service makes between versions, so that
 //! `orgql schema changes` and `orgql operations check` can be tried without the organisation's
 //! service:
 //!
 //! - a field added: `User.displayName` (the user's name);
 //! - a field deprecated with a reason naming its alternative: `User.name`, "Use `displayName`.";
 //! - an argument removed: `Query.paginatedUsers(email:)` (hidden from introspection and refused
-//!   as GraphQL validation would refuse it).
+//!   as GraphQL validation would refuse it);
+//! - an enum value added, a dangerous change: `Role.REVIEWER`, which no user has.
 //!
 //! The added field and the removed argument are chosen by async-graphql's `visible` ([`is_next`],
 //! [`is_current`]); `@deprecated` is fixed at compile time in async-graphql, so the deprecation
@@ -25,7 +26,7 @@ pub enum Edition {
     /// The contract's schema.
     #[default]
     Current,
-    /// The next one: a field added, one deprecated, an argument removed.
+    /// The next one: a field added, one deprecated, an argument removed, an enum value added.
     Next,
 }
 
