@@ -1,6 +1,7 @@
 //! The "Schema changes" window (issue 30): two kept schema versions of the chosen connection
 //! compared (From and To; by default its last two), the changes by kind (breaking, dangerous,
-//! safe, deprecated, with the reason and the alternative a deprecation names), and what uses
+//! safe, deprecated, with the reason and the alternative a deprecation names; each linked to
+//! the explorer: what it is about, or the type that held what was removed), and what uses
 //! what changed, with the line: saved operations, the history's runs and recorded exports. A
 //! saved operation whose deprecated uses name a type-compatible alternative gets **Fix**: the
 //! rewrite shown as a diff, applied to the saved operation on confirm, undoable.
@@ -8,7 +9,8 @@
 //! The worker reads the versions and writes the fix ([`crate::worker::SchemaCommand::Changes`],
 //! [`crate::worker::SchemaCommand::Fix`]); the window only draws what came back.
 
-use crate::schema_diff::Level;
+use crate::explorer::SchemaModel;
+use crate::schema_diff::{Change, Element, Level};
 use crate::ui::commands::Commands;
 use crate::worker::{Affected, Connection, FixDone, Rewrite, SchemaChanges, SchemaCommand, SchemaEvent, Source};
 
@@ -35,8 +37,50 @@ pub struct SchemaChangesWindow {
     note: Option<Result<String, String>>,
 }
 
+/// Where a change is in the explorer: a type, or a field of it (for an argument, its field).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExplorerTarget {
+    /// The type.
+    pub type_name: String,
+    /// Its field, when the target is one.
+    pub field: Option<String>,
+}
+
+impl ExplorerTarget {
+    /// `User.name` or `User`: the link's text.
+    pub fn label(&self) -> String {
+        match &self.field {
+            Some(field) => format!("{}.{field}", self.type_name),
+            None => self.type_name.clone(),
+        }
+    }
+
+    /// Where `change` is in `model`, the schema the explorer shows: the element itself when
+    /// the model has it, else the type that held it (what was removed), else nothing.
+    pub fn of(change: &Change, model: &SchemaModel) -> Option<Self> {
+        let site = &change.site;
+        let parent = site.parent.as_deref();
+        let field = match site.element {
+            Element::Field | Element::InputField => Some(site.member.as_str()),
+            Element::Argument => site.field.as_deref(),
+            Element::EnumValue | Element::Type | Element::Root | Element::Directive => None,
+        };
+        let type_name = match site.element {
+            Element::Type | Element::Root => site.member.as_str(),
+            Element::Directive => return None,
+            _ => parent?,
+        };
+        model.type_info(type_name)?;
+        let field = field.filter(|field| {
+            model.field(type_name, field).is_some() || model.input_fields(type_name).iter().any(|f| f.name == *field)
+        });
+        Some(ExplorerTarget { type_name: type_name.to_owned(), field: field.map(str::to_owned) })
+    }
+}
+
 /// What the window asks for, after drawing.
 enum Intent {
+    Reveal(ExplorerTarget),
     Compare(Option<i64>, Option<i64>),
     Confirm(Rewrite),
     Apply,
@@ -118,10 +162,22 @@ impl SchemaChangesWindow {
         }
     }
 
-    /// Draws the window when open.
-    pub fn ui(&mut self, ctx: &egui::Context, commands: &mut Commands) {
+    /// The connection the window shows (its name).
+    pub fn connection_name(&self) -> &str {
+        self.name()
+    }
+
+    /// Draws the window when open; `model` is the schema the explorer shows when it is the
+    /// window's connection's (its changes then link to it). Returns the element whose link was
+    /// clicked, for the explorer to show.
+    pub fn ui(
+        &mut self,
+        ctx: &egui::Context,
+        model: Option<&SchemaModel>,
+        commands: &mut Commands,
+    ) -> Option<ExplorerTarget> {
         if !self.open {
-            return;
+            return None;
         }
         let mut open = true;
         let mut intent = None;
@@ -131,10 +187,11 @@ impl SchemaChangesWindow {
             .default_height(600.0)
             .vscroll(true)
             .show(ctx, |ui| {
-                intent = self.content_ui(ui);
+                intent = self.content_ui(ui, model);
             });
         self.open = open;
         match intent {
+            Some(Intent::Reveal(target)) => return Some(target),
             Some(Intent::Compare(from, to)) => self.ask(from, to, commands),
             Some(Intent::Confirm(rewrite)) => self.confirming = Some(rewrite),
             Some(Intent::Cancel) => self.confirming = None,
@@ -154,9 +211,10 @@ impl SchemaChangesWindow {
             }
             None => {}
         }
+        None
     }
 
-    fn content_ui(&self, ui: &mut egui::Ui) -> Option<Intent> {
+    fn content_ui(&self, ui: &mut egui::Ui, model: Option<&SchemaModel>) -> Option<Intent> {
         let Self { answer, reading, confirming, writing, undo, note, .. } = self;
         let name = self.name();
         let changes = match answer {
@@ -206,7 +264,14 @@ impl SchemaChangesWindow {
                     Some(alternative) => format!("{change} — use {alternative}"),
                     None => change.to_string(),
                 };
-                ui.label(line);
+                ui.horizontal_wrapped(|ui| {
+                    if let Some(target) = model.and_then(|model| ExplorerTarget::of(change, model))
+                        && ui.link(target.label()).on_hover_text("Show it in the explorer").clicked()
+                    {
+                        intent = Some(Intent::Reveal(target));
+                    }
+                    ui.label(line);
+                });
             }
         }
         ui.separator();

@@ -130,6 +130,13 @@ fn the_app_says_in_one_line_when_the_services_schema_changed_and_shows_the_chang
     s.wait_for_label("Dangerous (1)");
     assert!(s.text_containing("dangerous: enum value Role.REVIEWER added").is_some(), "{}", s.screen());
     s.wait_for_text("deprecated: User.name — Use `displayName`. — use displayName");
+    // Each change links to the explorer: the deprecated field shown with its docs; what was
+    // removed, through the field that had it.
+    s.click("User.name");
+    s.wait_for_label("Deprecated: Use `displayName`.");
+    assert_eq!(s.app().state().side(), orgql::ui::Side::Explorer);
+    s.click("Query.paginatedUsers");
+    s.wait_for_label(": UserConnection!");
     s.runtime.block_on(server.stop());
 }
 

@@ -166,7 +166,17 @@ impl OrgqlApp {
         }
         self.saved.window_ui(ctx, self.state.tabs().active(), &mut self.commands);
         self.copy_code.window_ui(ctx);
-        self.schema_changes.ui(ctx, &mut self.commands);
+        // The window's changes link to the explorer when it shows the same connection.
+        let shown = self.state.connection_name();
+        let model =
+            self.state.schemas().model(&shown).filter(|_| shown == self.schema_changes.connection_name()).cloned();
+        if let Some(target) = self.schema_changes.ui(ctx, model.as_deref(), &mut self.commands)
+            && let Some(model) = &model
+        {
+            self.state.set_side(Side::Explorer);
+            self.state.show(MainView::Queries);
+            self.queries.explorer.reveal(model, &target.type_name, target.field.as_deref());
+        }
     }
 
     fn problems_ui(&mut self, ui: &mut egui::Ui) {

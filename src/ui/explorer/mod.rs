@@ -251,6 +251,24 @@ impl ExplorerPanel {
         }
     }
 
+    /// Opens the tree down to the type `type_name` (or its `field`) and focuses it, as a search
+    /// hit chosen would; `false` when the schema has no such type or field.
+    pub fn reveal(&mut self, model: &SchemaModel, type_name: &str, field: Option<&str>) -> bool {
+        let needle = match field {
+            Some(field) => format!("{type_name}.{field}"),
+            None => type_name.to_owned(),
+        };
+        let hit = model
+            .search(&needle, 64)
+            .into_iter()
+            .find(|hit| hit.type_name == type_name && hit.field.as_deref() == field);
+        let found = hit.is_some();
+        if let Some(hit) = hit {
+            self.reveal_hit(model, hit);
+        }
+        found
+    }
+
     /// Opens the tree down to a search hit and focuses it.
     fn reveal_hit(&mut self, model: &SchemaModel, hit: crate::explorer::SearchHit) {
         if let Some(path) = &hit.path {
