@@ -2,6 +2,7 @@
 and serves on 127.0.0.1 until stopped. Prints one line with its base URL first.
 
     python serve.py --db /tmp/x.sqlite3 [--users 200] [--listen 127.0.0.1:0] [--scope-in-challenge]
+                    [--schema current|next]
 """
 
 import argparse
@@ -83,7 +84,14 @@ def main():
     parser.add_argument("--secret", default="test-secret")
     parser.add_argument("--token-ttl", type=int, default=86400)
     parser.add_argument("--scope-in-challenge", action="store_true")
+    parser.add_argument(
+        "--schema",
+        choices=("current", "next"),
+        default="current",
+        help="next: UserNode.fullName added, UserNode.name deprecated for it, email_Icontains removed",
+    )
     args = parser.parse_args()
+    os.environ["ORGQL_SERVICE_SCHEMA"] = args.schema
     os.environ["ORGQL_SERVICE_DB"] = args.db
     os.environ["ORGQL_SERVICE_TOKEN_TTL"] = str(args.token_ttl)
     if args.scope_in_challenge:

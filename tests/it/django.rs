@@ -75,6 +75,13 @@ impl Django {
     /// Starts the service with `users` learners (and `scope_in_challenge`: its 403 names the
     /// scope); `None` when it cannot run here, said on stderr.
     pub fn start(users: usize, scope_in_challenge: bool) -> Option<Django> {
+        let challenge: &[&str] = if scope_in_challenge { &["--scope-in-challenge"] } else { &[] };
+        Django::start_with(users, challenge)
+    }
+
+    /// Starts the service with `users` learners and more of `serve.py`'s arguments
+    /// (`--schema next`, `--listen HOST:PORT`); `None` when it cannot run here, said on stderr.
+    pub fn start_with(users: usize, arguments: &[&str]) -> Option<Django> {
         let python = match python() {
             Ok(python) => python,
             Err(why) if std::env::var_os("ORGQL_DJANGO_REQUIRED").is_some() => panic!("{why}"),
@@ -92,10 +99,8 @@ impl Django {
             .args(["--users", &users.to_string(), "--secret", SECRET])
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
-            .stdin(Stdio::null());
-        if scope_in_challenge {
-            command.arg("--scope-in-challenge");
-        }
+            .stdin(Stdio::null())
+            .args(arguments);
         let mut child = command.spawn().expect("the service starts");
         let stdout = child.stdout.take().expect("its output");
         let (tx, rx) = std::sync::mpsc::channel();
@@ -484,4 +489,63 @@ async fn an_apply_killed_on_the_graphene_django_service_resumes_and_applies_ever
     }
     let results = std::fs::read_to_string(&results).unwrap();
     assert_eq!(results.lines().filter(|l| l.contains(",updated")).count(), 100, "{results}");
+}
+
+/// Issue 30 on the graphene-django service: its schema evolves the way graphene does it (a field
+/// added, the old one kept with `deprecation_reason` naming it, a filter argument dropped), the
+/// service restarted on the same address; `orgql schema changes` names each change in the
+/// service's own names and `orgql operations check` finds both operations, `--fix` rewrites the
+/// deprecated field to its alternative.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_graphene_django_services_schema_changes_are_listed_and_operations_checked_and_fixed() {
+    let Some(service) = Django::start_with(5, &[]) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let ops = home.path().join("ops");
+    std::fs::create_dir_all(&ops).unwrap();
+    let users =
+        "# who they are\nquery Users {\n  paginatedUsers(first: 5) {\n    edges { node { ref name } }\n  }\n}\n";
+    let search = "query Search {\n  paginatedUsers(email_Icontains: \"example\") { count }\n}\n";
+    std::fs::write(ops.join("Users.graphql"), users).unwrap();
+    std::fs::write(ops.join("Search.graphql"), search).unwrap();
+    let run = |service: &Django, args: &[&str]| {
+        let output = command(home.path(), service, "users.read", args).output().unwrap();
+        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+        (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
+    };
+    let ops_dir = p(&ops).to_owned();
+    let (code, out, err) = run(&service, &["operations", "check", &ops_dir]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = run(&service, &["schema", "changes"]);
+    assert_eq!((code, out.starts_with("no changes since 20")), (0, true), "{out}{err}");
+
+    // A release later, on the same address.
+    let listen = service.base_url().trim_start_matches("http://").trim_end_matches('/').to_owned();
+    drop(service);
+    let Some(service) = Django::start_with(5, &["--schema", "next", "--listen", &listen]) else { return };
+    let (code, out, err) = run(&service, &["schema", "changes"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "breaking: argument email_Icontains removed from Query.paginatedUsers",
+            "safe: field UserNode.fullName added",
+            "deprecated: UserNode.name — Use `fullName`.",
+        ],
+        "{err}"
+    );
+    let (code, out, err) = run(&service, &["operations", "check", &ops_dir]);
+    assert_eq!(code, 9, "{out}{err}");
+    assert!(out.contains("Users.graphql:4:24: deprecated: UserNode.name — Use `fullName`."), "{out}");
+    assert!(out.lines().any(|l| l.contains("Search.graphql:2:18: error: ")), "{out}");
+    let (code, out, err) = run(&service, &["operations", "check", &ops_dir, "--fix"]);
+    assert_eq!(code, 9, "{out}{err}");
+    let fixed = std::fs::read_to_string(ops.join("Users.graphql")).unwrap();
+    assert_eq!(fixed, users.replace("ref name }", "ref name: fullName }"), "comments and layout kept");
+    std::fs::remove_file(ops.join("Search.graphql")).unwrap();
+    let (code, out, err) = run(&service, &["operations", "check", &ops_dir]);
+    assert_eq!(code, 0, "{out}{err}");
+    // What the fixed operation reads is what the old field read.
+    let (code, out, err) = run(&service, &["query", "--file", p(&ops.join("Users.graphql"))]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\"name\""), "the response key kept: {out}");
 }

@@ -2,6 +2,8 @@
 filtered connection capped at 50, a look-up by ref, form mutations (the whole record, named by
 its relay id; a field left out is cleared) and a plain archive mutation."""
 
+import os
+
 import graphene
 from django import forms
 from graphene import relay
@@ -12,6 +14,11 @@ from graphql import GraphQLError
 from graphql_relay import from_global_id
 
 from .models import Enrollment, Learner
+
+# `serve.py --schema next`: the schema as a graphene service evolves it — a field added
+# (`fullName`), the old one kept with graphene's `deprecation_reason` naming it, and a filter
+# argument dropped (`email_Icontains`).
+NEXT = os.environ.get("ORGQL_SERVICE_SCHEMA") == "next"
 
 
 class CountableConnection(relay.Connection):
@@ -33,12 +40,23 @@ class EnrollmentNode(DjangoObjectType):
 
 
 class UserNode(DjangoObjectType):
+    if NEXT:
+        name = graphene.String(required=True, deprecation_reason="Use `fullName`.")
+        full_name = graphene.String(required=True, description="The learner's full name.")
+
+        def resolve_full_name(root, info):
+            return root.name
+
     class Meta:
         model = Learner
         fields = ("id", "ref", "name", "email", "is_active", "department", "enrollments", "revision")
         interfaces = (relay.Node,)
         connection_class = CountableConnection
-        filter_fields = {"ref": ["exact"], "email": ["exact", "icontains"], "name": ["icontains"]}
+        filter_fields = {
+            "ref": ["exact"],
+            "email": ["exact"] if NEXT else ["exact", "icontains"],
+            "name": ["icontains"],
+        }
 
 
 class KeptCharField(forms.CharField):
