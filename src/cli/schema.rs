@@ -193,7 +193,12 @@ async fn changes(args: ChangesArgs) -> Result<(), Failure> {
 
 async fn save(args: SaveArgs) -> Result<(), Failure> {
     let fetched = fetch(&args.connection, args.store).await?;
-    let mut sdl = fetched.introspection.sdl.clone();
+    // Printed as graphql-js prints a schema (one definition a block, a description on its own
+    // line above what it describes), not in the compact form orgql keeps it in.
+    let mut sdl = match apollo_compiler::Schema::parse(&fetched.introspection.sdl, "schema.graphql") {
+        Ok(schema) => schema.to_string(),
+        Err(_) => fetched.introspection.sdl.clone(),
+    };
     if !sdl.ends_with('\n') {
         sdl.push('\n');
     }
