@@ -183,6 +183,8 @@ impl SchemaChangesWindow {
         let mut intent = None;
         egui::Window::new("Schema changes")
             .open(&mut open)
+            // Beside the explorer its changes link to, below the toolbar and the notice.
+            .default_pos(egui::pos2(380.0, 100.0))
             .default_width(620.0)
             .default_height(600.0)
             .vscroll(true)
