@@ -14,6 +14,7 @@ pub mod operations;
 pub mod owner_only;
 pub mod profiles;
 pub mod query;
+pub mod resident;
 pub mod sandbox;
 pub mod schema_diff;
 pub mod scopes;

@@ -162,6 +162,7 @@ fn usage_error(err: clap::Error) -> ExitCode {
 
 /// Opens the desktop app: `main` owns the runtime and hands the app a handle.
 fn desktop() -> Result<(), Failure> {
+    crate::resident::return_freed_memory_at_once();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

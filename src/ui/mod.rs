@@ -55,6 +55,25 @@ use std::sync::Arc;
 /// The window's title.
 pub const TITLE: &str = "orgql — GraphQL explorer";
 
+/// Gives back what only the start needed ([`crate::resident`]) once the start is over, on a
+/// blocking thread of the runtime; a failure is logged, never shown (nothing is lost by it).
+fn release_startup_pages_later(runtime: &tokio::runtime::Handle) {
+    if crate::resident::turned_off() {
+        return;
+    }
+    runtime.spawn(async {
+        tokio::time::sleep(crate::resident::AFTER_START).await;
+        match tokio::task::spawn_blocking(crate::resident::release_startup_pages).await {
+            Ok(Ok(released)) => {
+                crate::timing::mark("startup_pages_released");
+                tracing::debug!(?released, "start-up pages released");
+            }
+            Ok(Err(e)) => tracing::debug!("start-up pages kept: {e}"),
+            Err(e) => tracing::debug!("start-up pages kept: {e}"),
+        }
+    });
+}
+
 /// Opens the window and runs the app until it closes.
 pub fn run_native(config: AppConfig) -> Result<(), String> {
     let options = eframe::NativeOptions {
@@ -80,6 +99,7 @@ pub fn run_native(config: AppConfig) -> Result<(), String> {
             fonts::install_after_first_frame(&cc.egui_ctx);
             let ctx = cc.egui_ctx.clone();
             let repaint = Arc::new(move || ctx.request_repaint());
+            release_startup_pages_later(&config.runtime);
             let app = OrgqlApp::new(config, repaint);
             crate::timing::mark("app_created");
             Ok(bench::wrap(app))
