@@ -283,8 +283,8 @@ fn the_debian_package_assets_exist() {
         if source.starts_with("target/") {
             continue;
         }
-        let found = if let Some(dir) = source.strip_suffix("/*.png") {
-            std::fs::read_dir(repo(dir)).unwrap().any(|e| e.unwrap().path().extension().is_some_and(|x| x == "png"))
+        let found = if let Some((dir, extension)) = source.split_once("/*.") {
+            std::fs::read_dir(repo(dir)).unwrap().any(|e| e.unwrap().path().extension().is_some_and(|x| x == extension))
         } else {
             repo(source).is_file()
         };
