@@ -191,13 +191,23 @@ impl Session {
     /// and `secrets` (none: no keyring). The calling thread becomes the app's UI thread: from
     /// then on, the test's own blocking calls go through [`off_ui_thread`].
     pub fn start_with(runtime: tokio::runtime::Runtime, dir: TempDir, secrets: Option<SecretStore>) -> Session {
+        Session::start_with_users(runtime, dir, secrets, USERS)
+    }
+
+    /// [`Session::start_with`], the app's sandbox holding `users` users.
+    pub fn start_with_users(
+        runtime: tokio::runtime::Runtime,
+        dir: TempDir,
+        secrets: Option<SecretStore>,
+        users: usize,
+    ) -> Session {
         let (finished, worker_done) = std::sync::mpsc::channel();
         let config = AppConfig {
             runtime: runtime.handle().clone(),
             profiles: Some(ProfileFile::at(dir.path().join("profiles.toml"))),
             secrets: secrets.unwrap_or_else(|| SecretStore::Unavailable("tests".into())),
             store_path: Some(dir.path().join("history.sqlite3")),
-            sandbox_users: USERS,
+            sandbox_users: users,
             export_dir: dir.path().to_path_buf(),
             webhook_port: Some(0),
             worker_finished: Some(finished),
