@@ -301,17 +301,7 @@ fn the_timeline_of_10000_deliveries_filters_the_list_by_a_dragged_range() {
     let view = &s.app().webhooks().timeline;
     let (from, to) =
         (view.position_of(at(10, 20)).expect("on screen"), view.position_of(at(19, 40)).expect("on screen"));
-    s.harness.hover_at(from);
-    s.harness.step();
-    s.harness.drag_at(from);
-    s.harness.step();
-    for step in 1..=10 {
-        s.harness.hover_at(from + (to - from) * (step as f32 / 10.0));
-        s.harness.step();
-    }
-    s.harness.drop_at(to);
-    s.harness.step();
-    s.harness.step();
+    s.drag(from, to, 10);
     let (start, end) = (at(10, 0).timestamp(), at(20, 0).timestamp());
     let expected = stored.iter().filter(|(_, t)| (start..end).contains(t)).count();
     assert_eq!(expected, 1_000);

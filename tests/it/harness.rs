@@ -345,6 +345,21 @@ impl Session {
         self.harness.step();
     }
 
+    /// Drags with the left button from `from` to `to` in `steps` moves, as a mouse does.
+    pub fn drag(&mut self, from: egui::Pos2, to: egui::Pos2, steps: u32) {
+        self.harness.hover_at(from);
+        self.harness.step();
+        self.harness.drag_at(from);
+        self.harness.step();
+        for step in 1..=steps {
+            self.harness.hover_at(from + (to - from) * (step as f32 / steps as f32));
+            self.harness.step();
+        }
+        self.harness.drop_at(to);
+        self.harness.step();
+        self.harness.step();
+    }
+
     /// Runs the active tab's query with the Run button and waits for its answer.
     #[track_caller]
     pub fn run_query(&mut self) {
