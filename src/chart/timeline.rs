@@ -98,6 +98,9 @@ impl Timeline {
         }
     }
 
+    /// The most minutes a timeline is binned by before hours fit better.
+    pub const MOST_MINUTES: usize = 360;
+
     /// The step that shows `deliveries` in at most about 360 bins: minutes for up to six hours.
     pub fn fitting_step(deliveries: &[DeliverySummary]) -> Step {
         let (Some(first), Some(last)) =
@@ -105,15 +108,21 @@ impl Timeline {
         else {
             return Step::Minute;
         };
-        if (last - first).num_minutes() <= 360 { Step::Minute } else { Step::Hour }
+        if (last - first).num_minutes() <= Self::MOST_MINUTES as i64 { Step::Minute } else { Step::Hour }
     }
 
-    /// The deliveries of type index `kind` in each bin, as (bin start, count), skipping empty ones.
-    pub fn series(&self, kind: usize) -> impl Iterator<Item = (i64, u32)> + '_ {
+    /// The deliveries of type index `kind` in each bin from `from` on, as (bin start, count),
+    /// skipping empty ones.
+    pub fn series(&self, kind: usize, from: i64) -> impl Iterator<Item = (i64, u32)> + '_ {
         self.bins
-            .iter()
+            .range(from..)
             .map(move |(start, bin)| (*start, bin.by_type.get(kind).copied().unwrap_or(0)))
             .filter(|(_, n)| *n > 0)
+    }
+
+    /// The start of the last `most` bins (all of them when there are fewer).
+    pub fn last_bins_from(&self, most: usize) -> i64 {
+        self.bins.keys().rev().nth(most.saturating_sub(1)).copied().unwrap_or(i64::MIN)
     }
 
     /// The first and last instants covered (the end of the last bin), when any.
@@ -170,7 +179,10 @@ mod tests {
         assert_eq!(timeline.bins[&600], Bin { by_type: vec![1, 1], failed: 1 });
         assert_eq!(timeline.bins[&660].total(), 1);
         assert_eq!(timeline.bins[&5400], Bin { by_type: vec![0, 0, 1], failed: 1 });
-        assert_eq!(timeline.series(0).collect::<Vec<_>>(), [(600, 1), (660, 1)]);
+        assert_eq!(timeline.series(0, i64::MIN).collect::<Vec<_>>(), [(600, 1), (660, 1)]);
+        assert_eq!(timeline.last_bins_from(2), 660);
+        assert_eq!(timeline.series(0, timeline.last_bins_from(2)).collect::<Vec<_>>(), [(660, 1)]);
+        assert_eq!(timeline.last_bins_from(9), i64::MIN);
         assert_eq!(timeline.span(), Some((600, 5460)));
         assert_eq!(timeline.deliveries, 4);
         let (from, to) = timeline.range(700.0, 630.0).unwrap();

@@ -24,6 +24,8 @@ const COLOURS: [egui::Color32; 8] = [
 ];
 const FAILED: egui::Color32 = egui::Color32::from_rgb(0xd0, 0x21, 0x21);
 const HEIGHT: f32 = 150.0;
+/// The most bins drawn (the newest): a frame's cost stays the same however long the list.
+const MOST_DRAWN: usize = 720;
 
 /// The timeline above the deliveries.
 #[derive(Default)]
@@ -74,6 +76,14 @@ impl TimelineView {
         } else if held < rows.len() {
             self.timeline.extend(&rows[held..]);
         }
+        // Arrivals over more than six hours: hours fit better than minutes, unless asked.
+        if self.chosen.is_none()
+            && self.timeline.step == Step::Minute
+            && self.timeline.bins.len() > Timeline::MOST_MINUTES
+        {
+            self.timeline = Timeline::new(Step::Hour);
+            self.timeline.extend(rows);
+        }
         self.built = (rows.len(), rows.last().map_or(0, |d| d.id));
     }
 
@@ -105,12 +115,17 @@ impl TimelineView {
             return;
         }
         let seconds = self.timeline.step.seconds() as f64;
+        let from = self.timeline.last_bins_from(MOST_DRAWN);
+        if self.timeline.bins.len() > MOST_DRAWN {
+            let hint = if self.timeline.step == Step::Minute { "; choose Per hour to see every delivery" } else { "" };
+            ui.weak(format!("The newest {MOST_DRAWN} of {} bins are drawn{hint}.", self.timeline.bins.len()));
+        }
         let mut charts = Vec::with_capacity(self.timeline.types.len());
         let mut base: std::collections::BTreeMap<i64, f64> = std::collections::BTreeMap::new();
         for (kind, name) in self.timeline.types.iter().enumerate() {
             let bars: Vec<Bar> = self
                 .timeline
-                .series(kind)
+                .series(kind, from)
                 .map(|(start, n)| {
                     let below = base.entry(start).or_default();
                     let bar = Bar::new(start as f64 + seconds / 2.0, f64::from(n))
@@ -132,7 +147,7 @@ impl TimelineView {
         let failures: Vec<[f64; 2]> = self
             .timeline
             .bins
-            .iter()
+            .range(from..)
             .filter(|(_, bin)| bin.failed > 0)
             .map(|(start, bin)| [*start as f64 + seconds / 2.0, f64::from(bin.total())])
             .collect();
