@@ -10,7 +10,8 @@ use super::{Tally, number, percent};
 
 const WIDTH: f64 = 960.0;
 const HEIGHT: f64 = 540.0;
-const LEFT: f64 = 70.0;
+/// Room for the axis's numbers and the first values' slanted names.
+const LEFT: f64 = 120.0;
 const RIGHT: f64 = 20.0;
 const TOP: f64 = 50.0;
 /// Room for the values under the bars (written at a slant).

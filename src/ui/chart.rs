@@ -92,7 +92,8 @@ pub struct ChartPanel {
     saving: Requested<PathBuf, String>,
     save_job: Option<JobId>,
     shot: Shot,
-    /// The plot's rectangle and transform in the last frame.
+    /// The chart's rectangle on screen (title, axes and bars: what Save PNG keeps) and the
+    /// plot's transform in the last frame.
     plot: Option<(egui::Rect, PlotTransform)>,
 }
 
@@ -324,32 +325,32 @@ impl ChartPanel {
             ));
         }
         let title = tally.title();
-        ui.strong(&title);
+        let top = ui.strong(&title).rect.min;
         let amount = tally.amount_name();
+        let colour = egui::Color32::from_rgb(0x3b, 0x82, 0xc4);
         let bars: Vec<Bar> = groups
             .iter()
             .enumerate()
-            .map(|(i, group)| Bar::new(i as f64, group.amount).name(&group.value).width(BAR_WIDTH))
+            .map(|(i, group)| Bar::new(i as f64, group.amount).name(&group.value).width(BAR_WIDTH).fill(colour))
             .collect();
         let shares: Vec<Option<f64>> = groups.iter().map(|g| g.share).collect();
-        let chart = BarChart::new(title.clone(), bars)
-            .color(egui::Color32::from_rgb(0x3b, 0x82, 0xc4))
-            .element_formatter(Box::new(move |bar, _| {
-                let share = shares.get(bar.argument as usize).copied().flatten();
-                let share = share.map(|s| format!(" ({})", percent(s))).unwrap_or_default();
-                format!("{}\n{}: {}{share}", bar.name, amount, number(bar.value))
-            }));
+        let chart = BarChart::new(title.clone(), bars).color(colour).element_formatter(Box::new(move |bar, _| {
+            let share = shares.get(bar.argument as usize).copied().flatten();
+            let share = share.map(|s| format!(" ({})", percent(s))).unwrap_or_default();
+            format!("{}\n{}: {}{share}", bar.name, amount, number(bar.value))
+        }));
         let names: Vec<String> = groups.iter().map(|g| short(&g.value)).collect();
         let count = names.len();
+        // A name every 110 points or so: egui_plot leaves out labels closer than their width.
+        let every = (count as f32 * 110.0 / ui.available_width().max(1.0)).ceil().max(1.0) as f64;
         let response = still_plot(("chart", self.tab))
             .show_grid([false, true])
             .y_axis_label(amount)
             .x_grid_spacer(move |input| {
                 let (low, high) = input.bounds;
-                let step = ((count as f64) / 12.0).ceil().max(1.0);
                 (0..count)
-                    .filter(|i| (*i as f64) % step == 0.0 && (*i as f64) >= low && (*i as f64) <= high)
-                    .map(|i| egui_plot::GridMark { value: i as f64, step_size: step })
+                    .filter(|i| (*i as f64) % every == 0.0 && (*i as f64) >= low && (*i as f64) <= high)
+                    .map(|i| egui_plot::GridMark { value: i as f64, step_size: every })
                     .collect()
             })
             .x_axis_formatter(move |mark, _| {
@@ -366,7 +367,8 @@ impl ChartPanel {
                 plot.pointer_coordinate()
             });
         response.response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Figure, true, &title));
-        self.plot = Some((response.response.rect, response.transform));
+        let chart_rect = egui::Rect::from_min_max(top, ui.min_rect().max);
+        self.plot = Some((chart_rect, response.transform));
         if !response.response.clicked() {
             return None;
         }

@@ -15,8 +15,9 @@ use crate::import::Action;
 use crate::import::plan::thousands;
 
 const BAR_HEIGHT: f32 = 26.0;
-/// Narrower parts draw no text (the name is still there for a screen reader and on hover).
-const TEXT_MIN_WIDTH: f32 = 56.0;
+/// Room beside a part's name: a part narrower than its name and this draws no text (the name
+/// is still there for a screen reader, and on hover).
+const TEXT_MARGIN: f32 = 8.0;
 
 /// A part's colour.
 fn colour(action: Action) -> egui::Color32 {
@@ -59,14 +60,9 @@ pub fn plan_bar(ui: &mut egui::Ui, parts: &[(Action, u64, &str)], filter: &mut O
                 egui::StrokeKind::Inside,
             );
         }
-        if part_width >= TEXT_MIN_WIDTH {
-            painter.text(
-                rect.center(),
-                egui::Align2::CENTER_CENTER,
-                name,
-                egui::FontId::proportional(13.0),
-                egui::Color32::WHITE,
-            );
+        let text = painter.layout_no_wrap(name.to_owned(), egui::FontId::proportional(13.0), egui::Color32::WHITE);
+        if text.size().x + TEXT_MARGIN <= part_width {
+            painter.galley(rect.center() - text.size() / 2.0, text, egui::Color32::WHITE);
         }
         let response = response.on_hover_text(format!(
             "{} {words} ({:.0}%); click to list them",
@@ -101,14 +97,14 @@ impl ApplyRate {
         self.samples.push((started.elapsed().as_secs_f64(), done));
     }
 
-    /// Rows per second in each whole second since the start.
-    pub fn per_second(&self) -> Vec<[f64; 2]> {
+    /// Rows per second in each step of `step` seconds since the start, at the step's end.
+    pub fn per_second(&self, step: f64) -> Vec<[f64; 2]> {
         let Some(&(last, _)) = self.samples.last() else { return Vec::new() };
-        let seconds = last.ceil() as usize;
-        let mut done_by = vec![0u64; seconds + 1];
+        let steps = (last / step).ceil() as usize;
+        let mut done_by = vec![0u64; steps + 1];
         let mut at = 0;
-        for (second, slot) in done_by.iter_mut().enumerate() {
-            while at + 1 < self.samples.len() && self.samples[at + 1].0 <= second as f64 {
+        for (i, slot) in done_by.iter_mut().enumerate() {
+            while at + 1 < self.samples.len() && self.samples[at + 1].0 <= i as f64 * step {
                 at += 1;
             }
             *slot = self.samples[at].1;
@@ -116,17 +112,23 @@ impl ApplyRate {
         if let (Some(slot), Some((_, done))) = (done_by.last_mut(), self.samples.last()) {
             *slot = *done;
         }
-        done_by.windows(2).enumerate().map(|(i, w)| [(i + 1) as f64, w[1].saturating_sub(w[0]) as f64]).collect()
+        done_by
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| [(i + 1) as f64 * step, w[1].saturating_sub(w[0]) as f64 / step])
+            .collect()
     }
 
-    /// The rate drawn, when an apply has been seen.
+    /// The rate drawn, when an apply has been seen: per second, or per quarter second for an
+    /// apply of less than ten seconds.
     pub fn ui(&self, ui: &mut egui::Ui) {
-        let points = self.per_second();
-        if points.is_empty() {
+        let Some(&(elapsed, done)) = self.samples.last() else { return };
+        if elapsed <= 0.0 {
             return;
         }
-        let latest = points.last().map_or(0.0, |p| p[1]);
-        ui.label(format!("{latest:.0} rows per second"));
+        let step = if elapsed < 10.0 { 0.25 } else { 1.0 };
+        let points = self.per_second(step);
+        ui.label(format!("{} rows in {elapsed:.1} s: {:.0} rows per second", thousands(done), done as f64 / elapsed));
         still_plot("apply-rate")
             .height(90.0)
             .x_axis_label("seconds")
@@ -145,7 +147,8 @@ mod tests {
             started: Some(Instant::now()),
             samples: vec![(0.0, 0), (0.5, 10), (1.0, 20), (1.5, 25), (2.4, 60)],
         };
-        assert_eq!(rate.per_second(), [[1.0, 20.0], [2.0, 5.0], [3.0, 35.0]]);
-        assert!(ApplyRate::default().per_second().is_empty());
+        assert_eq!(rate.per_second(1.0), [[1.0, 20.0], [2.0, 5.0], [3.0, 35.0]]);
+        assert_eq!(rate.per_second(0.5)[..3], [[0.5, 20.0], [1.0, 20.0], [1.5, 10.0]]);
+        assert!(ApplyRate::default().per_second(1.0).is_empty());
     }
 }

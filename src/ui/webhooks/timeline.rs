@@ -123,6 +123,7 @@ impl TimelineView {
         let mut charts = Vec::with_capacity(self.timeline.types.len());
         let mut base: std::collections::BTreeMap<i64, f64> = std::collections::BTreeMap::new();
         for (kind, name) in self.timeline.types.iter().enumerate() {
+            let colour = COLOURS[kind % COLOURS.len()];
             let bars: Vec<Bar> = self
                 .timeline
                 .series(kind, from)
@@ -131,12 +132,12 @@ impl TimelineView {
                     let bar = Bar::new(start as f64 + seconds / 2.0, f64::from(n))
                         .base_offset(*below)
                         .width(seconds * 0.9)
+                        .fill(colour)
                         .name(local_secs(start));
                     *below += f64::from(n);
                     bar
                 })
                 .collect();
-            let colour = COLOURS[kind % COLOURS.len()];
             let kind_name = name.clone();
             charts.push(
                 BarChart::new(name.clone(), bars)
@@ -176,7 +177,7 @@ impl TimelineView {
                     _ => selected,
                 };
                 if let Some((from, to)) = shown {
-                    plot.span(Span::new("time range", from..=to).fill(egui::Color32::from_white_alpha(24)));
+                    plot.span(Span::new("", from..=to).fill(egui::Color32::from_white_alpha(24)));
                 }
                 pointer
             });
