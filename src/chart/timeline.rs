@@ -61,6 +61,8 @@ pub struct Timeline {
     pub step: Step,
     /// The event types in the order first seen.
     pub types: Vec<String>,
+    /// How many deliveries of each type.
+    pub type_counts: Vec<u64>,
     type_index: HashMap<String, usize>,
     /// Bins by their start (seconds since the Unix epoch, a multiple of the step).
     pub bins: BTreeMap<i64, Bin>,
@@ -83,6 +85,7 @@ impl Timeline {
                 Some(index) => *index,
                 None => {
                     self.types.push(kind.to_owned());
+                    self.type_counts.push(0);
                     self.type_index.insert(kind.to_owned(), self.types.len() - 1);
                     self.types.len() - 1
                 }
@@ -93,6 +96,7 @@ impl Timeline {
                 bin.by_type.resize(index + 1, 0);
             }
             bin.by_type[index] += 1;
+            self.type_counts[index] += 1;
             bin.failed += u32::from(delivery.verified == Some(false));
             self.deliveries += 1;
         }
@@ -176,6 +180,7 @@ mod tests {
         timeline.extend(&list[..2]);
         timeline.extend(&list[2..]);
         assert_eq!(timeline.types, ["user.created", "user.updated", NO_TYPE]);
+        assert_eq!(timeline.type_counts, [2, 1, 1]);
         assert_eq!(timeline.bins[&600], Bin { by_type: vec![1, 1], failed: 1 });
         assert_eq!(timeline.bins[&660].total(), 1);
         assert_eq!(timeline.bins[&5400], Bin { by_type: vec![0, 0, 1], failed: 1 });

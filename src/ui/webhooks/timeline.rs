@@ -139,8 +139,11 @@ impl TimelineView {
                 })
                 .collect();
             let kind_name = name.clone();
+            // The legend names each type with its count (the list's rows name the type alone).
+            let legend = format!("{name} ({})", self.timeline.type_counts[kind]);
             charts.push(
-                BarChart::new(name.clone(), bars)
+                BarChart::new(legend, bars)
+                    .id(("timeline-type", kind))
                     .color(colour)
                     .element_formatter(Box::new(move |bar, _| format!("{kind_name} at {}: {}", bar.name, bar.value))),
             );
