@@ -128,9 +128,15 @@ impl ApplyRate {
         }
         let step = if elapsed < 10.0 { 0.25 } else { 1.0 };
         let points = self.per_second(step);
-        ui.label(format!("{} rows in {elapsed:.1} s: {:.0} rows per second", thousands(done), done as f64 / elapsed));
+        let took = if elapsed < 1.0 { format!("{elapsed:.2} s") } else { format!("{elapsed:.1} s") };
+        ui.label(format!("{} rows in {took}: {:.0} rows per second", thousands(done), done as f64 / elapsed));
+        // A line needs a few steps: an apply of under a second says its rate in words only.
+        if points.len() < 3 {
+            return;
+        }
         still_plot("apply-rate")
             .height(90.0)
+            .include_x(0.0)
             .x_axis_label("seconds")
             .y_axis_label("rows/s")
             .show(ui, |plot| plot.line(Line::new("rows per second", points)));
