@@ -28,6 +28,15 @@
 //!   changed (the scan, the "n of m rows" and the grid of the rows kept, tessellated). Aim: a
 //!   keystroke below 16 ms.
 //!
+//! - `inspector_100k/timeline_frame`: a frame of the webhook inspector whose 100,000 deliveries
+//!   came in an hour: the timeline (60 bins of six event types, failures marked) above the list,
+//!   tessellated (aim below 4 ms);
+//! - `chart_100k/count_by_column`, `count_by_list_column` (each of a `;` list's values) and
+//!   `count_by_date_per_week`: counting 100,000 rows as the worker does for the Chart view (aim
+//!   below 50 ms); `timeline_build`: the timeline's bins of 100,000 deliveries made from scratch;
+//!   `chart_view_frame`: a frame of the results panel showing the Chart view of 100,000 rows
+//!   (bars, the text table, tessellated; aim below 4 ms).
+//!
 //! The system fonts are installed as in the app, so the Chinese, Arabic and emoji names of the
 //! grid are drawn with real fonts when the machine has them.
 
@@ -37,14 +46,19 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use egui::{Event, Modifiers, MouseWheelSource, MouseWheelUnit, Pos2, RawInput, Rect, TouchPhase, vec2};
 use egui_system_font_provider::SystemFontProvider;
+use orgql::chart::timeline::{Step, Timeline};
+use orgql::chart::{self, ChartSpec, Measure, Period};
 use orgql::explorer::SchemaModel;
 use orgql::explorer::synthetic::schema_sdl;
 use orgql::query::lang::highlight::Highlighter;
 use orgql::store::DeliverySummary;
 use orgql::table::{RowIndex, normalize};
 use orgql::ui::{CardBench, ExplorerIntent, ExplorerPanel, SchemaState};
-use orgql::ui::{Grid, ListenerForm, QueryEditor, ResultsPanel, SAMPLE_QUERY, Tab, WebhooksPanel, synthetic_rows};
-use orgql::worker::LoadedSchema;
+use orgql::ui::{
+    Grid, ListenerForm, QueryEditor, ResultsIntent, ResultsPanel, SAMPLE_QUERY, Tab, View, WebhooksPanel,
+    synthetic_rows,
+};
+use orgql::worker::{ChartCommand, ChartEvent, JobIds, LoadedSchema};
 
 const SCREEN: Rect = Rect::from_min_max(Pos2::ZERO, Pos2::new(1280.0, 800.0));
 /// Where the wheel turns: over the grid's rows.
@@ -263,13 +277,14 @@ fn editor(c: &mut Criterion) {
     group.finish();
 }
 
-/// Delivery `id` as the listener would summarise it.
+/// Delivery `id` as the listener would summarise it: 100,000 of them arrive in an hour.
 fn delivery(id: i64) -> DeliverySummary {
     const TYPES: [&str; 6] =
         ["user.created", "user.updated", "enrollment.changed", "training.completed", "group.changed", "user.archived"];
+    let start = chrono::DateTime::from_timestamp(1_772_442_000, 0).expect("a time");
     DeliverySummary {
         id,
-        received_at: chrono::Utc::now(),
+        received_at: start + chrono::Duration::milliseconds((id - 1) * 36),
         method: "POST".to_owned(),
         path: "/sandbox".to_owned(),
         event_type: Some(TYPES[id as usize % TYPES.len()].to_owned()),
@@ -296,6 +311,14 @@ fn inspector(c: &mut Criterion) {
             })
         })
     });
+    group.bench_function("timeline_frame", |b| {
+        b.iter(|| {
+            headless.frame(Vec::new(), true, |ui| {
+                panel.draw(ui);
+            })
+        })
+    });
+    assert_eq!(panel.timeline.timeline().bins.len(), 60, "an hour of deliveries, a bin a minute");
     let mut next = 100_001;
     group.bench_function("burst_1000_frame", |b| {
         b.iter(|| {
@@ -423,5 +446,62 @@ fn card(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(ui, grid, highlight, editor, inspector, explorer, grid_filter, card);
+/// Counting 100,000 rows by a column (what the worker does for the Chart view), building the
+/// timeline of 100,000 deliveries, and a frame of the Chart view holding 100,000 rows.
+fn chart(c: &mut Criterion) {
+    let generated = synthetic_rows(100_000);
+    let columns = generated.columns.clone();
+    let rows = Arc::new(generated.rows);
+    let at = |name: &str| columns.iter().position(|c| c == name).expect("a column");
+    let mut group = c.benchmark_group("chart_100k");
+    group.measurement_time(Duration::from_secs(10));
+    for (bench, by, period) in [
+        ("count_by_column", "language", Period::Day),
+        ("count_by_list_column", "groups.name", Period::Day),
+        ("count_by_date_per_week", "createdAt", Period::Week),
+    ] {
+        let spec = ChartSpec { by: at(by), measure: Measure::Count, period };
+        let tally = chart::tally(&rows, &columns, spec).expect("counted");
+        assert!(tally.groups.len() > 1, "{bench}: {} groups", tally.groups.len());
+        group.bench_function(bench, |b| b.iter(|| chart::tally(&rows, &columns, spec).expect("counted")));
+    }
+    let deliveries: Vec<DeliverySummary> = (1..=100_000).map(delivery).collect();
+    group.bench_function("timeline_build", |b| {
+        b.iter(|| {
+            let mut timeline = Timeline::new(Step::Minute);
+            timeline.extend(&deliveries);
+            timeline
+        })
+    });
+
+    // The Chart view: its first frame asks for the count, which the worker's work answers.
+    let mut tab = Tab::new(1, "Users", SAMPLE_QUERY);
+    tab.grid = Some(Grid::from_rows(synthetic_rows(100_000), 1));
+    tab.view = View::Chart;
+    let mut panel = ResultsPanel::default();
+    let mut headless = Headless::new();
+    let mut asked = None;
+    headless.frame(vec![Event::PointerMoved(Pos2::new(300.0, 500.0))], false, |ui| {
+        asked = panel.ui(ui, &mut tab, "Sandbox");
+    });
+    let Some(ResultsIntent::Chart(ask)) = asked else { panic!("the chart asks for a count") };
+    let job = JobIds::default().allocate();
+    let ChartCommand::Tally { rows, columns, spec, .. } = panel.chart.asked(job, ask) else { panic!("a count") };
+    let tally = chart::tally(&rows, &columns, spec).map(Arc::new).map_err(|e| e.to_string());
+    panel.chart.on_event(ChartEvent::Tallied { job, result: tally });
+    let texts = headless.frame(Vec::new(), false, |ui| {
+        panel.ui(ui, &mut tab, "Sandbox");
+    });
+    assert!(texts.iter().any(|t| t.starts_with("Count by")), "the chart is drawn: {texts:?}");
+    group.bench_function("chart_view_frame", |b| {
+        b.iter(|| {
+            headless.frame(Vec::new(), true, |ui| {
+                panel.ui(ui, &mut tab, "Sandbox");
+            })
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(ui, grid, highlight, editor, inspector, explorer, grid_filter, card, chart);
 criterion_main!(ui);

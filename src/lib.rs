@@ -2,6 +2,7 @@
 //! (users, trainings, events, groups, extra categories), with a local sandbox of the service.
 
 pub mod api;
+pub mod chart;
 pub mod cli;
 pub mod codegen;
 pub mod explorer;

@@ -12,6 +12,7 @@ use egui_extras::{Column, TableBuilder};
 
 use super::commands::Commands;
 use super::file_dialog;
+use super::import_chart::{ApplyRate, plan_bar};
 use super::state::Requested;
 use crate::import::plan::thousands;
 use crate::import::rehearse::Rehearsal;
@@ -55,6 +56,8 @@ pub struct ImportWindow {
     confirm: Option<bool>,
     saved_plan: Requested<PathBuf, String>,
     save_job: Option<JobId>,
+    /// Rows applied over time (rows per second) of the apply under way or done last.
+    rate: ApplyRate,
 }
 
 impl Default for ImportWindow {
@@ -82,6 +85,7 @@ impl Default for ImportWindow {
             confirm: None,
             saved_plan: Requested::Idle,
             save_job: None,
+            rate: ApplyRate::default(),
         }
     }
 }
@@ -120,6 +124,9 @@ impl ImportWindow {
             ImportEvent::Progress { job, done, total } => {
                 if [self.plan_job, self.apply_job].contains(&Some(job)) {
                     self.progress = Some((done, total));
+                }
+                if self.apply_job == Some(job) {
+                    self.rate.record(done);
                 }
             }
             ImportEvent::Planned { job, result } => {
@@ -270,6 +277,7 @@ impl ImportWindow {
                 self.apply_job = Some(job);
                 self.applied.start();
                 self.progress = Some((0, None));
+                self.rate.start();
                 let request = ApplyRequest {
                     file: plan.file.clone(),
                     rows: plan.rows.clone(),
@@ -423,21 +431,23 @@ impl ImportWindow {
         true
     }
 
-    /// The counts per action, each a filter of the grid.
+    /// The counts per action as one bar and as buttons, each part a filter of the grid.
     fn filter_ui(&mut self, ui: &mut egui::Ui) {
         let Some(plan) = self.plan.value() else { return };
         let counts = plan.counts;
+        let parts = [
+            (Action::Create, counts.create, "to create"),
+            (Action::Update, counts.update, "to update"),
+            (Action::Archive, counts.archive, "to archive"),
+            (Action::Activate, counts.activate, "to activate"),
+            (Action::Unchanged, counts.unchanged, "unchanged"),
+            (Action::Invalid, counts.invalid, "invalid"),
+        ];
         let mut filter = self.filter;
+        plan_bar(ui, &parts, &mut filter);
         ui.horizontal_wrapped(|ui| {
             ui.selectable_value(&mut filter, None, format!("All ({})", thousands(plan.rows.len() as u64)));
-            for (action, n, words) in [
-                (Action::Create, counts.create, "to create"),
-                (Action::Update, counts.update, "to update"),
-                (Action::Archive, counts.archive, "to archive"),
-                (Action::Activate, counts.activate, "to activate"),
-                (Action::Unchanged, counts.unchanged, "unchanged"),
-                (Action::Invalid, counts.invalid, "invalid"),
-            ] {
+            for (action, n, words) in parts {
                 if n > 0 || matches!(action, Action::Create | Action::Update | Action::Archive) {
                     ui.selectable_value(&mut filter, Some(action), format!("{} {words}", thousands(n)));
                 }
@@ -554,6 +564,9 @@ impl ImportWindow {
                     asks.push(Ask::Cancel(job));
                 }
             });
+        }
+        if !matches!(self.applied, Requested::Idle) {
+            self.rate.ui(ui);
         }
         if let Some(error) = self.applied.error() {
             ui.colored_label(ui.visuals().error_fg_color, capitalised(error));

@@ -5,6 +5,7 @@
 mod app;
 mod app_state;
 mod bench;
+mod chart;
 mod commands;
 mod completion;
 mod copy_code;
@@ -16,6 +17,7 @@ mod find_user;
 mod fonts;
 mod history;
 mod import;
+mod import_chart;
 mod json_tree;
 mod problems;
 mod profiles;
@@ -36,6 +38,7 @@ mod workspace;
 pub use app::{AppConfig, OrgqlApp};
 pub use app_state::{AppState, MainView, Schemas, Side};
 pub use bench::{CardBench, bench_sandbox_users, synthetic_rows};
+pub use chart::{ChartAsk, ChartIntent, ChartPanel, MAX_BARS};
 pub use commands::Commands;
 pub use editor::{EditorIntent, QueryEditor};
 pub use explorer::{ExplorerIntent, ExplorerPanel, SchemaState};
@@ -45,8 +48,8 @@ pub use tab::{Grid, Running, SAMPLE_QUERY, Tab, View};
 pub use tab_bar::{TabBar, TabIntent};
 pub use tabs::Tabs;
 pub use webhooks::{
-    ListenerForm, ListenerStatus, RemoteIntent, RemoteSection, RemoteState, TunnelIntent, TunnelSection, TunnelState,
-    WebhooksIntent, WebhooksPanel,
+    ListenerForm, ListenerStatus, RemoteIntent, RemoteSection, RemoteState, TimelineView, TunnelIntent, TunnelSection,
+    TunnelState, WebhooksIntent, WebhooksPanel,
 };
 pub use workspace::{SavedTab, UnreadableWorkspace, WORKSPACE_VERSION, Workspace};
 

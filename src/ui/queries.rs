@@ -237,6 +237,11 @@ impl Queries {
             }
             ResultsIntent::JumpTo(line, column) => cx.state.tabs_mut().active_mut().jump_to = Some((line, column)),
             ResultsIntent::CopyText(text) => self.results.copy(text),
+            ResultsIntent::Chart(ask) => {
+                let job = cx.commands.job();
+                let command = self.results.chart.asked(job, ask);
+                cx.commands.send(command);
+            }
         }
     }
 

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use egui_extras::{Column, TableBuilder};
 use serde_json::Value;
 
+use super::chart::{ChartAsk, ChartIntent, ChartPanel};
 use super::json_tree;
 use super::state::Requested;
 use super::tab::{Tab, View};
@@ -102,7 +103,7 @@ struct Search {
 }
 
 /// What the results panel asks for.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum ResultsIntent {
     /// The next page.
     NextPage,
@@ -122,6 +123,21 @@ pub enum ResultsIntent {
     JumpTo(u32, u32),
     /// Copy text to the clipboard.
     CopyText(String),
+    /// What the Chart view asks of the worker.
+    Chart(ChartAsk),
+}
+
+/// The rows of a bar clicked on the Chart view: the grid shows only them until cleared.
+struct BarRows {
+    /// The tab and its rows (by address: a new run clears it).
+    tab: u64,
+    rows: usize,
+    /// Which bar, in words ("isActive is true").
+    label: String,
+    /// Whether each row (by index) is one of them.
+    member: Vec<bool>,
+    /// How many rows.
+    count: usize,
 }
 
 /// The results panel.
@@ -130,6 +146,12 @@ pub struct ResultsPanel {
     copy: Option<String>,
     filter: QuickFilter,
     search: Search,
+    /// The Chart view.
+    pub chart: ChartPanel,
+    /// The rows of the bar clicked last.
+    bar_rows: Option<BarRows>,
+    /// The rows shown when both the quick filter and a bar apply (reused frame to frame).
+    narrowed: Vec<usize>,
 }
 
 const ROW_HEIGHT: f32 = 20.0;
@@ -150,6 +172,11 @@ impl ResultsPanel {
     /// How many rows the quick filter keeps (`None`: no filter).
     pub fn rows_kept(&self) -> Option<usize> {
         self.filter.kept.as_ref().map(Vec::len)
+    }
+
+    /// The rows of the bar clicked last, as the grid shows them (for tests).
+    pub fn bar_rows(&self) -> Option<(&str, usize)> {
+        self.bar_rows.as_ref().map(|b| (b.label.as_str(), b.count))
     }
 
     /// Draws the result of `tab`; `chosen` names the connection now chosen.
@@ -212,7 +239,8 @@ impl ResultsPanel {
             View::Grid => match tab.grid.as_mut() {
                 Some(grid) => {
                     filter_ui(ui, &mut self.filter, tab.id, grid);
-                    let shown = self.filter.kept.as_deref();
+                    let narrowed = self.bar_rows_ui(ui, tab.id, grid);
+                    let shown = if narrowed { Some(&self.narrowed[..]) } else { self.filter.kept.as_deref() };
                     grid_ui(ui, grid, shown, &mut intent);
                 }
                 None if tab.result.value().is_some() => {
@@ -232,6 +260,25 @@ impl ResultsPanel {
                 None => {
                     ui.weak("No data.");
                 }
+            },
+            View::Chart => match self.chart.ui(ui, tab) {
+                Some(ChartIntent::Ask(ask)) => intent = Some(ResultsIntent::Chart(ask)),
+                Some(ChartIntent::Copy(text)) => intent = Some(ResultsIntent::CopyText(text)),
+                Some(ChartIntent::ShowRows { label, rows }) => {
+                    if let Some(grid) = &tab.grid {
+                        let mut member = vec![false; grid.rows.len()];
+                        for row in &rows {
+                            if let Some(slot) = member.get_mut(*row as usize) {
+                                *slot = true;
+                            }
+                        }
+                        let rows_at = Arc::as_ptr(&grid.rows) as usize;
+                        self.bar_rows = Some(BarRows { tab: tab.id, rows: rows_at, label, member, count: rows.len() });
+                        tab.view = View::Grid;
+                        tab.touch();
+                    }
+                }
+                None => {}
             },
             View::Raw => match tab.result.value() {
                 Some(result) => {
@@ -260,6 +307,7 @@ impl ResultsPanel {
             ui.selectable_value(&mut tab.view, View::Grid, "Grid");
             ui.selectable_value(&mut tab.view, View::Tree, "Tree");
             ui.selectable_value(&mut tab.view, View::Raw, "Raw");
+            ui.selectable_value(&mut tab.view, View::Chart, "Chart");
             if tab.view != before {
                 tab.touch();
             }
@@ -345,6 +393,31 @@ impl ResultsPanel {
                 }
             }
         });
+    }
+}
+
+impl ResultsPanel {
+    /// Narrows the quick filter's rows to a clicked bar's (into `narrowed`), with a line saying
+    /// so and a way back to every row; whether they were narrowed.
+    fn bar_rows_ui(&mut self, ui: &mut egui::Ui, tab: u64, grid: &super::tab::Grid) -> bool {
+        let rows_at = Arc::as_ptr(&grid.rows) as usize;
+        if self.bar_rows.as_ref().is_some_and(|b| b.tab != tab || b.rows != rows_at) {
+            self.bar_rows = None;
+        }
+        let Some(bar) = &self.bar_rows else { return false };
+        let mut clear = false;
+        ui.horizontal(|ui| {
+            ui.label(format!("Showing the {} rows where {}", thousands(bar.count as u64), bar.label));
+            clear = ui.button("Show all rows").clicked();
+        });
+        if clear {
+            self.bar_rows = None;
+            return false;
+        }
+        let among = self.filter.kept.as_deref().unwrap_or(&grid.order);
+        self.narrowed.clear();
+        self.narrowed.extend(among.iter().copied().filter(|i| bar.member.get(*i).copied().unwrap_or(false)));
+        true
     }
 }
 

@@ -15,6 +15,8 @@ pub enum View {
     Tree,
     /// The response as text.
     Raw,
+    /// The rows counted by a column, as bars and as a table ([`super::chart`]).
+    Chart,
     /// The connection's rows (also what an unknown kept value becomes: serde wants it last).
     #[default]
     #[serde(other)]
@@ -281,8 +283,9 @@ impl Tab {
                 self.walk = Some(position.walk);
             }
             let has_rows = result.rows.is_some();
-            // Rows open on the grid; a mutation's or a single object's result on the tree.
-            if self.view != View::Raw {
+            // Rows open on the grid (or stay on the chart); a mutation's or a single object's
+            // result on the tree.
+            if self.view != View::Raw && !(self.view == View::Chart && has_rows) {
                 self.view = if has_rows || result.data.is_none() { View::Grid } else { View::Tree };
             }
             match result.take_rows() {

@@ -160,8 +160,10 @@ mod tests {
         assert_eq!(older.tabs[0].query, "{ b }");
         assert!(older.variables_open);
         assert_eq!(older.connection, "Sandbox");
-        let unknown = Workspace::parse(r#"{"side":"Elsewhere","view":"Later","tabs":[{"view":"Chart"}]}"#).unwrap();
+        let unknown = Workspace::parse(r#"{"side":"Elsewhere","view":"Later","tabs":[{"view":"Map"}]}"#).unwrap();
         assert_eq!((unknown.side, unknown.view, unknown.tabs[0].view), (Side::Explorer, MainView::Queries, View::Grid));
+        let chart = Workspace::parse(r#"{"tabs":[{"view":"Chart"}]}"#).unwrap();
+        assert_eq!(chart.tabs[0].view, View::Chart, "the Chart view is kept (issue 32)");
     }
 
     #[test]

@@ -143,7 +143,8 @@ mod tests {
         assert!(lines[1].get("body").is_none());
         assert_eq!(lines[1]["verified"], Value::Null);
         let mut out = Vec::new();
-        let verified = DeliveryFilter { verification: super::super::VerificationFilter::Verified, event_type: None };
+        let verified =
+            DeliveryFilter { verification: super::super::VerificationFilter::Verified, ..DeliveryFilter::default() };
         assert_eq!(export_matching(&store, &mut out, &verified).unwrap(), 1);
         assert!(String::from_utf8(out).unwrap().contains("user.created"));
     }

@@ -1,4 +1,7 @@
-//! Which deliveries the inspector shows (and exports): by event type and by verification.
+//! Which deliveries the inspector shows (and exports): by event type, by verification and by
+//! the time they arrived (a range dragged across the timeline).
+
+use chrono::{DateTime, Utc};
 
 use crate::store::DeliverySummary;
 
@@ -52,6 +55,8 @@ pub struct DeliveryFilter {
     pub event_type: Option<String>,
     /// Only these verification outcomes.
     pub verification: VerificationFilter,
+    /// Only those received from the first instant (included) to the second (excluded).
+    pub received: Option<(DateTime<Utc>, DateTime<Utc>)>,
 }
 
 impl DeliveryFilter {
@@ -59,11 +64,12 @@ impl DeliveryFilter {
     pub fn matches(&self, delivery: &DeliverySummary) -> bool {
         self.verification.matches(delivery.verified)
             && self.event_type.as_ref().is_none_or(|kind| delivery.event_type.as_ref() == Some(kind))
+            && self.received.is_none_or(|(from, to)| from <= delivery.received_at && delivery.received_at < to)
     }
 
     /// Whether everything passes.
     pub fn is_empty(&self) -> bool {
-        self.event_type.is_none() && self.verification == VerificationFilter::All
+        self.event_type.is_none() && self.verification == VerificationFilter::All && self.received.is_none()
     }
 }
 
@@ -97,7 +103,17 @@ mod tests {
         assert!(created.matches(&created_ok) && created.matches(&created_bad) && !created.matches(&untyped));
         let failed = DeliveryFilter { verification: VerificationFilter::Failed, ..created };
         assert!(!failed.matches(&created_ok) && failed.matches(&created_bad));
-        let unchecked = DeliveryFilter { verification: VerificationFilter::NotChecked, event_type: None };
+        let unchecked = DeliveryFilter { verification: VerificationFilter::NotChecked, ..Default::default() };
         assert!(unchecked.matches(&untyped) && !unchecked.matches(&created_ok));
+    }
+
+    #[test]
+    fn a_time_range_keeps_its_start_and_leaves_out_its_end() {
+        let at = summary(None, None);
+        let second = chrono::Duration::seconds(1);
+        let from = DeliveryFilter { received: Some((at.received_at, at.received_at + second)), ..Default::default() };
+        assert!(!from.is_empty() && from.matches(&at));
+        let before = DeliveryFilter { received: Some((at.received_at - second, at.received_at)), ..Default::default() };
+        assert!(!before.matches(&at));
     }
 }

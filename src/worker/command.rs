@@ -6,9 +6,10 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{
-    ExportCommand, ExportEvent, HistoryCommand, HistoryEvent, ImportCommand, ImportEvent, OperationsCommand,
-    OperationsEvent, ProfilesCommand, ProfilesEvent, QueryCommand, QueryEvent, SchemaCommand, SchemaEvent, StatusEvent,
-    SupportCommand, SupportEvent, WebhooksCommand, WebhooksEvent, WorkspaceCommand, WorkspaceEvent,
+    ChartCommand, ChartEvent, ExportCommand, ExportEvent, HistoryCommand, HistoryEvent, ImportCommand, ImportEvent,
+    OperationsCommand, OperationsEvent, ProfilesCommand, ProfilesEvent, QueryCommand, QueryEvent, SchemaCommand,
+    SchemaEvent, StatusEvent, SupportCommand, SupportEvent, WebhooksCommand, WebhooksEvent, WorkspaceCommand,
+    WorkspaceEvent,
 };
 use crate::api::{Credentials, GraphQlError};
 use crate::table::Row;
@@ -92,6 +93,8 @@ pub enum Command {
     Export(ExportCommand),
     /// Bulk changes from a spreadsheet ([`super::import`]).
     Import(ImportCommand),
+    /// Charts of a tab's rows ([`super::charts`]).
+    Chart(ChartCommand),
     /// The history of runs.
     History(HistoryCommand),
     /// The workspace kept between sessions.
@@ -192,6 +195,8 @@ pub enum Event {
     Export(ExportEvent),
     /// Of imports.
     Import(ImportEvent),
+    /// Of charts.
+    Chart(ChartEvent),
     /// Of the history.
     History(HistoryEvent),
     /// Of the workspace.
@@ -229,10 +234,10 @@ macro_rules! feature_messages {
 }
 
 feature_messages!(
-    QueryCommand => Query, ExportCommand => Export, ImportCommand => Import, HistoryCommand => History, WorkspaceCommand => Workspace,
+    QueryCommand => Query, ExportCommand => Export, ImportCommand => Import, ChartCommand => Chart, HistoryCommand => History, WorkspaceCommand => Workspace,
     SchemaCommand => Schema, WebhooksCommand => Webhooks, SupportCommand => Support,
     OperationsCommand => Operations, ProfilesCommand => Profiles;
-    QueryEvent => Query, ExportEvent => Export, ImportEvent => Import, HistoryEvent => History, WorkspaceEvent => Workspace,
+    QueryEvent => Query, ExportEvent => Export, ImportEvent => Import, ChartEvent => Chart, HistoryEvent => History, WorkspaceEvent => Workspace,
     SchemaEvent => Schema, WebhooksEvent => Webhooks, SupportEvent => Support, OperationsEvent => Operations,
     ProfilesEvent => Profiles, StatusEvent => Status
 );

@@ -5,6 +5,7 @@
 //! and a `handle` that starts its tasks; [`Command`] and [`Event`] only wrap them, and
 //! `dispatch` routes by feature.
 
+mod charts;
 mod command;
 mod exports;
 mod history;
@@ -25,6 +26,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+pub use charts::{ChartCommand, ChartEvent, ChartImage};
 pub use command::*;
 pub use exports::{ExportAsked, ExportCommand, ExportEvent};
 pub use history::{HistoryCommand, HistoryEvent};
@@ -319,6 +321,7 @@ async fn dispatch(
             Command::Query(command) => walks::handle(&shared, command),
             Command::Export(command) => exports::handle(&shared, command),
             Command::Import(command) => import::handle(&shared, command),
+            Command::Chart(command) => charts::handle(&shared, command),
             Command::History(command) => history::handle(&shared, command),
             Command::Workspace(command) => workspace::handle(&shared, command).await,
             Command::Schema(command) => schema::handle(&shared, command),

@@ -191,13 +191,23 @@ impl Session {
     /// and `secrets` (none: no keyring). The calling thread becomes the app's UI thread: from
     /// then on, the test's own blocking calls go through [`off_ui_thread`].
     pub fn start_with(runtime: tokio::runtime::Runtime, dir: TempDir, secrets: Option<SecretStore>) -> Session {
+        Session::start_with_users(runtime, dir, secrets, USERS)
+    }
+
+    /// [`Session::start_with`], the app's sandbox holding `users` users.
+    pub fn start_with_users(
+        runtime: tokio::runtime::Runtime,
+        dir: TempDir,
+        secrets: Option<SecretStore>,
+        users: usize,
+    ) -> Session {
         let (finished, worker_done) = std::sync::mpsc::channel();
         let config = AppConfig {
             runtime: runtime.handle().clone(),
             profiles: Some(ProfileFile::at(dir.path().join("profiles.toml"))),
             secrets: secrets.unwrap_or_else(|| SecretStore::Unavailable("tests".into())),
             store_path: Some(dir.path().join("history.sqlite3")),
-            sandbox_users: USERS,
+            sandbox_users: users,
             export_dir: dir.path().to_path_buf(),
             webhook_port: Some(0),
             worker_finished: Some(finished),
@@ -331,6 +341,21 @@ impl Session {
         self.harness.key_press_modifiers(Modifiers::COMMAND, Key::A);
         self.harness.step();
         self.harness.get_by_label(label).type_text(text);
+        self.harness.step();
+        self.harness.step();
+    }
+
+    /// Drags with the left button from `from` to `to` in `steps` moves, as a mouse does.
+    pub fn drag(&mut self, from: egui::Pos2, to: egui::Pos2, steps: u32) {
+        self.harness.hover_at(from);
+        self.harness.step();
+        self.harness.drag_at(from);
+        self.harness.step();
+        for step in 1..=steps {
+            self.harness.hover_at(from + (to - from) * (step as f32 / steps as f32));
+            self.harness.step();
+        }
+        self.harness.drop_at(to);
         self.harness.step();
         self.harness.step();
     }

@@ -5,6 +5,7 @@ mod harness;
 
 mod appearance;
 mod bad_input;
+mod chart_ui;
 mod cli;
 mod client;
 mod codegen;

@@ -230,15 +230,7 @@ fn a_drag_moves_a_tab() {
     // Drag "Users" past "Query 3": it goes last, and stays the tab it was.
     let from = s.harness.get_by_label("Users").rect().center();
     let to = s.harness.get_by_label("Query 3").rect().right_center() + egui::vec2(4.0, 0.0);
-    s.harness.drag_at(from);
-    s.harness.step();
-    for step in 1..=6 {
-        s.harness.hover_at(from + (to - from) * (step as f32 / 6.0));
-        s.harness.step();
-    }
-    s.harness.drop_at(to);
-    s.harness.step();
-    s.harness.step();
+    s.drag(from, to, 6);
     assert_eq!(titles(&s), ["Query 2", "Query 3", "Users"]);
     assert_eq!(s.app().active_tab().title, "Query 3", "the active tab stays active");
     s.harness.run();

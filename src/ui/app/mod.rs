@@ -188,6 +188,11 @@ impl OrgqlApp {
         &self.queries.explorer
     }
 
+    /// The results panel (for tests).
+    pub fn results(&self) -> &super::results::ResultsPanel {
+        &self.queries.results
+    }
+
     /// The webhook inspector (for tests).
     pub fn webhooks(&self) -> &WebhooksPanel {
         &self.webhooks

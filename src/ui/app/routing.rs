@@ -18,6 +18,7 @@ impl OrgqlApp {
                 queries.on_export_event(event, &mut cx);
             }
             Event::Import(event) => self.import.on_event(event),
+            Event::Chart(event) => self.queries.results.chart.on_event(event),
             Event::History(event) => self.history.on_event(event),
             Event::Workspace(WorkspaceEvent::Loaded(loaded)) => self.restore(loaded),
             Event::Schema(crate::worker::SchemaEvent::Loaded { connection, result }) => {

@@ -5,6 +5,7 @@ mod detail;
 mod list;
 mod remote;
 mod settings;
+mod timeline;
 mod tunnel;
 
 use std::net::SocketAddr;
@@ -14,6 +15,7 @@ pub use detail::Detail;
 pub use list::DeliveryList;
 pub use remote::{RemoteIntent, RemoteSection, RemoteState};
 pub use settings::ListenerForm;
+pub use timeline::TimelineView;
 pub use tunnel::{TunnelIntent, TunnelSection, TunnelState};
 
 use super::commands::Commands;
@@ -63,6 +65,8 @@ pub enum ListenerStatus {
 pub struct WebhooksPanel {
     /// The deliveries.
     pub list: DeliveryList,
+    /// The deliveries over time, above the list.
+    pub timeline: TimelineView,
     /// The listener's settings as edited.
     pub form: ListenerForm,
     status: ListenerStatus,
@@ -96,6 +100,7 @@ impl WebhooksPanel {
     pub fn new(form: ListenerForm, export_dir: &std::path::Path) -> Self {
         WebhooksPanel {
             list: DeliveryList::default(),
+            timeline: TimelineView::default(),
             form,
             status: ListenerStatus::Stopped(None),
             notice: None,
@@ -351,7 +356,11 @@ impl WebhooksPanel {
         egui::CentralPanel::default().show(ui, |ui| {
             if self.list.rows().is_empty() {
                 ui.weak(self.empty_text());
-            } else if let Some(id) = self.list.ui(ui, self.selected, self.tunnel.relay_alters())
+                return;
+            }
+            self.timeline.ui(ui, &mut self.list);
+            ui.separator();
+            if let Some(id) = self.list.ui(ui, self.selected, self.tunnel.relay_alters())
                 && self.selected != Some(id)
             {
                 self.selected = Some(id);
