@@ -69,6 +69,9 @@ pub enum ChartIntent {
     Copy(String),
 }
 
+/// How long Save PNG waits for the window's picture before it says it did not come.
+const SHOT_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A screenshot cropped to the plot, on its way to a file.
 type Shot = Arc<Mutex<Option<(PathBuf, egui::ColorImage)>>>;
 
@@ -92,6 +95,8 @@ pub struct ChartPanel {
     saving: Requested<PathBuf, String>,
     save_job: Option<JobId>,
     shot: Shot,
+    /// When the window's picture for Save PNG was asked for (it comes with a later frame).
+    shot_asked: Option<std::time::Instant>,
     /// The chart's rectangle on screen (title, axes and bars: what Save PNG keeps) and the
     /// plot's transform in the last frame.
     plot: Option<(egui::Rect, PlotTransform)>,
@@ -160,8 +165,18 @@ impl ChartPanel {
             self.save_path = path.display().to_string();
         }
         if let Some((path, image)) = self.shot.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            self.shot_asked = None;
             let rgba = Arc::new(image.as_raw().to_vec());
             intent = Some(ChartIntent::Ask(ChartAsk::Save { path, image: ChartImage::Png { size: image.size, rgba } }));
+        } else if let Some(asked) = self.shot_asked {
+            // A renderer that never answers must not leave the spinner turning for ever.
+            if asked.elapsed() > SHOT_WAIT {
+                self.shot_asked = None;
+                let why = "The window did not give its picture for the PNG; save again, or use Save SVG.";
+                self.saving.finish(Err(why.to_owned()));
+            } else {
+                ui.ctx().request_repaint_after(SHOT_WAIT);
+            }
         }
         let spec = self.choice_ui(ui, &grid.columns, &grid.rows);
         let counted = (tab.id, Arc::as_ptr(&grid.rows) as usize, grid.rows.len(), spec);
@@ -278,6 +293,7 @@ impl ChartPanel {
                         let ctx = ui.ctx().clone();
                         let ppp = ctx.pixels_per_point();
                         self.saving.start();
+                        self.shot_asked = Some(std::time::Instant::now());
                         ui.ctx().request_screenshot(move |image| {
                             let cropped = image.region(&rect, Some(ppp));
                             *shot.lock().unwrap_or_else(PoisonError::into_inner) = Some((path, cropped));
