@@ -48,14 +48,14 @@ pub enum Command {
     Sandbox(sandbox::SandboxArgs),
     /// Run a query or mutation and print the JSON response.
     Query(query::QueryArgs),
-    /// Export every node of the query's one connection to a CSV file.
+    /// Export every node of the query's one connection to a CSV file or an Excel workbook.
     Export(export::ExportArgs),
     /// Plan (and with --apply make) bulk changes to users from a CSV/XLSX/ODS file.
     Import(import::ImportArgs),
     /// Manage connection profiles (their secrets live in the OS keyring).
     #[command(subcommand)]
     Profile(profile::ProfileCommand),
-    /// Receive and store webhook deliveries, or export the stored ones.
+    /// Receive and store webhook deliveries, pull them from a listener elsewhere, or export the stored ones.
     #[command(subcommand)]
     Webhooks(webhooks::WebhooksCommand),
     /// List the operations saved in the app, or keep them as .graphql files (for git).

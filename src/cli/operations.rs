@@ -42,7 +42,7 @@ pub enum OperationsCommand {
 /// Which database.
 #[derive(Args, Debug)]
 pub struct StoreArg {
-    /// The database the operations are kept in (default: orgql's).
+    /// orgql's database (the saved operations, the schema versions) to use instead of the default one.
     #[arg(long, value_name = "PATH")]
     pub(super) store: Option<PathBuf>,
 }
