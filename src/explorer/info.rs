@@ -11,8 +11,9 @@ use crate::scopes::Scope;
 /// The reason given when `@deprecated` names none (the GraphQL spec's default).
 const DEFAULT_REASON: &str = "No longer supported";
 
-/// The kind of a named type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The kind of a named type (also what [`crate::schema_diff`] compares and fingerprints: its
+/// variants' names are part of the stored fingerprints, so keep them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum TypeKind {
     /// A scalar (`String`, `DateTime`, …): a leaf.
     Scalar,
@@ -38,6 +39,18 @@ impl TypeKind {
             ExtendedType::Union(_) => TypeKind::Union,
             ExtendedType::Enum(_) => TypeKind::Enum,
             ExtendedType::InputObject(_) => TypeKind::InputObject,
+        }
+    }
+
+    /// As a sentence says it: "an object type".
+    pub fn described(self) -> &'static str {
+        match self {
+            TypeKind::Scalar => "a scalar",
+            TypeKind::Object => "an object type",
+            TypeKind::Interface => "an interface",
+            TypeKind::Union => "a union",
+            TypeKind::Enum => "an enum",
+            TypeKind::InputObject => "an input object type",
         }
     }
 

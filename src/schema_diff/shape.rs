@@ -30,36 +30,8 @@ pub struct SchemaShape {
     pub directives: BTreeMap<String, DirectiveShape>,
 }
 
-/// The kind of a named type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum TypeKind {
-    /// `scalar`.
-    Scalar,
-    /// `type`.
-    Object,
-    /// `interface`.
-    Interface,
-    /// `union`.
-    Union,
-    /// `enum`.
-    Enum,
-    /// `input`.
-    InputObject,
-}
-
-impl TypeKind {
-    /// As a sentence says it: "an object type".
-    pub fn described(self) -> &'static str {
-        match self {
-            TypeKind::Scalar => "a scalar",
-            TypeKind::Object => "an object type",
-            TypeKind::Interface => "an interface",
-            TypeKind::Union => "a union",
-            TypeKind::Enum => "an enum",
-            TypeKind::InputObject => "an input object type",
-        }
-    }
-}
+/// The kind of a named type: the explorer's ([`crate::explorer::TypeKind`]).
+pub use crate::explorer::TypeKind;
 
 /// A named type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
