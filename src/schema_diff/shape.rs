@@ -10,6 +10,7 @@ use std::fmt;
 use apollo_compiler::Schema;
 use apollo_compiler::ast::{DirectiveList, InputValueDefinition, Type};
 use apollo_compiler::schema::ExtendedType;
+use apollo_compiler::validation::Valid;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -210,12 +211,15 @@ impl SchemaShape {
     /// The shape of the schema written as `sdl` (what the store keeps); `Err` with the parser's
     /// first complaint when it does not parse at all.
     pub fn from_sdl(sdl: &str) -> Result<Self, String> {
-        match Schema::parse(sdl, "schema.graphql") {
-            Ok(schema) => Ok(Self::of(&schema)),
-            // A schema with errors still has its parts: compare what is there.
-            Err(with_errors) if !with_errors.partial.types.is_empty() => Ok(Self::of(&with_errors.partial)),
-            Err(with_errors) => Err(with_errors.errors.to_string()),
-        }
+        parsed(sdl).map(|(schema, _)| Self::of(&schema))
+    }
+
+    /// [`SchemaShape::from_sdl`], with the schema validated for checking operations against it
+    /// (`None` when it is not valid) — the SDL parsed once for both.
+    pub fn with_schema(sdl: &str) -> Result<(Self, Option<Valid<Schema>>), String> {
+        let (schema, whole) = parsed(sdl)?;
+        let shape = Self::of(&schema);
+        Ok((shape, whole.then(|| schema.validate().ok()).flatten()))
     }
 
     /// A hex SHA-256 of the shape, the same whatever order the service listed its types,
@@ -323,5 +327,15 @@ fn type_shape(ty: &ExtendedType) -> TypeShape {
             input_fields: object.fields.iter().map(|(name, field)| (name.to_string(), input(field))).collect(),
             ..TypeShape::new(TypeKind::InputObject)
         },
+    }
+}
+
+/// `sdl` parsed, and whether without errors; a schema with errors still has its parts (what is
+/// there is compared); an error when it has none.
+fn parsed(sdl: &str) -> Result<(Schema, bool), String> {
+    match Schema::parse(sdl, "schema.graphql") {
+        Ok(schema) => Ok((schema, true)),
+        Err(with_errors) if !with_errors.partial.types.is_empty() => Ok((with_errors.partial, false)),
+        Err(with_errors) => Err(with_errors.errors.to_string()),
     }
 }

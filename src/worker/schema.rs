@@ -123,13 +123,14 @@ impl Shared {
     ) -> Result<LoadedSchema, ApiError> {
         let client = self.client(connection).await?;
         let (model, sdl) = crate::explorer::load::fetch(&client, cancel).await?;
+        let model = Arc::new(model);
         let fetched_at = Utc::now();
         let store_key = key.to_owned();
         let kept = sdl.clone();
         if let Some(Err(e)) = self.with_store(move |s| s.save_schema(&store_key, &kept, fetched_at)).await {
             self.emit(Event::Problem(format!("{e}; the schema is not cached"))).await;
         }
-        let notice = self.record_version(key, sdl, fetched_at).await;
+        let notice = self.record_version(key, sdl, model.clone(), fetched_at).await;
         let version_changed = notice.is_some();
         if let Some(notice) = notice {
             tracing::info!("{notice}");
@@ -139,14 +140,20 @@ impl Shared {
         if let Some(skipped) = &skipped {
             tracing::warn!("the schema of {key}: {skipped}");
         }
-        Ok(LoadedSchema { model: Arc::new(model), fetched_at, cached: false, skipped, version_changed })
+        Ok(LoadedSchema { model, fetched_at, cached: false, skipped, version_changed })
     }
 
     /// Keeps a fetched schema among the connection's versions (issue 30); when it differs from
     /// the last one, the one-line notice of what changed. Failures are only logged.
-    async fn record_version(self: &Arc<Self>, key: &str, sdl: String, at: DateTime<Utc>) -> Option<String> {
+    async fn record_version(
+        self: &Arc<Self>,
+        key: &str,
+        sdl: String,
+        model: Arc<SchemaModel>,
+        at: DateTime<Utc>,
+    ) -> Option<String> {
         let key = key.to_owned();
-        match self.with_store(move |store| Ok(version_notice(store, &key, &sdl, at))).await {
+        match self.with_store(move |store| Ok(version_notice(store, &key, &sdl, &model, at))).await {
             Some(Ok(Ok(notice))) => notice,
             Some(Ok(Err(e))) => {
                 tracing::warn!("the schema's version is not kept: {e}");
@@ -168,10 +175,13 @@ fn version_notice(
     store: &crate::store::Store,
     key: &str,
     sdl: &str,
+    model: &SchemaModel,
     at: DateTime<Utc>,
 ) -> Result<Option<String>, String> {
     use crate::schema_diff::{SchemaShape, Summary, compare};
-    let shape = SchemaShape::from_sdl(sdl)?;
+    // The schema the explorer's model already parsed and validated: no second parse of `sdl`.
+    let schema = model.schema();
+    let shape = SchemaShape::of(schema);
     let recorded = store.record_schema_version(key, &shape.fingerprint(), sdl, at).map_err(|e| e.to_string())?;
     let crate::store::Recorded::Changed { previous, .. } = recorded else { return Ok(None) };
     let before = store.schema_version_sdl(previous.id).map_err(|e| e.to_string())?.unwrap_or_default();
@@ -179,20 +189,13 @@ fn version_notice(
     if changes.is_empty() {
         return Ok(None);
     }
-    let affected = match apollo_compiler::Schema::parse_and_validate(sdl, "schema.graphql") {
-        Ok(schema) => {
-            let operations = store.operations().map_err(|e| e.to_string())?;
-            let affected = operations
-                .iter()
-                .filter(|op| !crate::operation_check::check(&schema, &shape, &op.query).is_empty())
-                .count();
-            match affected {
-                0 => String::new(),
-                1 => " — 1 saved operation affected".to_owned(),
-                n => format!(" — {n} saved operations affected"),
-            }
-        }
-        Err(_) => String::new(),
+    let operations = store.operations().map_err(|e| e.to_string())?;
+    let affected =
+        operations.iter().filter(|op| !crate::operation_check::check(schema, &shape, &op.query).is_empty()).count();
+    let affected = match affected {
+        0 => String::new(),
+        1 => " — 1 saved operation affected".to_owned(),
+        n => format!(" — {n} saved operations affected"),
     };
     let since = previous.first_seen.with_timezone(&chrono::Local).format("%Y-%m-%d");
     Ok(Some(format!(

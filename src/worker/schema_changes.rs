@@ -138,13 +138,13 @@ pub(super) fn changes_of(
     };
     let sdl_of = |id: i64| store.schema_version_sdl(id).map_err(|e| e.to_string()).map(Option::unwrap_or_default);
     let (before, after) = (sdl_of(from)?, sdl_of(to)?);
-    let (old_shape, new_shape) = (SchemaShape::from_sdl(&before)?, SchemaShape::from_sdl(&after)?);
+    let ((old_shape, old_schema), (new_shape, new_schema)) =
+        (SchemaShape::with_schema(&before)?, SchemaShape::with_schema(&after)?);
     let changes = compare(&old_shape, &new_shape);
     let mut found = SchemaChanges { versions, compared: Some((from, to)), changes, ..SchemaChanges::default() };
-    let Ok(new_schema) = apollo_compiler::Schema::parse_and_validate(&after, "schema.graphql") else {
+    let Some(new_schema) = new_schema else {
         return Ok(found);
     };
-    let old_schema = apollo_compiler::Schema::parse_and_validate(&before, "schema.graphql").ok();
     // What the newer version finds that the older did not: the uses of what changed.
     let new_findings = |text: &str| -> Vec<String> {
         let old: Vec<Finding> = old_schema.as_ref().map(|s| check(s, &old_shape, text)).unwrap_or_default();
