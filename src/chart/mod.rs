@@ -13,8 +13,6 @@ use chrono::{DateTime, Datelike, NaiveDate};
 
 use crate::table::Row;
 
-/// The separator of a list's values in one cell (see [`crate::table::cell`]).
-const LIST_SEPARATOR: &str = "; ";
 /// What an empty cell is counted as.
 pub const EMPTY: &str = "(empty)";
 /// How many cells of a column are read to tell whether it holds dates or numbers.
@@ -308,7 +306,7 @@ pub fn tally(rows: &[Row], columns: &[String], spec: ChartSpec) -> Result<Tally,
             acc[at].add(row_index, amount);
             continue;
         }
-        let mut values = if cell.is_empty() { None } else { Some(cell.split(LIST_SEPARATOR)) };
+        let mut values = if cell.is_empty() { None } else { Some(cell.split(crate::table::LIST_SEPARATOR)) };
         let single = values.is_none().then_some(EMPTY);
         for value in single.into_iter().chain(values.iter_mut().flatten()) {
             let value = if value.is_empty() { EMPTY } else { value };

@@ -5,7 +5,7 @@ use serde_json::Value;
 use crate::query::Column;
 
 /// The separator between the values of a list in one cell.
-const LIST_SEPARATOR: &str = "; ";
+pub const LIST_SEPARATOR: &str = "; ";
 
 /// The cells of one node, one per column, in the columns' order.
 pub fn cells(node: &Value, columns: &[Column]) -> Vec<String> {
