@@ -191,7 +191,7 @@ if [ "$heaptrack" != 0 ]; then
   # Mesa's driver) is given to the first library named on its way up.
   echo "== the C heap (glibc's malloc) by library, live when the split was taken (heaptrack, MB)"
   heaptrack_print -f "$work"/heaptrack*.zst --print-leaks 1 --print-peaks 0 --print-allocators 0 --print-temporary 0 \
-    --print-histogram 0 --print-flamegraph 0 2> /dev/null |
+    2> /dev/null |
     awk 'function mb(s, v) { v = s + 0; if (s ~ /K$/) v /= 1024; else if (s ~ /M$/) v += 0; else if (s ~ /G$/) v *= 1024; else v /= 1048576; return v }
       function done() { if (size != "") live[lib == "" ? "(no stack)" : lib] += mb(size); size = "" }
       /leaked over [0-9]+ calls from$/ { done(); size = $1; lib = ""; next }

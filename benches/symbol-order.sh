@@ -80,6 +80,8 @@ for round in 1 2 3; do
   sleep 1
 done
 sleep 5 # the idle app's timers
+[ "$(grep -c step=rows_painted "$work/app.err" || true)" -ge 3 ] ||
+  { tail -n 20 "$work/app.err" >&2; echo "the app under callgrind did not show the rows of 3 Runs" >&2; exit 1; }
 kill -TERM "$app"
 wait "$app" 2> /dev/null || true
 [ -s "$work/app.out" ] || { tail -n 20 "$work/app.err" >&2; echo "callgrind wrote no profile of the app" >&2; exit 1; }
