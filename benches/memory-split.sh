@@ -14,7 +14,7 @@
 #   binary    the orgql executable's mapped pages (code, read-only data, RELRO)
 #   rust      mimalloc's arenas: the Rust heap, every allocation of orgql's own code and crates
 #             (anonymous mappings in mimalloc's address range, 2–30 TiB, where it places them)
-#   c         glibc's malloc: [heap] and its thread arenas (64 MiB-aligned anonymous mappings) —
+#   c         glibc's malloc: [heap] and its thread arenas (anonymous, 64 MiB-aligned, at most 64 MiB) —
 #             the C libraries' allocations: Mesa's llvmpipe and LLVM, X11, GLX, xkbcommon,
 #             fontconfig, and SQLite's page cache (HEAPTRACK=1 prints them by library)
 #   anon      other anonymous memory: thread stacks, glibc's large blocks (llvmpipe's textures),
@@ -105,10 +105,12 @@ split() {
     /^[0-9a-f]+-[0-9a-f]+ / { path = $6; for (i = 7; i <= NF; i++) path = path " " $i
       n = split(path, p, "/"); base = p[n]
       start = substr($1, 1, index($1, "-") - 1)
+      next }
+    /^Size:/ {
       if (path == bin || path == bin " (deleted)") kind = "binary"
       else if (path == "[heap]") kind = "c"
       else if (path == "" && ((length(start) == 11 && start >= "20000000000") || (length(start) == 12 && start < "1e0000000000"))) kind = "rust"
-      else if (path == "" && start ~ /[048c]000000$/) kind = "c"
+      else if (path == "" && start ~ /[048c]000000$/ && $2 <= 65536) kind = "c"
       else if (path == "" || path ~ /^\[(stack|anon)/) kind = "anon"
       else if (base ~ /^(libLLVM|libgallium|libGL|libEGL|libglapi|libgbm|libdrm|libX|libxcb|libxshmfence|libvulkan|libwayland)/ ||
                base ~ /_dri\.so/ || path ~ /\/dri\// || path ~ /^\/SYSV/ || path ~ /^\/dev\/dri/ || (base in extra)) kind = "renderer"
