@@ -82,6 +82,9 @@ pub struct ChartSpec {
     pub measure: Measure,
     /// How a column of dates is grouped (ignored for other columns).
     pub period: Period,
+    /// Whether the column grouped by holds lists (`a; b`: each value counted); the text of a
+    /// cell of any other column is one value, `; ` and all.
+    pub by_list: bool,
 }
 
 /// What a column holds, read from its first cells.
@@ -270,8 +273,8 @@ pub enum TallyError {
     NotNumeric(String),
 }
 
-/// Groups `rows` (whose columns are `columns`) as `spec` asks. A list cell (`a; b`) counts
-/// each of its values; a date column is grouped by `spec.period`; empty cells make the
+/// Groups `rows` (whose columns are `columns`) as `spec` asks. A cell of a list column
+/// (`spec.by_list`: `a; b`) counts each of its values; a date column is grouped by `spec.period`; empty cells make the
 /// [`EMPTY`] group.
 pub fn tally(rows: &[Row], columns: &[String], spec: ChartSpec) -> Result<Tally, TallyError> {
     let by_name = columns.get(spec.by).ok_or(TallyError::NoColumn(spec.by))?.clone();
@@ -306,7 +309,9 @@ pub fn tally(rows: &[Row], columns: &[String], spec: ChartSpec) -> Result<Tally,
             acc[at].add(row_index, amount);
             continue;
         }
-        let mut values = if cell.is_empty() { None } else { Some(cell.split(crate::table::LIST_SEPARATOR)) };
+        // A list's values one by one; any other cell whole (`splitn(1, …)` is the whole text).
+        let pieces = if spec.by_list { usize::MAX } else { 1 };
+        let mut values = if cell.is_empty() { None } else { Some(cell.splitn(pieces, crate::table::LIST_SEPARATOR)) };
         let single = values.is_none().then_some(EMPTY);
         for value in single.into_iter().chain(values.iter_mut().flatten()) {
             let value = if value.is_empty() { EMPTY } else { value };
@@ -382,10 +387,18 @@ mod tests {
 
     #[test]
     fn a_list_cell_counts_each_of_its_values() {
-        let tally = tally(&sample(), &columns(), ChartSpec { by: 2, ..ChartSpec::default() }).unwrap();
+        let tally = tally(&sample(), &columns(), ChartSpec { by: 2, by_list: true, ..ChartSpec::default() }).unwrap();
         let got: Vec<(&str, u64)> = tally.groups.iter().map(|g| (g.value.as_str(), g.count)).collect();
         assert_eq!(got, [("Sales", 3), ("HR", 2), (EMPTY, 1)]);
         assert_eq!(tally.groups[0].rows, [0, 1, 4]);
+    }
+
+    #[test]
+    fn a_text_holding_the_separator_in_a_column_without_lists_is_one_value() {
+        let rows = rows(&[&["Smith; John"], &["Smith; John"], &["Lee"]]);
+        let tally = tally(&rows, &["name".into()], ChartSpec::default()).unwrap();
+        let got: Vec<(&str, u64)> = tally.groups.iter().map(|g| (g.value.as_str(), g.count)).collect();
+        assert_eq!(got, [("Smith; John", 2), ("Lee", 1)]);
     }
 
     #[test]

@@ -32,6 +32,20 @@ pub fn cell(node: &Value, column: &Column) -> String {
     text
 }
 
+/// Whether the column's keys cross a list in `node` (its [`cell`] then joins the list's values
+/// with [`LIST_SEPARATOR`]; a cell of a column that crosses none is one value, whatever its text).
+pub fn holds_list(node: &Value, column: &Column) -> bool {
+    let mut value = node;
+    for key in &column.keys {
+        match value.get(key) {
+            Some(Value::Array(_)) => return true,
+            Some(inner) => value = inner,
+            None => return false,
+        }
+    }
+    false
+}
+
 /// A cell as a spreadsheet types it: a lone boolean or number as itself, anything else
 /// (strings, lists, nulls, objects) as the text [`cell`] gives.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,6 +127,15 @@ mod tests {
     fn null_and_missing_are_empty() {
         let node = json!({"description": null, "training": null});
         assert_eq!(row(&node, &["description", "missing", "training.title"]), ["", "", ""]);
+    }
+
+    #[test]
+    fn a_column_holds_a_list_when_its_keys_cross_one_whatever_its_text() {
+        let node = json!({"name": "Smith; John", "groups": [{"name": "Sales"}], "roles": [], "training": {"tags": ["a"]}, "none": null});
+        let holds = |path| holds_list(&node, &column(path));
+        assert!(!holds("name"), "a text with the separator is one value");
+        assert!(holds("groups.name") && holds("roles") && holds("training.tags"), "lists, empty ones too");
+        assert!(!holds("none.name") && !holds("missing"));
     }
 
     #[test]

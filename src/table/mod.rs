@@ -8,7 +8,7 @@ mod format;
 mod row;
 mod xlsx;
 
-pub use self::cells::{LIST_SEPARATOR, TypedCell, cell, cells, typed_cell};
+pub use self::cells::{LIST_SEPARATOR, TypedCell, cell, cells, holds_list, typed_cell};
 pub use self::csv::{CsvError, CsvOptions, CsvWriter, guard_formula};
 pub use self::file::{CommitError, CsvFile, FileError, OutKind, Partial, check_out, free_name};
 pub use self::filter::{RowIndex, normalize};

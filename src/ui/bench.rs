@@ -69,7 +69,7 @@ pub fn synthetic_rows(count: usize) -> Rows {
             ])
         })
         .collect();
-    Rows { columns: COLUMNS.map(str::to_owned).to_vec(), rows, total: Some(count as u64) }
+    Rows { columns: COLUMNS.map(str::to_owned).to_vec(), rows, total: Some(count as u64), lists: Vec::new() }
 }
 
 /// A number from the environment variable `name`.

@@ -178,7 +178,8 @@ impl ChartPanel {
                 ui.ctx().request_repaint_after(SHOT_WAIT);
             }
         }
-        let spec = self.choice_ui(ui, &grid.columns, &grid.rows);
+        let mut spec = self.choice_ui(ui, &grid.columns, &grid.rows);
+        spec.by_list = grid.holds_list(spec.by);
         let counted = (tab.id, Arc::as_ptr(&grid.rows) as usize, grid.rows.len(), spec);
         if self.counted != Some(counted) && self.job.is_none() && intent.is_none() {
             self.counted = Some(counted);
@@ -265,7 +266,7 @@ impl ChartPanel {
             MeasureChoice::Sum => Measure::Sum(of),
             MeasureChoice::Average => Measure::Average(of),
         };
-        ChartSpec { by, measure, period: self.period }
+        ChartSpec { by, measure, period: self.period, by_list: false }
     }
 
     /// The file to save to, Browse…, Save PNG and Save SVG, and how the last save went.

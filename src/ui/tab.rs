@@ -28,6 +28,8 @@ pub enum View {
 pub struct Grid {
     /// Column names.
     pub columns: Vec<String>,
+    /// Which columns hold lists ([`Rows::lists`], of every page in).
+    pub lists: Vec<bool>,
     /// Rows, shared with exports (never copied).
     pub rows: Arc<Vec<Row>>,
     /// The connection's `count`.
@@ -48,6 +50,7 @@ impl Grid {
         let order = (0..rows.rows.len()).collect();
         Grid {
             columns: rows.columns,
+            lists: rows.lists,
             rows: Arc::new(rows.rows),
             total: rows.total,
             order,
@@ -66,6 +69,21 @@ impl Grid {
         rows.extend(more);
         self.order.extend(start..rows.len());
         self.unsorted_tail |= self.sort.is_some();
+    }
+
+    /// Notes the columns a further page found to hold lists.
+    pub fn add_lists(&mut self, lists: &[bool]) {
+        if self.lists.len() < lists.len() {
+            self.lists.resize(lists.len(), false);
+        }
+        for (known, found) in self.lists.iter_mut().zip(lists) {
+            *known |= found;
+        }
+    }
+
+    /// Whether column `index` holds lists.
+    pub fn holds_list(&self, index: usize) -> bool {
+        self.lists.get(index).copied().unwrap_or(false)
     }
 
     /// Sorts the appended rows in, when the grid is sorted and rows were appended since.
@@ -317,7 +335,10 @@ impl Tab {
             fetch.total = rows.total.or(fetch.total);
         }
         match self.grid.as_mut() {
-            Some(grid) if rows.columns.is_empty() => grid.append(rows.rows),
+            Some(grid) if rows.columns.is_empty() => {
+                grid.add_lists(&rows.lists);
+                grid.append(rows.rows);
+            }
             _ => self.grid = Some(Grid::from_rows(rows, 1)),
         }
     }
@@ -385,6 +406,19 @@ query Users {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_column_holds_lists_when_any_page_found_one() {
+        let first =
+            Rows { columns: vec!["name".into(), "groups.name".into()], lists: vec![false, false], ..Rows::default() };
+        let mut grid = Grid::from_rows(first, 1);
+        assert!(!grid.holds_list(1), "every node of the first page had no groups");
+        grid.add_lists(&[false, true]);
+        assert!(!grid.holds_list(0) && grid.holds_list(1));
+        grid.add_lists(&[false, false]);
+        assert!(grid.holds_list(1), "a later page without lists takes nothing back");
+        assert!(!grid.holds_list(7));
+    }
 
     #[test]
     fn sorts_numbers_as_numbers_and_keeps_order_when_appending() {

@@ -122,6 +122,9 @@ pub struct Rows {
     pub rows: Vec<Row>,
     /// The connection's `count`.
     pub total: Option<u64>,
+    /// For each column, whether it crosses a list in a node of these rows: its cells are values
+    /// joined with `; ` (`groups.name`), which a chart counts one by one. Empty: none known.
+    pub lists: Vec<bool>,
 }
 
 /// Where a page shown is in its walk: all the UI needs to number rows and offer the next and

@@ -186,6 +186,11 @@ fn rows_of(site: &ConnectionSite, page: &Page, with_columns: bool) -> Rows {
         columns: if with_columns { site.columns.iter().map(|c| c.name.clone()).collect() } else { Vec::new() },
         rows: site.nodes(&page.data).map(|node| Row::new(cells(node, &site.columns))).collect(),
         total: site.count(&page.data),
+        lists: site
+            .columns
+            .iter()
+            .map(|column| site.nodes(&page.data).any(|node| crate::table::holds_list(node, column)))
+            .collect(),
     }
 }
 
