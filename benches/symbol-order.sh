@@ -109,7 +109,8 @@ users='{ paginatedUsers(first: 50) { edges { node { ref name email isActive grou
 functions() {
   awk -v bin="$bin" '
     /^ob=/ { ob = substr($0, 4) }
-    /^fn=/ { fn = substr($0, 4); mine = (ob == bin) }
+    # callgrind marks a recursive call of a function with a quote and a level (`f'"'"'2`): one function.
+    /^fn=/ { fn = substr($0, 4); sub(/'"'"'[0-9]+$/, "", fn); mine = (ob == bin && fn !~ /^(0x|\()/) }
     /^(cob|cfn|calls|cfi|cfl)=/ { skip = ($1 ~ /^calls=/); next }
     /^[0-9+-]/ { if (skip) { skip = 0; next } if (mine) { n = split($0, c, " "); ir[fn] += c[n] } }
     END { for (name in ir) print ir[name], name }' "$@"
