@@ -32,8 +32,8 @@ fn main() {
     println!("cargo::rerun-if-changed={}", order.display());
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     let release = std::env::var("PROFILE").is_ok_and(|p| p == "release");
-    if os == "linux" && env == "gnu" && arch == "x86_64" && release && rust_lld() && order.is_file() {
-        let path = std::fs::canonicalize(order).expect("the symbol order's path");
+    let path = std::fs::canonicalize(order).ok().filter(|p| p.is_file());
+    if let Some(path) = path.filter(|_| os == "linux" && env == "gnu" && arch == "x86_64" && release && rust_lld()) {
         println!("cargo::rustc-link-arg-bins=-Wl,--symbol-ordering-file={}", path.display());
         println!("cargo::rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
     }

@@ -188,16 +188,7 @@ impl Store {
             )
             .map_err(|e| self.error(e))?;
         let rows = statement
-            .query_map(params![connection], |row| {
-                let at: String = row.get(2)?;
-                let record = ExportRecord {
-                    id: row.get(0)?,
-                    file: row.get(1)?,
-                    at: DateTime::parse_from_rfc3339(&at).map(|t| t.with_timezone(&Local)).unwrap_or_default(),
-                    rows: row.get::<_, i64>(3)?.try_into().unwrap_or_default(),
-                };
-                Ok((record, row.get::<_, String>(4)?))
-            })
+            .query_map(params![connection], |row| Ok((export_record(row)?, row.get::<_, String>(4)?)))
             .map_err(|e| self.error(e))?;
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.error(e))
     }
@@ -216,15 +207,8 @@ impl Store {
                      WHERE identity = ?1 AND connection = ?2 AND kept = 1 ORDER BY id DESC LIMIT 1",
                     params![identity, connection],
                     |row| {
-                        let at: String = row.get(2)?;
-                        let record = ExportRecord {
-                            id: row.get(0)?,
-                            file: row.get(1)?,
-                            at: DateTime::parse_from_rfc3339(&at).map(|t| t.with_timezone(&Local)).unwrap_or_default(),
-                            rows: row.get::<_, i64>(3)?.try_into().unwrap_or_default(),
-                        };
                         let columns: String = row.get(5)?;
-                        Ok((record, row.get::<_, String>(4)?, columns, row.get::<_, bool>(6)?))
+                        Ok((export_record(row)?, row.get::<_, String>(4)?, columns, row.get::<_, bool>(6)?))
                     },
                 )
                 .optional()?;
@@ -257,6 +241,18 @@ impl Store {
         };
         read().map_err(|e| self.error(e))
     }
+}
+
+/// An export's record from a row whose first columns are `id, file, at, rows` (an unreadable
+/// date or count reads as the default: the record is still listed).
+fn export_record(row: &rusqlite::Row<'_>) -> rusqlite::Result<ExportRecord> {
+    let at: String = row.get(2)?;
+    Ok(ExportRecord {
+        id: row.get(0)?,
+        file: row.get(1)?,
+        at: DateTime::parse_from_rfc3339(&at).map(|t| t.with_timezone(&Local)).unwrap_or_default(),
+        rows: row.get::<_, i64>(3)?.try_into().unwrap_or_default(),
+    })
 }
 
 #[cfg(test)]

@@ -182,15 +182,19 @@ fn paged(client: Arc<Client>, spec: &QuerySpec, paging: Paging, warning: Option<
 }
 
 fn rows_of(site: &ConnectionSite, page: &Page, with_columns: bool) -> Rows {
+    let mut rows = Vec::new();
+    let mut lists = vec![false; site.columns.len()];
+    for node in site.nodes(&page.data) {
+        rows.push(Row::new(cells(node, &site.columns)));
+        for (list, column) in lists.iter_mut().zip(&site.columns) {
+            *list = *list || crate::table::holds_list(node, column);
+        }
+    }
     Rows {
         columns: if with_columns { site.columns.iter().map(|c| c.name.clone()).collect() } else { Vec::new() },
-        rows: site.nodes(&page.data).map(|node| Row::new(cells(node, &site.columns))).collect(),
+        rows,
         total: site.count(&page.data),
-        lists: site
-            .columns
-            .iter()
-            .map(|column| site.nodes(&page.data).any(|node| crate::table::holds_list(node, column)))
-            .collect(),
+        lists,
     }
 }
 
