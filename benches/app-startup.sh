@@ -35,12 +35,8 @@ work=$(mktemp -d)
 app=
 trap 'kill "$xvfb" $app 2>/dev/null || true; rm -rf "$work"' EXIT
 
-# Xvfb picks a free display and writes its number to fd 3.
-Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3> "$work/display" 2> "$work/xvfb.log" &
-xvfb=$!
-for _ in $(seq 50); do [ -s "$work/display" ] && break; sleep 0.1; done
-[ -s "$work/display" ] || { cat "$work/xvfb.log"; echo "Xvfb did not start" >&2; exit 1; }
-display=":$(cat "$work/display")"
+. benches/xvfb.sh
+start_xvfb
 
 # One run: prints "milliseconds_to_first_frame the_same_less_rows_generation max_rss_MB".
 run() {

@@ -56,11 +56,8 @@ mkdir -p "$logs"
 work=$(mktemp -d)
 app=
 trap 'kill "$xvfb" $app 2>/dev/null || true; rm -rf "$work"' EXIT
-Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3> "$work/display" 2> "$work/xvfb.log" &
-xvfb=$!
-for _ in $(seq 50); do [ -s "$work/display" ] && break; sleep 0.1; done
-[ -s "$work/display" ] || { cat "$work/xvfb.log"; echo "Xvfb did not start" >&2; exit 1; }
-display=":$(cat "$work/display")"
+. benches/xvfb.sh
+start_xvfb
 
 # Waits (up to 60 s) until the app's stderr holds $1 after the line matching $2 (or anywhere).
 wait_for() {

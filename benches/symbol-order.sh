@@ -32,11 +32,9 @@ done
 work=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
-Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3> "$work/display" 2> "$work/xvfb.log" &
-pids+=($!)
-for _ in $(seq 50); do [ -s "$work/display" ] && break; sleep 0.1; done
-[ -s "$work/display" ] || { cat "$work/xvfb.log"; echo "Xvfb did not start" >&2; exit 1; }
-display=":$(cat "$work/display")"
+. benches/xvfb.sh
+start_xvfb
+pids+=("$xvfb")
 x() { DISPLAY=$display xdotool "$@"; }
 home=$work/home
 mkdir -p "$home/config" "$home/data" "$home/docs"
