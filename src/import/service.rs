@@ -353,6 +353,7 @@ pub async fn send(
 ) -> Result<Outcome, ApiError> {
     let active = target.active_field.as_deref();
     let mut created_id = None;
+    let mut note = String::new();
     let mut id = now.map(|c| c.id.clone());
     match row.action {
         Action::Create => {
@@ -387,6 +388,7 @@ pub async fn send(
                     let message = moved.iter().map(|m| m.sentence("the file")).collect::<Vec<_>>().join("; ");
                     return Ok(Outcome::Failed { message, field: first.field.clone() });
                 }
+                note = held(&sent, &after);
             }
         }
         Action::Update | Action::Archive | Action::Activate => {
@@ -435,6 +437,7 @@ pub async fn send(
                             .collect();
                         return Ok(Outcome::Moved { message, field: first.field.clone(), changes });
                     }
+                    note = held(&values, &after);
                 } else if let Err(outcome) =
                     call(client, update, &row.key, id.as_deref(), values, None, None, cancel).await?
                 {
@@ -466,7 +469,25 @@ pub async fn send(
             }
         }
     }
-    Ok(Outcome::Done { created_id, note: String::new() })
+    Ok(Outcome::Done { created_id, note })
+}
+
+/// What the service holds of the clearings in `sent` that it stored its own way (`department:
+/// cleared; the service holds null`), for the results file; empty when it holds what was sent.
+fn held(sent: &Map<String, Value>, after: &Value) -> String {
+    let shown = |v: &Value| match v {
+        Value::String(s) if s.is_empty() => "\"\"".to_owned(),
+        other => other.to_string(),
+    };
+    sent.iter()
+        .filter(|(_, value)| shape::is_cleared(value))
+        .filter_map(|(field, value)| {
+            // A field not read back says nothing.
+            let found = after.get(field)?;
+            (found != value).then(|| format!("{field}: cleared; the service holds {}", shown(found)))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Puts the entry fields of `values` (`extraFields.department`) into their lists as the input

@@ -18,6 +18,7 @@ mod fonts;
 mod history;
 mod import;
 mod import_chart;
+mod import_outcome;
 mod json_tree;
 mod problems;
 mod profiles;
