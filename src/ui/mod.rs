@@ -26,6 +26,7 @@ mod queries;
 mod results;
 mod saved;
 mod schema_changes;
+mod schema_notice;
 mod state;
 mod status_bar;
 mod tab;
