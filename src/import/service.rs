@@ -353,6 +353,7 @@ pub async fn send(
 ) -> Result<Outcome, ApiError> {
     let active = target.active_field.as_deref();
     let mut created_id = None;
+    let mut note = String::new();
     let mut id = now.map(|c| c.id.clone());
     match row.action {
         Action::Create => {
@@ -387,6 +388,7 @@ pub async fn send(
                     let message = moved.iter().map(|m| m.sentence("the file")).collect::<Vec<_>>().join("; ");
                     return Ok(Outcome::Failed { message, field: first.field.clone() });
                 }
+                note = held(&sent, &after);
             }
         }
         Action::Update | Action::Archive | Action::Activate => {
@@ -435,6 +437,7 @@ pub async fn send(
                             .collect();
                         return Ok(Outcome::Moved { message, field: first.field.clone(), changes });
                     }
+                    note = held(&values, &after);
                 } else {
                     let answer = match call(
                         client,
@@ -452,8 +455,9 @@ pub async fn send(
                         Ok(answer) => answer,
                         Err(outcome) => return Ok(outcome),
                     };
-                    if let Some(moved) = read_back(client, reading, &row.key, now, &values, &answer, cancel).await? {
-                        return Ok(moved);
+                    match read_back(client, reading, &row.key, now, &values, &answer, cancel).await? {
+                        Ok(held) => note = held,
+                        Err(moved) => return Ok(moved),
                     }
                 }
             }
@@ -491,7 +495,7 @@ pub async fn send(
                     );
                     n
                 });
-                if let Some(moved) =
+                if let Err(moved) =
                     read_back(client, reading, &row.key, updated.as_ref(), &state_change, &answer, cancel).await?
                 {
                     return Ok(moved);
@@ -516,7 +520,25 @@ pub async fn send(
             }
         }
     }
-    Ok(Outcome::Done { created_id, note: String::new() })
+    Ok(Outcome::Done { created_id, note })
+}
+
+/// What the service holds of the clearings in `sent` that it stored its own way (`department:
+/// cleared; the service holds null`), for the results file; empty when it holds what was sent.
+fn held(sent: &Map<String, Value>, after: &Value) -> String {
+    let shown = |v: &Value| match v {
+        Value::String(s) if s.is_empty() => "\"\"".to_owned(),
+        other => other.to_string(),
+    };
+    sent.iter()
+        .filter(|(_, value)| shape::is_cleared(value))
+        .filter_map(|(field, value)| {
+            // A field not read back says nothing.
+            let found = after.get(field)?;
+            (found != value).then(|| format!("{field}: cleared; the service holds {}", shown(found)))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// What a change's answer selects of the user: what the import reads of them, so that the
@@ -527,8 +549,9 @@ fn answer_of(reading: Option<&Reading>) -> &str {
 
 /// Reads back what `sent` (field → value) made of the user `before`: from the mutation's own
 /// answer when it carries every field compared, else from the user read again. A field that did
-/// not come back as sent, or moved without being asked, is the row's failure, said old → new and
-/// kept for the undo. `None` when everything is as it should be (or there is nothing to compare).
+/// not come back as sent, or moved without being asked, is the row's failure (`Err`), said old →
+/// new and kept for the undo; otherwise the note of what a clearing left ([`held`]; empty when
+/// there is nothing to compare).
 async fn read_back(
     client: &Client,
     reading: Option<&Reading>,
@@ -537,8 +560,8 @@ async fn read_back(
     sent: &Map<String, Value>,
     answer: &Value,
     cancel: &CancellationToken,
-) -> Result<Option<Outcome>, ApiError> {
-    let (Some(reading), Some(before)) = (reading, before) else { return Ok(None) };
+) -> Result<Result<String, Outcome>, ApiError> {
+    let (Some(reading), Some(before)) = (reading, before) else { return Ok(Ok(String::new())) };
     let carries = reading.fields.iter().all(|f| answer.get(f).is_some());
     let after = if carries {
         answer.clone()
@@ -548,14 +571,14 @@ async fn read_back(
     };
     let fields = reading.fields.iter().map(|f| (f.as_str(), f.as_str()));
     let moved = shape::compare(fields, &before.as_value(key), sent, &after);
-    let Some(first) = moved.first() else { return Ok(None) };
+    let Some(first) = moved.first() else { return Ok(Ok(held(sent, &after))) };
     let message = moved.iter().map(|m| m.sentence("the file")).collect::<Vec<_>>().join("; ");
     let changes = moved
         .iter()
         .filter(|m| !m.asked)
         .map(|m| super::plan::Change { field: m.field.clone(), old: m.before.clone(), new: m.found.clone() })
         .collect();
-    Ok(Some(Outcome::Moved { message, field: first.field.clone(), changes }))
+    Ok(Err(Outcome::Moved { message, field: first.field.clone(), changes }))
 }
 
 /// Puts the entry fields of `values` (`extraFields.department`) into their lists as the input

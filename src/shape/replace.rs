@@ -230,8 +230,9 @@ impl Replace {
 }
 
 /// The fields (input name, output name) of `after` that are not `before` with `changes` (by
-/// input name) over it. Text compares as text (an id may come back as a number); null and ""
-/// differ.
+/// input name) over it. Text compares as text (an id may come back as a number); a clearing asked
+/// is met by any clearing read back ([`super::reads_back_as`]), while a field not asked to change
+/// must come back exactly (null and "" differ).
 pub fn compare<'a>(
     fields: impl IntoIterator<Item = (&'a str, &'a str)>,
     before: &Value,
@@ -246,7 +247,8 @@ pub fn compare<'a>(
             None => (was.clone(), false),
         };
         let found = after.get(output).cloned().unwrap_or(Value::Null);
-        if !equal(&expected, &found) {
+        let same = if asked { super::reads_back_as(&expected, &found) } else { equal(&expected, &found) };
+        if !same {
             moved.push(Moved { field: output.to_owned(), before: was, expected, found, asked });
         }
     }

@@ -429,6 +429,27 @@ fn only_changed(before: &Value, after: &Value, except: &str) {
     }
 }
 
+/// The app's connection made a profile of `service` that may change users, as a person adds it.
+fn connect(s: &mut crate::harness::Session, service: &impl Service) {
+    use egui::accesskit::Role;
+    use egui_kittest::kittest::Queryable;
+    s.click("Profiles…");
+    s.wait_for_label("Add profile");
+    s.click("Add profile");
+    s.type_into("Name", "django-service");
+    s.type_into("Base URL", service.base_url());
+    s.type_into("Client ID", CLIENT);
+    s.type_into("Client secret", SECRET);
+    s.harness.get_by_role_and_label(Role::CheckBox, "users.write").click();
+    s.harness.step();
+    s.click("Save profile");
+    s.wait_for_label("Edit django-service");
+    s.click("Close window");
+    s.click("Connection");
+    s.harness.get_by_role_and_label(Role::Button, "django-service").click();
+    s.harness.step();
+}
+
 /// The card on the graphene-django service, as a person uses it: rename, change the e-mail,
 /// archive and activate each change exactly that field (read back from the service).
 #[test]
@@ -462,21 +483,7 @@ pub fn card_walk(service: &(impl Service + Sync), find: Find) {
     assert_eq!(before["department"], Value::Null);
     assert_eq!(before["isActive"], true);
 
-    s.click("Profiles…");
-    s.wait_for_label("Add profile");
-    s.click("Add profile");
-    s.type_into("Name", "django-service");
-    s.type_into("Base URL", service.base_url());
-    s.type_into("Client ID", CLIENT);
-    s.type_into("Client secret", SECRET);
-    s.harness.get_by_role_and_label(Role::CheckBox, "users.write").click();
-    s.harness.step();
-    s.click("Save profile");
-    s.wait_for_label("Edit django-service");
-    s.click("Close window");
-    s.click("Connection");
-    s.harness.get_by_role_and_label(Role::Button, "django-service").click();
-    s.harness.step();
+    connect(&mut s, service);
     s.harness.get_by_role_and_label(Role::Button, "Find user").click();
     s.harness.step();
     s.wait_for_label("User to find");
@@ -664,4 +671,150 @@ async fn the_graphene_django_services_schema_changes_are_listed_and_operations_c
     let (code, out, err) = run(&service, &["query", "--file", p(&ops.join("Users.graphql"))]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("\"name\""), "the response key kept: {out}");
+}
+
+/// The learners whose department has a value.
+fn with_department(learners: &std::collections::BTreeMap<String, Value>) -> Vec<&String> {
+    learners.iter().filter(|(_, l)| l["department"].as_str().is_some_and(|d| !d.is_empty())).map(|(r, _)| r).collect()
+}
+
+/// Issue 41: on a service that stores a cleared text as null (Django's own form field of a
+/// `CharField(null=True)`), a file clearing departments with `(empty)` applies with exit 0, every
+/// row `updated` in the results file with what the service now holds, and the service holds
+/// null; planned again, the same file changes nothing (nothing is nothing, however stored).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_department_cleared_with_empty_is_updated_though_the_service_stores_null() {
+    let Some(service) = Django::start_with(30, &["--empty-as-null"]) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let before = service.learners().await;
+    let set = with_department(&before);
+    assert!(set.len() >= 3, "learners with a department: {before:?}");
+    let cleared = &set[..3];
+    let file = home.path().join("clear.csv");
+    let mut csv = String::from("ref,department\n");
+    for r in cleared {
+        csv.push_str(&format!("{r},(empty)\n"));
+    }
+    std::fs::write(&file, &csv).unwrap();
+    let scope = "users.read users.write";
+    let results = home.path().join("results.csv");
+    let apply = orgql(home.path(), &service, scope, &["import", p(&file), "--apply", "--results", p(&results)]).await;
+    assert_eq!(apply.status.code(), Some(0), "{}", said(&apply));
+    assert!(String::from_utf8_lossy(&apply.stdout).contains("applied 3 rows; 0 failed, 0 conflicts, 0 invalid"));
+    let mut read = csv::Reader::from_path(&results).unwrap();
+    for row in read.records() {
+        let row = row.unwrap();
+        assert_eq!(&row[2], "updated", "{row:?}");
+        assert_eq!(&row[3], "department: cleared; the service holds null", "what the service holds: {row:?}");
+    }
+    let after = service.learners().await;
+    for r in cleared {
+        assert_eq!(after[*r]["department"], Value::Null, "{r} holds null");
+        only_changed(&before[*r], &after[*r], "department");
+    }
+    let again = orgql(home.path(), &service, scope, &["import", p(&file)]).await;
+    assert!(String::from_utf8_lossy(&again.stdout).contains("0 to update"), "{}", said(&again));
+    assert!(String::from_utf8_lossy(&again.stdout).contains("3 unchanged"), "{}", said(&again));
+}
+
+/// Issue 41: cells emptied in a spreadsheet leave the service's values, and the plan says how
+/// many and how to clear them; with `--empty-clears` they clear, read back as cleared (the service
+/// stores null) and nothing else moves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn emptied_cells_are_counted_in_the_plan_and_clear_with_empty_clears() {
+    let Some(service) = Django::start_with(30, &["--empty-as-null"]) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let before = service.learners().await;
+    let set = with_department(&before);
+    let emptied = &set[..3];
+    // As HR leaves an export edited: the department's text deleted, the name as it was.
+    let file = home.path().join("emptied.csv");
+    let mut csv = String::from("ref,name,department\n");
+    for r in emptied {
+        csv.push_str(&format!("{r},{},\n", cell(before[*r]["name"].as_str().unwrap())));
+    }
+    std::fs::write(&file, &csv).unwrap();
+    let scope = "users.read users.write";
+    let plan = orgql(home.path(), &service, scope, &["import", p(&file)]).await;
+    assert_eq!(plan.status.code(), Some(0), "{}", said(&plan));
+    assert!(String::from_utf8_lossy(&plan.stdout).contains("0 to update"), "{}", said(&plan));
+    assert!(
+        String::from_utf8_lossy(&plan.stderr)
+            .contains("3 empty cells leave their values as they are; write (empty) to clear, or use --empty-clears"),
+        "{}",
+        said(&plan)
+    );
+    let plan_file = home.path().join("plan.csv");
+    let results = home.path().join("results.csv");
+    let apply = orgql(
+        home.path(),
+        &service,
+        scope,
+        &["import", p(&file), "--empty-clears", "--plan", p(&plan_file), "--apply", "--results", p(&results)],
+    )
+    .await;
+    assert_eq!(apply.status.code(), Some(0), "{}", said(&apply));
+    assert!(!said(&apply).contains("empty cells leave"), "{}", said(&apply));
+    let planned = std::fs::read_to_string(&plan_file).unwrap();
+    let first = emptied[0];
+    let was = before[first]["department"].as_str().unwrap();
+    assert!(planned.contains(&format!("department: {was} → (empty)")), "{planned}");
+    let results = std::fs::read_to_string(&results).unwrap();
+    assert_eq!(results.lines().filter(|l| l.contains(",updated,")).count(), 3, "{results}");
+    let after = service.learners().await;
+    for r in emptied {
+        assert_eq!(after[*r]["department"], Value::Null, "{r} cleared");
+        only_changed(&before[*r], &after[*r], "department");
+    }
+}
+
+/// Issue 41 in the Import window, on a service that stores a cleared text as null: cells
+/// emptied are counted with the way to clear them; **Empty cells clear values** plans them as
+/// `department: … → (empty)`, and applied, the summary says every row applied and none failed,
+/// each row's outcome is `applied`, and the service holds null.
+#[test]
+fn the_import_window_clears_emptied_departments_and_says_every_row_applied() {
+    use egui_kittest::kittest::Queryable;
+    let Some(service) = Django::start_with(30, &["--empty-as-null"]) else { return };
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let before = crate::harness::off_ui_thread(|| runtime.block_on(service.learners()));
+    let set = with_department(&before);
+    let emptied = &set[..3];
+    let mut s = crate::harness::Session::start();
+    let file = s.path("departments.csv");
+    let mut csv = String::from("ref,department\n");
+    for r in emptied {
+        csv.push_str(&format!("{r},\n"));
+    }
+    std::fs::write(&file, &csv).unwrap();
+    connect(&mut s, &service);
+    s.click("Import…");
+    s.wait_for_label("File");
+    s.type_into("File", p(&file));
+    s.click("Plan");
+    s.wait_for("the plan", |h| !h.state().import_busy());
+    s.wait_for_label("3 unchanged");
+    s.wait_for_text(
+        "3 empty cells leave their values as they are; write (empty) to clear, or choose \"Empty cells clear values\"",
+    );
+    s.click("Empty cells clear values");
+    s.wait_for("the plan again", |h| !h.state().import_busy());
+    s.wait_for_label("3 to update");
+    let was = before[emptied[0]]["department"].as_str().unwrap();
+    s.wait_for_text(&format!("department: {was} → (empty)"));
+    assert!(s.text_containing("empty cells leave").is_none(), "{}", s.screen());
+    s.click("Apply…");
+    s.wait_for_text("Apply 3 changes to django-service: 3 to update?");
+    s.click("Apply now");
+    s.wait_for("the apply", |h| !h.state().import_busy());
+    s.wait_for_text("Applied 3 rows; 0 failed, 0 conflicts, 0 invalid.");
+    assert!(s.harness.query_by_label("3 applied").is_some(), "every row's outcome:\n{}", s.screen());
+    let after = crate::harness::off_ui_thread(|| runtime.block_on(service.learners()));
+    for r in emptied {
+        assert_eq!(after[*r]["department"], Value::Null, "{r} cleared");
+        only_changed(&before[*r], &after[*r], "department");
+    }
+    let results = std::fs::read_to_string(s.path("departments.results.csv")).unwrap();
+    assert_eq!(results.lines().filter(|l| l.contains(",updated,")).count(), 3, "{results}");
+    s.settle();
 }
