@@ -369,19 +369,22 @@ pub async fn send(
                 values.insert(active.to_owned(), Value::Bool(true));
             }
             let sent = values.clone();
-            match call(client, create, &row.key, None, values, None, None, "{ id }", cancel).await? {
-                Ok(answer) => {
-                    created_id = answer.get("id").map(super::plan::text);
-                    id.clone_from(&created_id);
-                }
-                Err(outcome) => return Ok(outcome),
-            }
-            // A replace-style service's creation is read back too: what it stored is what was sent.
-            if target.replace.is_some()
-                && let Some(reading) = reading
-            {
-                let after = look_up(client, reading, &row.key, cancel).await?;
-                let after = after.map(|c| c.as_value(&row.key)).unwrap_or(Value::Null);
+            let answer =
+                match call(client, create, &row.key, None, values, None, None, answer_of(reading), cancel).await? {
+                    Ok(answer) => answer,
+                    Err(outcome) => return Ok(outcome),
+                };
+            created_id = answer.get("id").map(super::plan::text);
+            id.clone_from(&created_id);
+            // Read back too: what the service stored is what was sent, from the answer where it
+            // carries the fields, else read again.
+            if let Some(reading) = reading {
+                let after = if reading.fields.iter().all(|f| answer.get(f).is_some()) {
+                    answer
+                } else {
+                    let again = look_up(client, reading, &row.key, cancel).await?;
+                    again.map(|c| c.as_value(&row.key)).unwrap_or(Value::Null)
+                };
                 let fields = sent.keys().filter(|f| reading.fields.contains(f)).map(|f| (f.as_str(), f.as_str()));
                 let moved = shape::compare(fields, &Value::Null, &sent, &after);
                 if let Some(first) = moved.first() {
@@ -424,18 +427,8 @@ pub async fn send(
                     let after = look_up(client, reading, &row.key, cancel).await?;
                     let after = after.map(|c| c.as_value(&row.key)).unwrap_or(Value::Null);
                     let moved = replace.moved(&before, &values, &after);
-                    if let Some(first) = moved.first() {
-                        let message = moved.iter().map(|m| m.sentence("the file")).collect::<Vec<_>>().join("; ");
-                        let changes = moved
-                            .iter()
-                            .filter(|m| !m.asked)
-                            .map(|m| super::plan::Change {
-                                field: m.field.clone(),
-                                old: m.before.clone(),
-                                new: m.found.clone(),
-                            })
-                            .collect();
-                        return Ok(Outcome::Moved { message, field: first.field.clone(), changes });
+                    if let Some(moved) = moved_outcome(&moved) {
+                        return Ok(moved);
                     }
                     note = held(&values, &after);
                 } else {
@@ -571,14 +564,20 @@ async fn read_back(
     };
     let fields = reading.fields.iter().map(|f| (f.as_str(), f.as_str()));
     let moved = shape::compare(fields, &before.as_value(key), sent, &after);
-    let Some(first) = moved.first() else { return Ok(Ok(held(sent, &after))) };
+    Ok(moved_outcome(&moved).map_or_else(|| Ok(held(sent, &after)), Err))
+}
+
+/// What moved in a read-back as the row's failure: each field old → new, and the fields that
+/// moved unasked (old → found) for the undo; `None` when nothing moved.
+fn moved_outcome(moved: &[shape::Moved]) -> Option<Outcome> {
+    let first = moved.first()?;
     let message = moved.iter().map(|m| m.sentence("the file")).collect::<Vec<_>>().join("; ");
     let changes = moved
         .iter()
         .filter(|m| !m.asked)
         .map(|m| super::plan::Change { field: m.field.clone(), old: m.before.clone(), new: m.found.clone() })
         .collect();
-    Ok(Err(Outcome::Moved { message, field: first.field.clone(), changes }))
+    Some(Outcome::Moved { message, field: first.field.clone(), changes })
 }
 
 /// Puts the entry fields of `values` (`extraFields.department`) into their lists as the input
@@ -853,4 +852,31 @@ async fn call(
         return Ok(Err(refused));
     }
     Ok(Ok(mutation.returns.object(&answer).cloned().unwrap_or(Value::Null)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_input_named_by_id_gets_the_id_read_and_never_the_ref_in_its_place() {
+        let fields = vec!["ref".to_owned(), "name".to_owned()];
+        let values: Map<String, Value> = json!({ "name": "Ada" }).as_object().unwrap().clone();
+        let by_id = ("id".to_owned(), Key::Id);
+        // Only what changes, the id beside it; the `ref` field left alone.
+        let input = input_object(&fields, Some(&by_id), None, &values, "u1", Some("VXNlcjox"));
+        assert_eq!(input, Some(json!({ "id": "VXNlcjox", "name": "Ada" })));
+        // No id read: nothing to send (the row refuses with a sentence before anything is sent).
+        assert_eq!(input_object(&fields, Some(&by_id), None, &values, "u1", None), None);
+        assert_eq!(input_object(&fields, Some(&by_id), None, &values, "u1", Some("")), None);
+        let Outcome::Failed { message, .. } = no_id("updateUser", "u1") else { panic!("a failure") };
+        assert!(message.contains("could not be read; nothing was sent"), "{message}");
+        // Nested: the changes in `patch`, the id at the top (PostGraphile); a creation's ref inside.
+        let patch = ("patch".to_owned(), "UserPatch".to_owned());
+        let nested = input_object(&fields, Some(&by_id), Some(&patch), &values, "u1", Some("1"));
+        assert_eq!(nested, Some(json!({ "id": "1", "patch": { "name": "Ada" } })));
+        let user = ("user".to_owned(), "UserInput".to_owned());
+        let create = input_object(&fields, None, Some(&user), &values, "n1", None);
+        assert_eq!(create, Some(json!({ "user": { "ref": "n1", "name": "Ada" } })));
+    }
 }

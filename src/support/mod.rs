@@ -8,6 +8,7 @@
 
 mod action;
 mod capabilities;
+mod change;
 mod group_card;
 mod lookup;
 mod queries;

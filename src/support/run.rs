@@ -1,5 +1,6 @@
 //! Asking the service: what a support request becomes in requests, and their answers in the
 //! typed forms the window shows. Runs on the worker (no egui); every request can be cancelled.
+//! This is the finding side (users, sections, groups, choices); the changes are `change.rs`'s.
 
 use std::sync::Arc;
 
@@ -12,7 +13,7 @@ use super::action::SupportAction;
 use super::capabilities::{ByRef, Capabilities, PAGE_SIZE};
 use super::lookup::{Lookup, name_matches, nobody};
 use super::queries::EMAIL_MATCHES;
-use super::refusal::{Refusal, refusals};
+use super::refusal::Refusal;
 use super::user::{GroupRef, MatchList, UserCard, UserSummary, nodes};
 use crate::api::{ApiError, Client, GraphQlRequest, GraphQlResponse, Pager};
 use crate::query::PagingOptions;
@@ -149,7 +150,7 @@ pub async fn answer(
             }
             Ok(SupportReply::Groups(groups))
         }
-        SupportRequest::Act { user_ref, action } => act(&client, caps, &user_ref, action, cancel).await,
+        SupportRequest::Act { user_ref, action } => super::change::act(&client, caps, &user_ref, action, cancel).await,
         SupportRequest::Section { user, index, all } => {
             section(&client, caps, &user, index, all, cancel).await.map(SupportReply::Section)
         }
@@ -183,52 +184,16 @@ pub async fn answer(
             }
             Ok(SupportReply::Choices(choices))
         }
-        SupportRequest::Enroll { user, key } => {
-            let (enroll, index, _) = caps.enroll.clone().ok_or_else(|| {
-                ApiError::Document("This service's schema offers no way to enroll users; nothing was changed.".into())
-            })?;
-            let request = super::sections::enroll_request(&enroll, &user, &key).map_err(ApiError::Document)?;
-            let response = client.execute(&request, cancel).await?.response;
-            if !response.errors.is_empty() {
-                return Err(SupportError::Refused(refusals(&response.errors)));
-            }
-            let data = response.data.unwrap_or(Value::Null);
-            refused_by_payload(&enroll.returns, &data["result"])?;
-            section(&client, caps, &user, index, false, cancel).await.map(SupportReply::Section)
-        }
+        SupportRequest::Enroll { user, key } => super::change::enroll(&client, caps, user, &key, cancel).await,
         SupportRequest::ChangeState { user, index, key, state } => {
-            let change = caps.state_changes.get(index).cloned().flatten().ok_or_else(|| {
-                ApiError::Document("This service's schema offers no way to change this; nothing was changed.".into())
-            })?;
-            let request = super::sections::change_state(&change, &key, &state);
-            let response = client.execute(&request, cancel).await?.response;
-            if !response.errors.is_empty() {
-                return Err(SupportError::Refused(refusals(&response.errors)));
-            }
-            let data = response.data.unwrap_or(Value::Null);
-            let returned = change.returns.errors(&data["result"]);
-            if !returned.is_empty() {
-                let errors: Vec<crate::api::GraphQlError> = returned
-                    .iter()
-                    .map(|e| crate::api::GraphQlError {
-                        message: e.sentence(),
-                        locations: Vec::new(),
-                        path: Vec::new(),
-                    })
-                    .collect();
-                return Err(SupportError::Refused(refusals(&errors)));
-            }
-            if data["result"].is_null() {
-                return Err(bad("the service gave no answer to the change; read the section again".into()));
-            }
-            section(&client, caps, &user, index, false, cancel).await.map(SupportReply::Section)
+            super::change::change_state(&client, caps, user, index, &key, &state, cancel).await
         }
     }
 }
 
 /// Reads section `index` of `user`: its first page, or (`all`) every page up to
 /// [`super::ALL_ROWS`] rows.
-async fn section(
+pub(super) async fn section(
     client: &Arc<Client>,
     caps: &Capabilities,
     user: &super::UserKeys,
@@ -386,7 +351,7 @@ async fn by_ref(
 }
 
 /// [`by_ref`]'s user as the service answered it (`SupportUser`'s fields).
-async fn user_by_ref(
+pub(super) async fn user_by_ref(
     client: &Arc<Client>,
     caps: &Capabilities,
     user_ref: &str,
@@ -496,183 +461,16 @@ async fn scan_names(
     })
 }
 
-async fn act(
-    client: &Arc<Client>,
-    caps: &Capabilities,
-    user_ref: &str,
-    action: SupportAction,
-    cancel: &CancellationToken,
-) -> Result<SupportReply, SupportError> {
-    let no_way = || -> SupportError {
-        ApiError::Document(format!(
-            "This service's schema offers no way to {}; nothing was changed.",
-            action.verb().to_lowercase()
-        ))
-        .into()
-    };
-    let Some(call) = caps.call(&action) else { return Err(no_way()) };
-    if let Some(why) = call.returns.unreadable(&call.field) {
-        return Err(bad(why));
-    }
-    // The user as they are before a change that does not send the whole record (a whole-record
-    // change reads it through the input's fields): to name them by id, and to read back.
-    let before = match &call.replace {
-        Some(_) => None,
-        None => Some(user_by_ref(client, caps, user_ref, cancel).await?.0.ok_or_else(|| {
-            bad(format!("the user '{user_ref}' could not be read before the change; nothing was changed"))
-        })?),
-    };
-    let id = before.as_ref().and_then(|u| u["id"].as_str()).filter(|id| !id.is_empty());
-    if call.needs_id() && id.is_none() {
-        return Err(bad(format!(
-            "the service's {} names the user by id, and the id of '{user_ref}' could not be read; nothing was changed",
-            call.field
-        )));
-    }
-    let request = caps.action_request_by_id(&action, user_ref, id).ok_or_else(no_way)?;
-    let replaced = match &call.replace {
-        Some(replace) => Some(whole_record(client, caps, user_ref, &action, &request, replace, cancel).await?),
-        None => None,
-    };
-    let request = match &replaced {
-        Some((request, _, _)) => request.clone(),
-        None => request,
-    };
-    let response = client.execute(&request, cancel).await?.response;
-    if !response.errors.is_empty() {
-        return Err(SupportError::Refused(refusals(&response.errors)));
-    }
-    let data = response.data.unwrap_or(Value::Null);
-    // Read back what a whole-record change left: a field the card did not ask to change that
-    // moved is the change's failure, said old → new.
-    if let (Some((_, before, changes)), Some(replace)) = (&replaced, &call.replace)
-        && call.returns.errors(&data["result"]).is_empty()
-    {
-        let after = read_record(client, caps, user_ref, replace, cancel).await?;
-        let moved = replace.moved(before, changes, &after);
-        if !moved.is_empty() {
-            let said: Vec<String> = moved.iter().map(|m| m.sentence("the card")).collect();
-            return Err(bad(format!("{}; look at {user_ref} and set it back", said.join("; "))));
-        }
-    }
-    // Errors returned as data (a payload's `errors`/`userErrors`, a union's refusals) refuse the
-    // change as GraphQL errors do, each at the field it names.
-    let returned = call.returns.errors(&data["result"]);
-    if !returned.is_empty() {
-        let errors: Vec<crate::api::GraphQlError> = returned
-            .iter()
-            .map(|e| crate::api::GraphQlError { message: e.sentence(), locations: Vec::new(), path: Vec::new() })
-            .collect();
-        return Err(SupportError::Refused(refusals(&errors)));
-    }
-    let answered = call.returns_user().then(|| call.returns.object(&data["result"]).cloned()).flatten();
-    if call.returns_user() && answered.is_none() {
-        return Err(bad(format!(
-            "the service gave no answer to the change (neither the user nor an error); look at {user_ref} again"
-        )));
-    }
-    let after = match answered {
-        Some(user) => user,
-        None => user_by_ref(client, caps, user_ref, cancel)
-            .await?
-            .0
-            .ok_or_else(|| bad(format!("the change was made, but the user '{user_ref}' could not be read again")))?,
-    };
-    // Read back: the fields asked as asked, every other field as it was.
-    if let Some(before) = &before {
-        let fields = caps.data_fields.iter().map(|f| (f.as_str(), f.as_str()));
-        let moved = crate::shape::compare(fields, before, &super::queries::settings(&action), &after);
-        if !moved.is_empty() {
-            let said: Vec<String> = moved.iter().map(|m| m.sentence("the card")).collect();
-            return Err(bad(format!("{}; look at {user_ref} and set it back", said.join("; "))));
-        }
-    }
-    let user = read(caps, &after)?;
-    let outcome = action.done(&user);
-    Ok(SupportReply::Acted { action, user: Box::new(user), outcome })
-}
-
-/// The record `user_ref` read through the fields of a replace-style input (`{ id ref name email
-/// isActive department }`).
-async fn read_record(
+/// Sends a query and returns its data; GraphQL errors fail it.
+pub(super) async fn ask(
     client: &Client,
-    caps: &Capabilities,
-    user_ref: &str,
-    replace: &crate::shape::Replace,
+    request: &GraphQlRequest,
     cancel: &CancellationToken,
 ) -> Result<Value, SupportError> {
-    let super::capabilities::ByRef::Field { field, arg } = &caps.by_ref else {
-        return Err(bad(format!(
-            "this service changes a user only whole, and orgql cannot read '{user_ref}' by ref to do that; nothing was changed"
-        )));
-    };
-    let request = GraphQlRequest {
-        query: format!(
-            "query SupportWholeUser({}) {{\n  user: {field}({}) {}\n}}",
-            arg.declaration(),
-            arg.pass(),
-            replace.selection()
-        ),
-        variables: Some(serde_json::json!({ arg.name.clone(): user_ref })),
-        operation_name: None,
-    };
-    let data = ask(client, &request, cancel).await?;
-    match data.get("user") {
-        Some(user) if user.is_object() => Ok(user.clone()),
-        _ => Err(bad(format!("the user '{user_ref}' could not be read; nothing was changed"))),
-    }
-}
-
-/// The request for `action` on a service whose update replaces the whole record: the record
-/// read now, the action's fields over it, named by its id; with the record before and the
-/// changes. Refused, with nothing sent, when a field of the input cannot be read back.
-async fn whole_record(
-    client: &Client,
-    caps: &Capabilities,
-    user_ref: &str,
-    action: &SupportAction,
-    request: &GraphQlRequest,
-    replace: &crate::shape::Replace,
-    cancel: &CancellationToken,
-) -> Result<(GraphQlRequest, Value, serde_json::Map<String, Value>), SupportError> {
-    if let Some(why) = replace.unreadable() {
-        return Err(bad(why));
-    }
-    let before = read_record(client, caps, user_ref, replace, cancel).await?;
-    let changes = super::queries::settings(action);
-    let whole = replace.input(&before, &changes).map_err(bad)?;
-    let mut request = request.clone();
-    if let Some(Value::Object(variables)) = request.variables.as_mut()
-        && let Some(slot) = variables.get_mut(&replace.argument)
-    {
-        *slot = Value::Object(whole);
-    }
-    Ok((request, before, changes))
-}
-
-/// The errors a mutation's payload returns as data, as refusals at their field; an answer that is
-/// null (neither the object nor an error) as "no answer".
-fn refused_by_payload(returns: &crate::shape::Returns, result: &Value) -> Result<(), SupportError> {
-    let returned = returns.errors(result);
-    if !returned.is_empty() {
-        let errors: Vec<crate::api::GraphQlError> = returned
-            .iter()
-            .map(|e| crate::api::GraphQlError { message: e.sentence(), locations: Vec::new(), path: Vec::new() })
-            .collect();
-        return Err(SupportError::Refused(refusals(&errors)));
-    }
-    if result.is_null() {
-        return Err(bad("the service gave no answer to the change; read the section again".into()));
-    }
-    Ok(())
-}
-
-/// Sends a query and returns its data; GraphQL errors fail it.
-async fn ask(client: &Client, request: &GraphQlRequest, cancel: &CancellationToken) -> Result<Value, SupportError> {
     Ok(client.execute(request, cancel).await?.response.into_data()?)
 }
 
-fn read(caps: &Capabilities, user: &Value) -> Result<UserCard, SupportError> {
+pub(super) fn read(caps: &Capabilities, user: &Value) -> Result<UserCard, SupportError> {
     let mut card = UserCard::read(user, &caps.dates, &caps.offers()).map_err(bad)?;
     card.read_more(user, &caps.more);
     card.sections = caps
@@ -709,7 +507,7 @@ fn read(caps: &Capabilities, user: &Value) -> Result<UserCard, SupportError> {
     Ok(card)
 }
 
-fn bad(message: String) -> SupportError {
+pub(super) fn bad(message: String) -> SupportError {
     ApiError::BadResponse(message).into()
 }
 

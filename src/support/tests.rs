@@ -485,3 +485,35 @@ fn the_card_offers_a_form_mutations_changes_as_whole_record_updates() {
     let why = edit.replace.as_ref().and_then(|r| r.unreadable()).expect("refused");
     assert!(why.contains("cannot read password back") && why.contains("nothing was sent"), "{why}");
 }
+
+/// On Strawberry-Django's union payloads the card offers every change: the partial input named
+/// by the user's relay id (read with the user, never the ref in its place — without it there is
+/// no request to send), the union answer selected member by member, and Find user by e-mail
+/// through `filters: {email: {iExact: …}}`.
+#[test]
+fn the_card_offers_strawberry_djangos_changes_named_by_the_users_id() {
+    let schema = crate::shape::tests::strawberry_django();
+    let caps = Capabilities::from_schema(&schema).expect("capabilities");
+    let offers = caps.offers();
+    assert!(offers.edit_name && offers.edit_email && offers.archive && offers.activate, "{offers:?}");
+    let edit = SupportAction::Edit(UserEdit { name: Some("Ada".into()), email: None });
+    assert!(caps.call(&edit).expect("edit").needs_id());
+    assert!(caps.action_request_by_id(&edit, "u1", None).is_none(), "no id, nothing to send");
+    let request = caps.action_request_by_id(&edit, "u1", Some("VXNlcjox")).expect("a request");
+    assert_eq!(request.variables.as_ref().unwrap()["data"], serde_json::json!({ "id": "VXNlcjox", "name": "Ada" }));
+    assert!(
+        request.query.contains("... on OperationInfo { messages { kind field message code } }"),
+        "{}",
+        request.query
+    );
+    assert!(request.query.contains("... on User { ...SupportUser }"), "{}", request.query);
+    let activate = caps.action_request_by_id(&SupportAction::Activate, "u1", Some("VXNlcjox")).expect("activate");
+    assert_eq!(activate.variables.as_ref().unwrap()["data"], serde_json::json!({ "id": "VXNlcjox", "isActive": true }));
+    assert_eq!(caps.call(&SupportAction::Archive).expect("archive").field, "archiveUser");
+    let find = caps.users_by_email("Ana@Example.org").expect("found by e-mail");
+    assert_eq!(
+        find.variables.as_ref().unwrap()["filters"],
+        serde_json::json!({ "email": { "iExact": "Ana@Example.org" } })
+    );
+    assert!(caps.data_fields.contains(&"department".to_owned()) && !caps.data_fields.contains(&"revision".to_owned()));
+}
