@@ -17,7 +17,7 @@ use super::export::{ActivityWatch, progress_bar};
 use crate::import::{
     self, Action, ApplyOptions, Counts, PlanError, PlanOptions, PlannedRow, Stopped, Target, Use, session,
 };
-use crate::signal::Interrupt;
+use crate::platform::signal::Interrupt;
 use crate::store::{JournalRow, Store};
 
 /// The exit status of an import applied with rows that failed or conflicted.

@@ -46,7 +46,7 @@ pub enum SecretError {
 impl SecretStore {
     /// The platform's keyring, or `Unavailable` with the reason (for example, no D-Bus session).
     pub fn system() -> Self {
-        crate::ui_thread::check("keyring");
+        crate::platform::ui_thread::check("keyring");
         match keyring::Entry::store_status() {
             Ok(()) => match keyring_core::get_default_store() {
                 Some(store) => SecretStore::Keyring(store),
@@ -72,7 +72,7 @@ impl SecretStore {
     /// The entry of `user`: every get, set and delete goes through here, so that none runs on
     /// the UI thread.
     fn entry(&self, user: &str) -> Result<keyring_core::Entry, SecretError> {
-        crate::ui_thread::check("keyring");
+        crate::platform::ui_thread::check("keyring");
         match self {
             SecretStore::Keyring(store) => {
                 store.build(SERVICE, user, None).map_err(|e| SecretError::Keyring(describe(&e)))
@@ -159,7 +159,7 @@ impl SecretStore {
     /// service the keyring can list (the Secret Service, the mock and the Keychain can; the
     /// Credential Manager cannot, and then the named ones are all). None without a keyring.
     pub fn kept_entries(&self, profiles: &[String], token_keys: &[String]) -> Result<Vec<KeptEntry>, SecretError> {
-        crate::ui_thread::check("keyring");
+        crate::platform::ui_thread::check("keyring");
         let SecretStore::Keyring(store) = self else { return Ok(Vec::new()) };
         let mut named: Vec<KeptEntry> = profiles
             .iter()

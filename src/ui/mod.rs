@@ -58,15 +58,15 @@ use std::sync::Arc;
 /// The window's title.
 pub const TITLE: &str = "orgql — GraphQL explorer";
 
-/// Gives back what only the start needed ([`crate::resident`]) once the start is over, on a
+/// Gives back what only the start needed ([`crate::platform::resident`]) once the start is over, on a
 /// blocking thread of the runtime; a failure is logged, never shown (nothing is lost by it).
 fn release_startup_pages_later(runtime: &tokio::runtime::Handle) {
-    if crate::resident::turned_off() {
+    if crate::platform::resident::turned_off() {
         return;
     }
     runtime.spawn(async {
-        tokio::time::sleep(crate::resident::AFTER_START).await;
-        match tokio::task::spawn_blocking(crate::resident::release_startup_pages).await {
+        tokio::time::sleep(crate::platform::resident::AFTER_START).await;
+        match tokio::task::spawn_blocking(crate::platform::resident::release_startup_pages).await {
             Ok(Ok(released)) => {
                 crate::timing::mark("startup_pages_released");
                 tracing::debug!(?released, "start-up pages released");

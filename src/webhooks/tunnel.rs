@@ -234,13 +234,13 @@ pub enum TunnelEvent {
 pub struct RunningTunnel {
     cancel: CancellationToken,
     task: tokio::task::JoinHandle<()>,
-    process: crate::forwarded::TunnelProcess,
+    process: crate::serve::forwarded::TunnelProcess,
 }
 
 impl RunningTunnel {
     /// The program's process (group) while it runs, for believing what it forwards
-    /// ([`crate::forwarded::Forwarders::trust_tunnel`]).
-    pub fn process(&self) -> crate::forwarded::TunnelProcess {
+    /// ([`crate::serve::forwarded::Forwarders::trust_tunnel`]).
+    pub fn process(&self) -> crate::serve::forwarded::TunnelProcess {
         self.process.clone()
     }
 
@@ -262,7 +262,7 @@ pub fn start(kind: TunnelKind, port: u16) -> (RunningTunnel, mpsc::Receiver<Tunn
     let (events, receiver) = mpsc::channel(64);
     let cancel = CancellationToken::new();
     let stop = cancel.clone();
-    let process = crate::forwarded::TunnelProcess::default();
+    let process = crate::serve::forwarded::TunnelProcess::default();
     let running = process.clone();
     let task = tokio::spawn(async move {
         supervise(kind, port, events, stop, &running).await;
@@ -312,7 +312,7 @@ async fn supervise(
     port: u16,
     events: mpsc::Sender<TunnelEvent>,
     stop: CancellationToken,
-    process: &crate::forwarded::TunnelProcess,
+    process: &crate::serve::forwarded::TunnelProcess,
 ) {
     let mut attempt = 0;
     let mut wait = Duration::from_secs(1);
@@ -355,7 +355,7 @@ async fn run_once(
     events: &mpsc::Sender<TunnelEvent>,
     stop: &CancellationToken,
     previous: &mut Option<String>,
-    process: &crate::forwarded::TunnelProcess,
+    process: &crate::serve::forwarded::TunnelProcess,
 ) -> Outcome {
     let mut command = kind.command(port);
     let mut child = match command.spawn() {
@@ -405,7 +405,7 @@ async fn run_once(
                         announce(events, found, previous).await;
                     }
                     if !line.trim().is_empty() {
-                        last_line = crate::terminal::printable(line.trim()).chars().take(300).collect();
+                        last_line = crate::platform::terminal::printable(line.trim()).chars().take(300).collect();
                     }
                 }
                 None => open = false,

@@ -70,7 +70,7 @@ pub fn turned_off() -> bool {
 /// module's documentation). Blocking (it reads `/proc/self/smaps`): call it off the UI thread.
 #[cfg(target_os = "linux")]
 pub fn release_startup_pages() -> std::io::Result<Released> {
-    crate::ui_thread::check("resident::release_startup_pages");
+    crate::platform::ui_thread::check("resident::release_startup_pages");
     let exe = std::fs::read_link("/proc/self/exe")?;
     let smaps = std::fs::read_to_string("/proc/self/smaps")?;
     let mut released = Released::default();
