@@ -96,6 +96,10 @@ impl From<ApiError> for Failure {
 
 /// Parses the arguments and runs the command.
 pub fn main() -> ExitCode {
+    // A command (anything but the app alone) prints to the console it was started from.
+    if std::env::args_os().nth(1).is_some() {
+        crate::platform::attach_console();
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return usage_error(err),

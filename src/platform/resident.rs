@@ -68,139 +68,15 @@ pub fn turned_off() -> bool {
 
 /// Drops the binary's clean read-only pages from the process and trims the C heap (see the
 /// module's documentation). Blocking (it reads `/proc/self/smaps`): call it off the UI thread.
-#[cfg(target_os = "linux")]
+/// Does nothing off Linux.
 pub fn release_startup_pages() -> std::io::Result<Released> {
     crate::platform::ui_thread::check("resident::release_startup_pages");
-    let exe = std::fs::read_link("/proc/self/exe")?;
-    let smaps = std::fs::read_to_string("/proc/self/smaps")?;
-    let mut released = Released::default();
-    for mapping in clean_read_only_mappings(&smaps, &exe.to_string_lossy()) {
-        let Mapping { start, end, rss_kb, anonymous_kb } = mapping;
-        if anonymous_kb > 0 {
-            released.skipped += 1;
-            continue;
-        }
-        // SAFETY: [start, end) is a whole mapping of this process (page-aligned, as the kernel
-        // lists it) of the executable's file, neither writable nor holding a written page: the
-        // advice only drops clean page-cache pages, which the next access maps again unchanged.
-        // No Rust reference is invalidated: the contents stay what they were.
-        let done = unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
-        if done != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        released.advised += (end - start) as u64;
-        released.resident_before += rss_kb * 1024;
-    }
-    #[cfg(target_env = "gnu")]
-    // SAFETY: malloc_trim has no preconditions; it only returns free memory of glibc's arenas.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-    Ok(released)
-}
-
-/// Does nothing off Linux.
-#[cfg(not(target_os = "linux"))]
-pub fn release_startup_pages() -> std::io::Result<Released> {
-    Ok(Released::default())
-}
-
-/// One mapping of `/proc/self/smaps`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Mapping {
-    start: usize,
-    end: usize,
-    rss_kb: u64,
-    anonymous_kb: u64,
-}
-
-/// The mappings of file `path` in `smaps` that are not writable (`r--p`, `r-xp`), with their
-/// resident and anonymous (written) sizes.
-fn clean_read_only_mappings(smaps: &str, path: &str) -> Vec<Mapping> {
-    let mut found = Vec::new();
-    let mut current: Option<Mapping> = None;
-    for line in smaps.lines() {
-        if let Some((range, rest)) = header(line) {
-            found.extend(current.take());
-            let mut fields = rest.split_whitespace();
-            let perms = fields.next().unwrap_or("");
-            // offset, device, inode, then the path (which may hold spaces).
-            let name = rest.splitn(5, char::is_whitespace).nth(4).unwrap_or("").trim();
-            if name == path && !perms.contains('w') && perms.starts_with('r') {
-                current = Some(Mapping { start: range.0, end: range.1, rss_kb: 0, anonymous_kb: 0 });
-            }
-        } else if let Some(mapping) = current.as_mut() {
-            if let Some(kb) = field(line, "Rss:") {
-                mapping.rss_kb = kb;
-            } else if let Some(kb) = field(line, "Anonymous:") {
-                mapping.anonymous_kb = kb;
-            }
-        }
-    }
-    found.extend(current);
-    found
-}
-
-/// A mapping's first line: its address range and the rest of the line.
-fn header(line: &str) -> Option<((usize, usize), &str)> {
-    let (range, rest) = line.split_once(' ')?;
-    let (start, end) = range.split_once('-')?;
-    let start = usize::from_str_radix(start, 16).ok()?;
-    let end = usize::from_str_radix(end, 16).ok()?;
-    (end > start).then_some(((start, end), rest))
-}
-
-/// The kB of a `Name:   123 kB` line.
-fn field(line: &str, name: &str) -> Option<u64> {
-    line.strip_prefix(name)?.trim().strip_suffix("kB")?.trim().parse().ok()
+    super::os::release_startup_pages()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const SMAPS: &str = "\
-55d0a0000000-55d0a0300000 r--p 00000000 fe:00 42          /opt/orgql/bin/orgql
-Size:               3072 kB
-Rss:                2816 kB
-Anonymous:             0 kB
-55d0a0300000-55d0a2700000 r-xp 00300000 fe:00 42          /opt/orgql/bin/orgql
-Size:              36864 kB
-Rss:               27418 kB
-Anonymous:             0 kB
-55d0a2700000-55d0a2800000 r--p 02700000 fe:00 42          /opt/orgql/bin/orgql
-Size:               1024 kB
-Rss:                 930 kB
-Anonymous:           900 kB
-55d0a2800000-55d0a2810000 rw-p 02800000 fe:00 42          /opt/orgql/bin/orgql
-Size:                 64 kB
-Rss:                  64 kB
-Anonymous:            64 kB
-7f00a0000000-7f00a0100000 r-xp 00000000 fe:00 7           /usr/lib/x86_64-linux-gnu/libc.so.6
-Size:               1024 kB
-Rss:                 512 kB
-Anonymous:             0 kB
-7f00b0000000-7f00b0100000 r-xp 00000000 fe:00 8           /opt/orgql/bin/orgql with space
-Size:               1024 kB
-Rss:                 512 kB
-Anonymous:             0 kB
-";
-
-    #[test]
-    fn finds_the_executables_read_only_mappings_and_their_written_pages() {
-        let found = clean_read_only_mappings(SMAPS, "/opt/orgql/bin/orgql");
-        assert_eq!(
-            found,
-            [
-                Mapping { start: 0x55d0a0000000, end: 0x55d0a0300000, rss_kb: 2816, anonymous_kb: 0 },
-                Mapping { start: 0x55d0a0300000, end: 0x55d0a2700000, rss_kb: 27418, anonymous_kb: 0 },
-                // The relocated (RELRO) part: found, and left alone by its written pages.
-                Mapping { start: 0x55d0a2700000, end: 0x55d0a2800000, rss_kb: 930, anonymous_kb: 900 },
-            ]
-        );
-        assert_eq!(clean_read_only_mappings(SMAPS, "/opt/orgql/bin/orgql with space").len(), 1);
-        assert!(clean_read_only_mappings("garbage\n\n", "/x").is_empty());
-    }
 
     #[test]
     fn the_purge_delay_is_mimallocs_option_15() {

@@ -1,8 +1,7 @@
 //! The one way long-running commands hear that they should stop (`orgql sandbox`, `orgql
-//! webhooks listen`, `orgql export`, `orgql query`): Ctrl+C everywhere, and on Unix SIGTERM too
-//! (what `kill`, systemd and container runtimes send). Windows has no SIGTERM: there Ctrl+C (and
-//! Ctrl+Break through the same handler) is the signal; the `cfg` below keeps the Windows and
-//! macOS builds of packaging/README.md compiling.
+//! webhooks listen`, `orgql export`, `orgql import`, `orgql query`): on Unix SIGINT (Ctrl+C) and
+//! SIGTERM (what `kill`, systemd and container runtimes send); on Windows, which has no SIGTERM,
+//! Ctrl+C, Ctrl+Break and the console window closed (listened for in `unix.rs` and `windows.rs`).
 
 use std::sync::{Arc, OnceLock};
 
@@ -21,39 +20,11 @@ impl Interrupt {
     /// others still are.
     pub fn listen() -> Interrupt {
         let this = Interrupt { cancel: CancellationToken::new(), signal: Default::default() };
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            for (kind, name, number) in
-                [(SignalKind::interrupt(), "SIGINT", 2), (SignalKind::terminate(), "SIGTERM", 15)]
-            {
-                match signal(kind) {
-                    Ok(mut stream) => {
-                        let this = this.clone();
-                        tokio::spawn(async move {
-                            if stream.recv().await.is_some() {
-                                this.received_signal(name, number);
-                            }
-                        });
-                    }
-                    Err(e) => tracing::warn!("cannot listen for {name}: {e}"),
-                }
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            let this = this.clone();
-            tokio::spawn(async move {
-                match tokio::signal::ctrl_c().await {
-                    Ok(()) => this.received_signal("Ctrl+C", 2),
-                    Err(e) => tracing::warn!("cannot listen for Ctrl+C: {e}"),
-                }
-            });
-        }
+        super::os::listen_for_stop(&this);
         this
     }
 
-    fn received_signal(&self, name: &'static str, number: u8) {
+    pub(super) fn received_signal(&self, name: &'static str, number: u8) {
         let _first_wins = self.signal.set((name, 128 + number));
         self.cancel.cancel();
     }

@@ -329,11 +329,7 @@ impl Store {
         conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
         // The history, deliveries and workspace hold personal data: the owner's only (SQLite
         // gives its -wal and -shm files the same permissions).
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|e| error(&e))?;
-        }
+        crate::platform::private::make_private(path).map_err(|e| error(&e))?;
         // First: another connection (the app's worker, an attachment's copier, a listener) may
         // hold the lock while this one switches to WAL or migrates, and must be waited for, not
         // failed with "database is locked".

@@ -326,16 +326,8 @@ fn keep(temp: tempfile::NamedTempFile, out: &Path, rows: u64) -> Partial {
 }
 
 /// A pipe or a device (`/dev/stdout`, a FIFO): written where it is, never replaced.
-#[cfg(unix)]
 fn written_in_place(kind: &std::fs::FileType) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    kind.is_fifo() || kind.is_char_device()
-}
-
-/// Windows has neither FIFOs in the file system nor character devices by path.
-#[cfg(not(unix))]
-fn written_in_place(_kind: &std::fs::FileType) -> bool {
-    false
+    crate::platform::private::written_in_place(kind)
 }
 
 #[cfg(all(test, unix))]

@@ -229,12 +229,8 @@ impl XlsxFile {
         let path = PathBuf::from(name);
         match self.save_as(&path) {
             Ok(()) => {
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::PermissionsExt;
-                    if let Err(e) = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)) {
-                        tracing::warn!("the partial workbook could not be made owner-only: {e}");
-                    }
+                if let Err(e) = crate::platform::private::make_private(&path) {
+                    tracing::warn!("the partial workbook could not be made owner-only: {e}");
                 }
                 Partial { path: Some(path), rows: self.rows }
             }

@@ -100,45 +100,12 @@ impl TunnelKind {
                 c.args(["funnel", &port.to_string()]);
                 c
             }
-            TunnelKind::Command(text) => {
-                let mut text = text.replace("{port}", &port.to_string());
-                // A simple command replaces the shell (`exec`), so that the program itself is the
-                // child that is told when orgql dies; a list or a pipeline keeps its shell.
-                let compound = text.contains([';', '&', '|', '\n', '`', '(']);
-                if !compound && !cfg!(windows) {
-                    text = format!("exec {text}");
-                }
-                if cfg!(windows) {
-                    let mut c = Command::new("cmd");
-                    c.args(["/C", &text]);
-                    c
-                } else {
-                    let mut c = Command::new("sh");
-                    c.args(["-c", &text]);
-                    c
-                }
-            }
+            TunnelKind::Command(text) => crate::platform::shell_command(&text.replace("{port}", &port.to_string())),
         };
         command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt as _;
-            command.process_group(0);
-        }
-        // Its own group keeps a terminal's Ctrl+C from reaching it before orgql stops it; so that
-        // it does not outlive an orgql that is killed outright (SIGKILL, a window closed by the
-        // system), Linux is asked to send it SIGTERM when orgql dies.
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::unix::process::CommandExt as _;
-            // SAFETY: prctl(2) is async-signal-safe and touches no memory of the parent.
-            unsafe {
-                command.pre_exec(|| {
-                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-                    Ok(())
-                });
-            }
-        }
+        // Its own group keeps a terminal's Ctrl+C from reaching it before orgql stops it (and on
+        // Linux it is sent SIGTERM when orgql dies).
+        crate::platform::in_own_group(&mut command);
         command
     }
 
@@ -202,8 +169,8 @@ pub fn available() -> Vec<(TunnelKind, Option<PathBuf>)> {
 
 fn on_path(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    let names: Vec<String> = if cfg!(windows) { vec![format!("{program}.exe")] } else { vec![program.to_owned()] };
-    std::env::split_paths(&path).flat_map(|dir| names.iter().map(move |n| dir.join(n))).find(|p| p.is_file())
+    let name = crate::platform::program_file_name(program);
+    std::env::split_paths(&path).map(|dir| dir.join(&name)).find(|p| p.is_file())
 }
 
 /// What a tunnel reports.
@@ -279,14 +246,8 @@ struct Running {
 impl Running {
     fn kill(&self) {
         let mut child = self.child.lock().unwrap_or_else(PoisonError::into_inner);
-        #[cfg(unix)]
-        if let Ok(pid) = i32::try_from(child.id()) {
-            // The whole group: a shell's children, and cloudflared's own.
-            // SAFETY: kill(2) with a negative pid signals that process group; no memory is touched.
-            unsafe {
-                libc::kill(-pid, libc::SIGTERM);
-            }
-        }
+        // The whole group: a shell's children, and cloudflared's own.
+        crate::platform::stop_group(&child);
         let _ = child.kill();
         let _ = child.wait();
     }
