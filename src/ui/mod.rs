@@ -77,6 +77,18 @@ fn release_startup_pages_later(runtime: &tokio::runtime::Handle) {
     });
 }
 
+/// The first window's inner size: 1280×800 points, or less where the screen's work area is
+/// smaller, leaving room for the title bar and the frame (a restart keeps the size it was left at).
+pub fn first_window_size(work_area: Option<[f32; 2]>) -> [f32; 2] {
+    /// The title bar and the frame around the inner size (Windows 11 at 100 %: 31 + 8).
+    const CHROME: [f32; 2] = [16.0, 40.0];
+    let wanted: [f32; 2] = [1280.0, 800.0];
+    match work_area {
+        Some(area) => [0, 1].map(|i| wanted[i].min(area[i] - CHROME[i]).max(320.0)),
+        None => wanted,
+    }
+}
+
 /// Opens the window and runs the app until it closes.
 pub fn run_native(config: AppConfig) -> Result<(), String> {
     let options = eframe::NativeOptions {
@@ -90,7 +102,7 @@ pub fn run_native(config: AppConfig) -> Result<(), String> {
                 ))
                 .unwrap_or_default(),
             )
-            .with_inner_size([1280.0, 800.0])
+            .with_inner_size(first_window_size(crate::platform::work_area()))
             .with_min_inner_size([640.0, 400.0]),
         ..Default::default()
     };
@@ -99,6 +111,7 @@ pub fn run_native(config: AppConfig) -> Result<(), String> {
         options,
         Box::new(move |cc| {
             crate::timing::mark("window_created");
+            fonts::install_marks(&cc.egui_ctx);
             fonts::install_after_first_frame(&cc.egui_ctx);
             let ctx = cc.egui_ctx.clone();
             let repaint = Arc::new(move || ctx.request_repaint());
@@ -109,4 +122,16 @@ pub fn run_native(config: AppConfig) -> Result<(), String> {
         }),
     )
     .map_err(|e| format!("the window could not be opened ({e}); check that a display is available"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_first_window_fits_the_work_area() {
+        assert_eq!(super::first_window_size(None), [1280.0, 800.0]);
+        assert_eq!(super::first_window_size(Some([1920.0, 1040.0])), [1280.0, 800.0]);
+        // A 1280×800 screen with a 40-point taskbar: the title bar and the frame fit too.
+        assert_eq!(super::first_window_size(Some([1280.0, 760.0])), [1264.0, 720.0]);
+        assert_eq!(super::first_window_size(Some([100.0, 100.0])), [320.0, 320.0]);
+    }
 }

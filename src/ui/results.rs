@@ -563,8 +563,8 @@ fn grid_ui(
                 for (i, name) in columns_names.iter().enumerate() {
                     header.col(|ui| {
                         let arrow = match sort {
-                            Some((c, true)) if c == i => " ⏶",
-                            Some((c, false)) if c == i => " ⏷",
+                            Some((c, true)) if c == i => " ▴",
+                            Some((c, false)) if c == i => " ▾",
                             _ => "",
                         };
                         if ui.button(format!("{name}{arrow}")).on_hover_text("Sort by this column").clicked() {
