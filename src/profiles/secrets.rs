@@ -171,8 +171,12 @@ impl SecretStore {
             }])
             .collect();
         let spec = std::collections::HashMap::from([("service", SERVICE)]);
+        // The Credential Manager searches by a pattern of the entry's name (`USER.orgql`) only.
+        let pattern = format!(r"\.{SERVICE}$");
+        let by_pattern = std::collections::HashMap::from([("pattern", pattern.as_str())]);
         // A keyring that cannot search (or refuses the query) leaves the named entries.
-        for entry in store.search(&spec).unwrap_or_default() {
+        let found = store.search(&spec).or_else(|_| store.search(&by_pattern)).unwrap_or_default();
+        for entry in found {
             if let Some((service, user)) = entry.get_specifiers()
                 && service == SERVICE
                 && !named.iter().any(|kept| kept.user == user)
@@ -230,11 +234,22 @@ impl TokenStore for SecretStore {
     fn save(&self, key: &str, token: &Token) {
         let Ok(entry) = self.entry(key) else { return };
         match serde_json::to_string(token) {
-            Ok(text) => {
-                if let Err(e) = entry.set_password(&text) {
-                    tracing::debug!("the token could not be kept in the keyring: {}", describe(&e));
+            Ok(text) => match entry.set_password(&text) {
+                Ok(()) => {}
+                // The Credential Manager keeps at most 2,560 bytes an entry; a service's long
+                // token (a JWT with many claims) is then asked for again by each command.
+                Err(KeyringError::TooLong(_, limit)) => {
+                    static SAID: std::sync::Once = std::sync::Once::new();
+                    SAID.call_once(|| {
+                        tracing::info!(
+                            "the access token ({} bytes) is longer than the OS keyring keeps in one entry ({limit}); \
+                             it is not cached, and each command asks the service for a new one",
+                            text.len()
+                        );
+                    });
                 }
-            }
+                Err(e) => tracing::debug!("the token could not be kept in the keyring: {}", describe(&e)),
+            },
             Err(e) => tracing::debug!("the token could not be encoded: {e}"),
         }
     }
