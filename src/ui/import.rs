@@ -803,7 +803,12 @@ fn override_of(words: &str) -> String {
 fn what_changes(row: &PlannedRow) -> String {
     match row.action {
         Action::Invalid => row.reason.clone(),
-        Action::Unchanged => String::new(),
+        // Nothing changes, though the file's empty cells might have been meant to clear.
+        Action::Unchanged => match row.empty_kept {
+            0 => String::new(),
+            1 => "1 empty cell leaves its value as it is".to_owned(),
+            n => format!("{n} empty cells leave their values as they are"),
+        },
         Action::Archive if row.row == 0 => "missing from the file".to_owned(),
         _ => row.describe_changes(),
     }
