@@ -394,7 +394,8 @@ impl ImportWindow {
 
     fn plan_ui(&mut self, ui: &mut egui::Ui, connection: &str, asks: &mut Vec<Ask>) {
         let Some(plan) = self.plan.value() else { return };
-        let empty_note = plan.counts.empty_note(&format!("choose \"{EMPTY_CLEARS}\""));
+        let choose = format!("choose \"{EMPTY_CLEARS}\"");
+        let empty_note = plan.counts.empty_note((!plan.empty_clears).then_some(choose.as_str()));
         ui.label(format!(
             "{}: {}, read as {}; planned against {connection} with {}.",
             plan.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
