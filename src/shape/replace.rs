@@ -110,7 +110,8 @@ fn reads_back(input: &Type, out: &Type) -> bool {
 /// Whether `update` (an update of users of type `user_type`) patches or replaces.
 pub fn style(schema: &Schema, update: &Mutation, user_type: &str) -> Style {
     let Some((argument, declared, key)) = update.args.iter().find_map(|(name, ty, supply)| match supply {
-        Supply::Input { key, .. } => Some((name.clone(), ty.clone(), key.clone())),
+        // Fields nested in a `patch` are a patch (PostGraphile's, every field optional).
+        Supply::Input { key, nest: None, .. } => Some((name.clone(), ty.clone(), key.clone())),
         _ => None,
     }) else {
         return Style::Patch;

@@ -25,23 +25,70 @@ const CLIENT: &str = "orgql-admin";
 
 /// What each learner is compared by.
 const LEARNERS: &str = "query($after: String) { paginatedUsers(first: 50, after: $after) {
-  pageInfo { hasNextPage endCursor } edges { node { id ref name email isActive department } } } }";
+  pageInfo { hasNextPage endCursor } edges { node { id ref name email isActive department revision } } } }";
 
-/// The Python that has the service's libraries: `ORGQL_DJANGO_PYTHON`, else the venv `.ci/run`
+/// A Django test service's GraphQL layer: which service is started, and the Python it needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stack {
+    /// `tests/django_service`: graphene-django.
+    Graphene,
+    /// `tests/strawberry_service`: strawberry-graphql-django.
+    Strawberry,
+}
+
+impl Stack {
+    fn name(self) -> &'static str {
+        match self {
+            Stack::Graphene => "graphene-django",
+            Stack::Strawberry => "Strawberry-Django",
+        }
+    }
+
+    fn dir(self) -> &'static str {
+        match self {
+            Stack::Graphene => "django_service",
+            Stack::Strawberry => "strawberry_service",
+        }
+    }
+
+    /// The variables `.ci/run` sets: the venv's Python, and that the service must run.
+    fn env(self) -> (&'static str, &'static str) {
+        match self {
+            Stack::Graphene => ("ORGQL_DJANGO_PYTHON", "ORGQL_DJANGO_REQUIRED"),
+            Stack::Strawberry => ("ORGQL_STRAWBERRY_PYTHON", "ORGQL_STRAWBERRY_REQUIRED"),
+        }
+    }
+
+    fn venv(self) -> &'static str {
+        match self {
+            Stack::Graphene => "/var/tmp/orgql-django-venv",
+            Stack::Strawberry => "/var/tmp/orgql-strawberry-venv",
+        }
+    }
+
+    fn modules(self) -> &'static str {
+        match self {
+            Stack::Graphene => "('django', 'oauth2_provider', 'graphene_django', 'django_filters')",
+            Stack::Strawberry => "('django', 'oauth2_provider', 'strawberry_django', 'waitress')",
+        }
+    }
+}
+
+/// The Python that has the service's libraries: the variable `.ci/run` sets, else the venv it
 /// makes; `None` (with the reason) when there is none.
-fn python() -> Result<PathBuf, String> {
-    let candidates: Vec<PathBuf> = std::env::var_os("ORGQL_DJANGO_PYTHON")
+fn python(stack: Stack) -> Result<PathBuf, String> {
+    let candidates: Vec<PathBuf> = std::env::var_os(stack.env().0)
         .map(PathBuf::from)
         .into_iter()
-        .chain([PathBuf::from("/var/tmp/orgql-django-venv/bin/python")])
+        .chain([PathBuf::from(format!("{}/bin/python", stack.venv()))])
         .collect();
     for python in &candidates {
+        let check = format!(
+            "import importlib.util as u, sys; sys.exit(any(u.find_spec(m) is None for m in {}))",
+            stack.modules()
+        );
         let ok = Command::new(python)
-            .args([
-                "-c",
-                "import importlib.util as u, sys; \
-                 sys.exit(any(u.find_spec(m) is None for m in ('django', 'oauth2_provider', 'graphene_django', 'django_filters')))",
-            ])
+            .args(["-c", &check])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status()
@@ -51,9 +98,12 @@ fn python() -> Result<PathBuf, String> {
         }
     }
     Err(format!(
-        "no Python with Django, django-oauth-toolkit and graphene-django (tried {}); `.ci/run` installs them \
-         (pip install -r tests/django_service/requirements.txt into /var/tmp/orgql-django-venv)",
-        candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+        "no Python with the {} service's libraries (tried {}); `.ci/run` installs them \
+         (pip install -r tests/{}/requirements.txt into {})",
+        stack.name(),
+        candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+        stack.dir(),
+        stack.venv()
     ))
 }
 
@@ -82,16 +132,22 @@ impl Django {
     /// Starts the service with `users` learners and more of `serve.py`'s arguments
     /// (`--schema next`, `--listen HOST:PORT`); `None` when it cannot run here, said on stderr.
     pub fn start_with(users: usize, arguments: &[&str]) -> Option<Django> {
-        let python = match python() {
+        Django::start_stack(Stack::Graphene, users, arguments)
+    }
+
+    /// Starts the service of `stack` with `users` learners and more of its `serve.py`'s
+    /// arguments; `None` when it cannot run here, said on stderr.
+    pub fn start_stack(stack: Stack, users: usize, arguments: &[&str]) -> Option<Django> {
+        let python = match python(stack) {
             Ok(python) => python,
-            Err(why) if std::env::var_os("ORGQL_DJANGO_REQUIRED").is_some() => panic!("{why}"),
+            Err(why) if std::env::var_os(stack.env().1).is_some() => panic!("{why}"),
             Err(why) => {
-                eprintln!("note: skipped, the graphene-django service cannot run here: {why}");
+                eprintln!("note: skipped, the {} service cannot run here: {why}", stack.name());
                 return None;
             }
         };
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let serve = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/django_service/serve.py");
+        let serve = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/{}/serve.py", stack.dir()));
         let mut command = Command::new(python);
         command
             .arg(serve)
@@ -113,7 +169,7 @@ impl Django {
             Ok(line) => line,
             Err(_) => {
                 let _ = child.kill();
-                panic!("the graphene-django service did not say where it listens within two minutes");
+                panic!("the {} service did not say where it listens within two minutes", stack.name());
             }
         };
         let base_url = line
@@ -123,26 +179,29 @@ impl Django {
             .to_owned();
         Some(Django { child, base_url, _dir: dir })
     }
+}
 
-    pub fn base_url(&self) -> &str {
-        &self.base_url
-    }
+/// A test service that orgql's walks run against: its base URL, the seeded client, and the
+/// learners as it has them (asked directly, not through orgql).
+pub trait Service {
+    /// Where it listens.
+    fn base_url(&self) -> &str;
 
     /// A token for `scope`, asked of the service directly.
-    pub async fn token(&self, scope: &str) -> String {
-        crate::harness::client_token(&self.base_url, CLIENT, scope).await
+    async fn token(&self, scope: &str) -> String {
+        crate::harness::client_token(self.base_url(), CLIENT, scope).await
     }
 
     /// The data of `query`, asked directly (not through orgql).
-    pub async fn data(&self, query: &str, variables: Value) -> Value {
+    async fn data(&self, query: &str, variables: Value) -> Value {
         let token = self.token("users.read users.write").await;
-        let answer = crate::harness::graphql(&self.base_url, &token, query, variables).await;
+        let answer = crate::harness::graphql(self.base_url(), &token, query, variables).await;
         assert!(answer.get("errors").is_none(), "{answer}");
         answer["data"].clone()
     }
 
     /// Every learner as the service has them, by ref.
-    pub async fn learners(&self) -> std::collections::BTreeMap<String, Value> {
+    async fn learners(&self) -> std::collections::BTreeMap<String, Value> {
         let mut all = std::collections::BTreeMap::new();
         let mut after = Value::Null;
         for _ in 0..200 {
@@ -159,13 +218,19 @@ impl Django {
     }
 }
 
+impl Service for Django {
+    fn base_url(&self) -> &str {
+        &self.base_url
+    }
+}
+
 /// `orgql ARGS` against the service as its seeded client with `scope`, its files under `home`.
-fn command(home: &Path, service: &Django, scope: &str, args: &[&str]) -> Command {
+fn command(home: &Path, service: &impl Service, scope: &str, args: &[&str]) -> Command {
     crate::harness::orgql_command(home, service.base_url(), CLIENT, scope, args)
 }
 
 /// [`command`] run to its end (within five minutes).
-async fn orgql(home: &Path, service: &Django, scope: &str, args: &[&str]) -> Output {
+async fn orgql(home: &Path, service: &impl Service, scope: &str, args: &[&str]) -> Output {
     let mut command = command(home, service, scope, args);
     tokio::time::timeout(Duration::from_secs(300), tokio::task::spawn_blocking(move || command.output().unwrap()))
         .await
@@ -194,6 +259,13 @@ fn cell(text: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_hr_file_lands_exactly_on_the_graphene_django_service_and_its_undo_gives_everything_back() {
     let Some(service) = Django::start(120, false) else { return };
+    hr_file_walk(&service).await;
+}
+
+/// The HR file's walk on `service` (120 learners): planned, applied, read back — every learner
+/// as the file says and saved exactly once (`revision`), nothing else moved, the refusal in the
+/// service's words at its column — and undone exactly.
+pub async fn hr_file_walk(service: &impl Service) {
     let home = tempfile::tempdir().unwrap();
     let before = service.learners().await;
     assert_eq!(before.len(), 120);
@@ -241,7 +313,7 @@ async fn an_hr_file_lands_exactly_on_the_graphene_django_service_and_its_undo_gi
     std::fs::write(&file, &csv).unwrap();
 
     let scope = "users.read users.write";
-    let plan = orgql(home.path(), &service, scope, &["import", p(&file)]).await;
+    let plan = orgql(home.path(), service, scope, &["import", p(&file)]).await;
     assert_eq!(plan.status.code(), Some(0), "{}", said(&plan));
     let plan_text = String::from_utf8_lossy(&plan.stdout);
     assert!(plan_text.contains("3 to create, 44 to update, 2 to archive, 0 unchanged, 0 invalid"), "{}", said(&plan));
@@ -250,7 +322,7 @@ async fn an_hr_file_lands_exactly_on_the_graphene_django_service_and_its_undo_gi
     let undo = home.path().join("undo.csv");
     let apply = orgql(
         home.path(),
-        &service,
+        service,
         scope,
         &["import", p(&file), "--apply", "--results", p(&results), "--undo", p(&undo)],
     )
@@ -258,7 +330,11 @@ async fn an_hr_file_lands_exactly_on_the_graphene_django_service_and_its_undo_gi
     assert_eq!(apply.status.code(), Some(7), "one row refused: {}", said(&apply));
     let results_text = std::fs::read_to_string(&results).unwrap();
     let refusal = results_text.lines().find(|l| l.contains(&refused)).expect("the refused row in the results");
-    assert!(refusal.contains("Enter a valid email address."), "the form's words: {refusal}");
+    assert!(refusal.contains("Enter a valid email address."), "the service's words: {refusal}");
+    let mut reader = csv::Reader::from_reader(results_text.as_bytes());
+    let column = reader.headers().unwrap().iter().position(|h| h == "field").expect("a field column in the results");
+    let row = reader.records().map(Result::unwrap).find(|r| r.get(0) == Some(refused.as_str())).unwrap();
+    assert_eq!(row.get(column), Some("email"), "at its column: {refusal}");
 
     // Read back: every learner as the file says, field for field; nothing else moved.
     let after = service.learners().await;
@@ -268,12 +344,16 @@ async fn an_hr_file_lands_exactly_on_the_graphene_django_service_and_its_undo_gi
         for field in ["name", "email", "isActive", "department"] {
             assert_eq!(got[field], want[field], "{r}.{field}: {got} against {want}");
         }
+        // Saved exactly once when changed (a joiner's creation is no save), never otherwise.
+        let saves = got["revision"].as_u64().unwrap() - before.get(r).map_or(0, |b| b["revision"].as_u64().unwrap());
+        let changed = before.get(r).is_some_and(|b| b != want);
+        assert_eq!(saves, u64::from(changed), "{r} saved {saves} times");
     }
 
     // The undo file gives everything back: nulls and empties included, the joiners archived.
     let undo_text = std::fs::read_to_string(&undo).unwrap();
     assert!(undo_text.contains("(null)") && undo_text.contains("(empty)"), "{undo_text}");
-    let undone = orgql(home.path(), &service, scope, &["import", p(&undo), "--apply"]).await;
+    let undone = orgql(home.path(), service, scope, &["import", p(&undo), "--apply"]).await;
     assert_eq!(undone.status.code(), Some(0), "{}", said(&undone));
     let back = service.learners().await;
     for (r, was) in &before {
@@ -329,7 +409,7 @@ async fn a_row_cut_short_is_invalid_and_an_empty_active_cell_changes_nothing() {
 }
 
 /// What the service holds for the learner `user_ref`.
-async fn learner(service: &Django, user_ref: &str) -> Value {
+async fn learner(service: &impl Service, user_ref: &str) -> Value {
     service
         .data(
             "query($r: String!) { user(ref: $r) { id ref name email isActive department } }",
@@ -350,7 +430,7 @@ fn only_changed(before: &Value, after: &Value, except: &str) {
 }
 
 /// The app's connection made a profile of `service` that may change users, as a person adds it.
-fn connect(s: &mut crate::harness::Session, service: &Django) {
+fn connect(s: &mut crate::harness::Session, service: &impl Service) {
     use egui::accesskit::Role;
     use egui_kittest::kittest::Queryable;
     s.click("Profiles…");
@@ -374,23 +454,46 @@ fn connect(s: &mut crate::harness::Session, service: &Django) {
 /// archive and activate each change exactly that field (read back from the service).
 #[test]
 fn the_card_changes_exactly_the_field_asked_on_the_graphene_django_service() {
+    let Some(service) = Django::start(30, false) else { return };
+    card_walk(&service, Find::Ref);
+}
+
+/// How the card's walk finds its learner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Find {
+    /// By ref.
+    Ref,
+    /// By e-mail, as stored.
+    Email,
+    /// By e-mail typed in capitals (a service with a case-insensitive lookup).
+    EmailInCapitals,
+}
+
+/// The card's walk on `service` (30 learners), the learner found as `find` says: rename, change
+/// the e-mail, archive and activate each change exactly that field.
+pub fn card_walk(service: &(impl Service + Sync), find: Find) {
     use egui::accesskit::Role;
     use egui_kittest::kittest::Queryable;
-    let Some(service) = Django::start(30, false) else { return };
     let mut s = crate::harness::Session::start();
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let ask = |user_ref: &str| runtime.block_on(learner(&service, user_ref));
+    let ask = |user_ref: &str| runtime.block_on(learner(service, user_ref));
     // A learner whose department is null: a form would clear it, or the checkbox, if sent short.
     let user_ref = "u00006";
     let before = crate::harness::off_ui_thread(|| ask(user_ref));
     assert_eq!(before["department"], Value::Null);
     assert_eq!(before["isActive"], true);
 
-    connect(&mut s, &service);
+    connect(&mut s, service);
     s.harness.get_by_role_and_label(Role::Button, "Find user").click();
     s.harness.step();
     s.wait_for_label("User to find");
-    s.type_into("User to find", user_ref);
+    let email = before["email"].as_str().unwrap();
+    let typed = match find {
+        Find::Ref => user_ref.to_owned(),
+        Find::Email => email.to_owned(),
+        Find::EmailInCapitals => email.to_uppercase(),
+    };
+    s.type_into("User to find", &typed);
     s.click("Find");
     let heading = orgql::support::one_line(before["name"].as_str().unwrap());
     s.wait_for_label(&heading);
@@ -437,6 +540,12 @@ fn the_card_changes_exactly_the_field_asked_on_the_graphene_django_service() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_apply_killed_on_the_graphene_django_service_resumes_and_applies_every_row_once() {
     let Some(service) = Django::start(120, false) else { return };
+    killed_walk(&service, "name_Icontains: \"Renamed \"").await;
+}
+
+/// The kill -9 and resume walk on `service` (120 learners); `renamed` is the argument of
+/// `paginatedUsers` that lists the learners renamed `Renamed …`.
+pub async fn killed_walk(service: &impl Service, renamed: &str) {
     let home = tempfile::tempdir().unwrap();
     let before = service.learners().await;
     let file = home.path().join("rename.csv");
@@ -446,13 +555,14 @@ async fn an_apply_killed_on_the_graphene_django_service_resumes_and_applies_ever
         csv.push_str(&format!("{r},Renamed {i}\n"));
     }
     std::fs::write(&file, csv).unwrap();
+    let filter = renamed;
     let renamed = || async {
-        service.data("{ paginatedUsers(first: 1, name_Icontains: \"Renamed \") { count } }", json!({})).await
+        service.data(&format!("{{ paginatedUsers(first: 1, {filter}) {{ count }} }}"), json!({})).await
             ["paginatedUsers"]["count"]
             .as_u64()
             .unwrap()
     };
-    let mut command = command(home.path(), &service, "users.read users.write", &["import", p(&file), "--apply"]);
+    let mut command = command(home.path(), service, "users.read users.write", &["import", p(&file), "--apply"]);
     command.stdout(Stdio::null()).stderr(Stdio::null());
     let mut child = command.spawn().unwrap();
     let started = std::time::Instant::now();
@@ -469,7 +579,7 @@ async fn an_apply_killed_on_the_graphene_django_service_resumes_and_applies_ever
     let results = home.path().join("results.csv");
     let resumed = orgql(
         home.path(),
-        &service,
+        service,
         "users.read users.write",
         &["import", p(&file), "--resume", "--results", p(&results)],
     )
@@ -478,7 +588,7 @@ async fn an_apply_killed_on_the_graphene_django_service_resumes_and_applies_ever
     let after = service.learners().await;
     let revisions = service
         .data(
-            "{ paginatedUsers(first: 50, name_Icontains: \"Renamed \") { edges { node { ref revision } } } }",
+            &format!("{{ paginatedUsers(first: 50, {filter}) {{ edges {{ node {{ ref revision }} }} }} }}"),
             json!({}),
         )
         .await;
@@ -489,7 +599,13 @@ async fn an_apply_killed_on_the_graphene_django_service_resumes_and_applies_ever
     }
     assert_eq!(saved_once, 50, "the first page of renamed learners");
     for (i, r) in refs.iter().enumerate() {
-        assert_eq!(after[*r]["name"], format!("Renamed {i}"));
+        assert_eq!(
+            after[*r]["name"],
+            format!("Renamed {i}"),
+            "{}\n{}",
+            said(&resumed),
+            std::fs::read_to_string(&results).unwrap_or_default()
+        );
         for field in ["email", "isActive", "department"] {
             assert_eq!(after[*r][field], before[*r][field], "{r}.{field} did not move");
         }
