@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Issue 29's figure: ROWS (default 10,000) updates applied with the release binary, on the
-# replace-style graphene-django service (tests/django_service: each row read, sent whole, read
-# back) against the patch-style sandbox (each row read, the changes sent): rows/s each.
-# Needs the service's venv (`.ci/run` makes it; PYTHON overrides).
+# Issues 29 and 39's figure: ROWS (default 10,000) updates applied with the release binary, on
+# the replace-style graphene-django service (tests/django_service: each row read, sent whole,
+# read back), the Strawberry-Django service (tests/strawberry_service: each row read, the
+# changes sent in a partial input named by the relay id, read back from the union answer) and
+# the patch-style sandbox (each row read, the changes sent, read back from the answer): rows/s
+# each. Needs the services' venvs (`.ci/run` makes them; PYTHON and STRAWBERRY_PYTHON override).
 #
 #   cargo build --release && bash benches/replace-bench.sh
 set -euo pipefail
@@ -10,6 +12,7 @@ cd "$(dirname "$0")/.."
 bin=${ORGQL_BIN:-target/release/orgql}
 rows=${ROWS:-10000}
 python=${PYTHON:-/var/tmp/orgql-django-venv/bin/python}
+strawberry=${STRAWBERRY_PYTHON:-/var/tmp/orgql-strawberry-venv/bin/python}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 export HOME=$work/home XDG_DATA_HOME=$work/data XDG_CONFIG_HOME=$work/config ORGQL_NO_KEYRING=1
@@ -18,12 +21,16 @@ mkdir -p "$HOME"
 
 "$python" tests/django_service/serve.py --db "$work/service.sqlite3" --users "$rows" --secret sandbox-secret \
   > "$work/django.log" 2>&1 &
+"$strawberry" tests/strawberry_service/serve.py --db "$work/strawberry.sqlite3" --users "$rows" \
+  --secret sandbox-secret > "$work/strawberry.log" 2>&1 &
 "$bin" sandbox --listen 127.0.0.1:0 --users "$rows" > "$work/sandbox.log" 2>&1 &
 for _ in $(seq 600); do
-  grep -q http "$work/django.log" 2>/dev/null && grep -q http "$work/sandbox.log" 2>/dev/null && break
+  grep -q http "$work/django.log" 2>/dev/null && grep -q http "$work/sandbox.log" 2>/dev/null \
+    && grep -q http "$work/strawberry.log" 2>/dev/null && break
   sleep 0.2
 done
 django=$(grep -o 'http://[0-9.:]*' "$work/django.log" | head -1)
+strawberry_url=$(grep -o 'http://[0-9.:]*' "$work/strawberry.log" | head -1)
 sandbox=$(grep -o 'http://[0-9.:]*' "$work/sandbox.log" | head -1)
 
 python3 - "$work/changes.csv" "$rows" <<'PY'
@@ -48,3 +55,4 @@ run() { # label, base URL, client
 }
 run "patch-style sandbox" "$sandbox" sandbox-admin
 run "replace-style graphene-django" "$django" orgql-admin
+run "union payloads, Strawberry-Django" "$strawberry_url" orgql-admin

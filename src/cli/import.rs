@@ -14,6 +14,7 @@ use indicatif::ProgressBar;
 use super::Failure;
 use super::connection::ConnectionArgs;
 use super::export::{ActivityWatch, progress_bar};
+use crate::import::plan::counted;
 use crate::import::{
     self, Action, ApplyOptions, Counts, PlanError, PlanOptions, PlannedRow, Stopped, Target, Use, session,
 };
@@ -62,6 +63,10 @@ pub struct ImportArgs {
     /// Also archive the active users the file does not list.
     #[arg(long)]
     archive_missing: bool,
+    /// Read an empty cell as a clearing, as `(empty)` (booleans aside); without it an empty cell
+    /// leaves the service's value as it is.
+    #[arg(long)]
+    empty_clears: bool,
     /// The largest share of active users --archive-missing may archive, in percent.
     #[arg(long, default_value_t = 10.0, value_name = "PERCENT")]
     archive_share: f64,
@@ -143,9 +148,14 @@ async fn run_with(
     // What to apply: the interrupted import's journal, or a new plan.
     let (import_id, journal, plan_rows, reading) = if args.resume {
         let shown = args.file.display().to_string();
-        let found =
-            session::interrupted(&store, schema, &target, file_name, &shown, &digest, connection).map_err(refused)?;
-        say(progress, &format!("resuming the import of {shown}: {} rows left", found.left));
+        let found = session::interrupted(
+            &store,
+            schema,
+            &target,
+            session::FileOn { file: file_name, shown: &shown, digest: &digest, connection },
+        )
+        .map_err(refused)?;
+        say(progress, &format!("resuming the import of {shown}: {} left", counted(found.left as u64, "row", "rows")));
         (Some(found.id), found.journal, found.rows, found.reading)
     } else {
         let header_key = std::cell::RefCell::new(String::new());
@@ -171,7 +181,11 @@ async fn run_with(
                 say(progress, &format!("the mapping is not remembered for the next file ({e})"));
             }
         }
-        let options = PlanOptions { archive_missing: args.archive_missing, archive_share: args.archive_share / 100.0 };
+        let options = PlanOptions {
+            archive_missing: args.archive_missing,
+            archive_share: args.archive_share / 100.0,
+            empty_clears: args.empty_clears,
+        };
         let failed = match args.failed_only {
             true => Some(session::failed_keys(&lock(), file_name, connection).map_err(refused)?),
             false => None,
@@ -226,11 +240,17 @@ async fn run_with(
             writer.finish().map_err(Failure::usage)?;
         }
         println!("{}", counts.summary());
+        if let Some(note) = counts.empty_note("use --empty-clears") {
+            say(progress, &note);
+        }
         for line in &invalid {
             say(progress, line);
         }
         if counts.invalid > 20 {
-            say(progress, &format!("… and {} more invalid rows (see --plan)", counts.invalid - 20));
+            say(
+                progress,
+                &format!("… and {} more (see --plan)", counted(counts.invalid - 20, "invalid row", "invalid rows")),
+            );
         }
         (None, Vec::new(), kept, planned.reading)
     };
@@ -258,9 +278,13 @@ async fn run_with(
     }
     check_scopes(client, &plan_rows).await?;
     let missing = plan_rows.iter().filter(|r| r.row == 0).count();
-    if missing > 0 && !args.yes && !confirm(&format!("archive {missing} users missing from the file?")) {
+    if missing > 0
+        && !args.yes
+        && !confirm(&format!("archive {} missing from the file?", counted(missing as u64, "user", "users")))
+    {
         return Err(Failure::usage(format!(
-            "--archive-missing would archive {missing} users; confirm with --yes (or answer y) to apply"
+            "--archive-missing would archive {}; confirm with --yes (or answer y) to apply",
+            counted(missing as u64, "user", "users")
         )));
     }
     let (import_id, journal) = match import_id {
@@ -287,20 +311,14 @@ async fn run_with(
                 say(progress, &format!("the import is complete but not marked so ({e})"));
             }
             let invalid = plan_rows.iter().filter(|r| r.action == Action::Invalid).count() as u64;
-            let line = format!(
-                "applied {} rows; {} failed, {} conflicts, {} invalid",
-                import::plan::thousands(applied.done),
-                applied.failed,
-                applied.conflicts,
-                invalid
-            );
-            println!("{line}");
-            if applied.failed + applied.conflicts + invalid > 0 {
+            println!("{}", applied.summary(invalid));
+            let not_applied = applied.not_applied(invalid);
+            if not_applied > 0 {
                 return Err(Failure::new(
                     ROW_FAILURES,
                     format!(
-                        "{} rows were not applied; see --results, fix the file and run it again with --apply --failed-only",
-                        applied.failed + applied.conflicts + invalid
+                        "{} not applied; see --results, fix the file and run it again with --apply --failed-only",
+                        counted(not_applied, "row was", "rows were")
                     ),
                 ));
             }
@@ -333,7 +351,10 @@ fn write_outputs(
     }
     if let Some(path) = &args.undo {
         let n = import::files::write_undo(path, target, journal).map_err(|e| Failure::new(2, e))?;
-        say(progress, &format!("wrote the undo of {n} rows to {}; import it to revert", path.display()));
+        say(
+            progress,
+            &format!("wrote the undo of {} to {}; import it to revert", counted(n, "row", "rows"), path.display()),
+        );
     }
     Ok(())
 }

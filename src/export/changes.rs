@@ -185,6 +185,46 @@ impl RowRecorder {
     }
 }
 
+/// What an export is recorded as: the query's identity ([`identity`]), the query as given, and
+/// the connection's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    /// [`identity`] of the query, its operation and variables.
+    pub identity: String,
+    /// The query as the user gave it.
+    pub query: String,
+    /// The connection's name.
+    pub connection: String,
+}
+
+/// Records an export of rows already in hand (the app's "The rows shown") as `orgql export`
+/// records its own: the query, connection, columns, file and rows written, with the rows keyed
+/// by the `ref` (else `id`) column for a later export of what changed since; without such a
+/// column, the export alone (as one with no rows to compare).
+pub fn record_rows(
+    access: StoreAccess,
+    export: &Recorded,
+    columns: &[String],
+    rows: &[Row],
+    file: &str,
+    written: u64,
+) -> Result<(), String> {
+    let mut recorder = RowRecorder::new(access, &export.identity, &export.query, &export.connection);
+    match ["ref", "id"].into_iter().find_map(|key| columns.iter().position(|c| c == key)) {
+        Some(key) => {
+            for chunk in rows.chunks(RECORD_BATCH) {
+                let keyed = chunk
+                    .iter()
+                    .map(|row| (row.cell(key).unwrap_or_default().to_owned(), digest(row.cells()), row.clone()))
+                    .collect();
+                recorder.keep(columns, &columns[key], keyed);
+            }
+        }
+        None => recorder.keep(columns, "", Vec::new()),
+    }
+    recorder.finish(file, written)
+}
+
 /// The one sentence when a query has no key.
 pub fn no_key_column() -> String {
     "comparing with an earlier export needs each row's ref or id: add ref (or id) to the query's node".to_owned()

@@ -48,6 +48,24 @@ pub struct Applied {
     pub conflicts: u64,
 }
 
+impl Applied {
+    /// `applied 49 rows; 1 failed, 0 conflicts, 1 invalid` (`invalid`: the rows never sent).
+    pub fn summary(&self, invalid: u64) -> String {
+        format!(
+            "applied {}; {} failed, {}, {} invalid",
+            super::plan::counted(self.done, "row", "rows"),
+            super::plan::thousands(self.failed),
+            super::plan::counted(self.conflicts, "conflict", "conflicts"),
+            super::plan::thousands(invalid)
+        )
+    }
+
+    /// Rows not applied: failed, in conflict or invalid.
+    pub fn not_applied(&self, invalid: u64) -> u64 {
+        self.failed + self.conflicts + invalid
+    }
+}
+
 /// Why applying stopped before the end.
 #[derive(Debug)]
 pub enum Stopped {

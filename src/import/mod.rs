@@ -154,7 +154,7 @@ pub async fn make_plan(
     let target_for_read = target.clone();
     let read_cancel = cancel.clone();
     let reading_file = tokio::task::spawn_blocking(move || {
-        plan::classify_file(&prepared, &users, &target_for_read, &read_cancel, |chunk| {
+        plan::classify_file(&prepared, &users, &target_for_read, &options, &read_cancel, |chunk| {
             rows_tx.blocking_send(chunk).is_ok()
         })
     });

@@ -96,6 +96,14 @@ pub struct PlannedRow {
     /// has), so that the undo file gives them back.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub moved: bool,
+    /// Cells of the row left empty where the service has a value: they leave it as it is
+    /// (unless empty cells clear values, [`PlanOptions::empty_clears`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub empty_kept: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl PlannedRow {
@@ -106,7 +114,7 @@ impl PlannedRow {
             .iter()
             .map(|c| match self.action {
                 Action::Create => format!("{}: {}", c.field, text(&c.new)),
-                _ => format!("{}: {} → {}", c.field, text(&c.old), text(&c.new)),
+                _ => format!("{}: {} → {}", c.field, shown(&c.old), shown(&c.new)),
             })
             .collect();
         if !self.add_groups.is_empty() || !self.remove_groups.is_empty() {
@@ -121,6 +129,12 @@ impl PlannedRow {
     pub fn new_value(&self, field: &str) -> Option<&Value> {
         self.changes.iter().find(|c| c.field == field).map(|c| &c.new)
     }
+}
+
+/// A value as a plan shows it beside another: as a cell shows it, and nothing (`null`, `""`, `[]`)
+/// as `(empty)`, the cell that clears (`department: People → (empty)`).
+fn shown(value: &Value) -> String {
+    if crate::shape::is_cleared(value) { super::mapping::EMPTY_CELL.to_owned() } else { text(value) }
 }
 
 /// A value as a cell shows it: text without quotes, lists joined with `; `, null empty.
@@ -147,6 +161,9 @@ pub struct Wanted {
     pub groups: Option<BTreeSet<String>>,
     /// Why it cannot be applied, when it cannot.
     pub invalid: Option<String>,
+    /// The fields whose cells are empty (booleans aside: an empty cell never archives), which
+    /// leave the service's values as they are unless empty cells clear values.
+    pub emptied: Vec<String>,
 }
 
 /// A record's key, trimmed (empty: it has none).
@@ -166,11 +183,22 @@ pub fn wanted<'a>(record: &'a Record, mapping: &'a Mapping, target: &Target) -> 
         problems.push(format!("the key column '{}' is empty", mapping.header[mapping.key_column()]));
     }
     let mut groups = None;
+    let mut emptied = Vec::new();
+    let mut empty = |field: &super::target::Field, cell: &str| {
+        let is_empty = cell.trim().is_empty();
+        if is_empty && field.kind != super::target::Kind::Bool {
+            emptied.push(field.name.clone());
+        }
+        is_empty
+    };
     for (i, used) in mapping.uses.iter().enumerate() {
         let cell = record.cells.get(i).map(String::as_str).unwrap_or("");
         match used {
             Use::Field(name) => {
                 let Some(field) = target.field(name) else { continue };
+                if empty(field, cell) {
+                    continue;
+                }
                 match convert(field, cell) {
                     Ok(Some(value)) => values.push((name.clone(), value)),
                     Ok(None) => {}
@@ -206,6 +234,9 @@ pub fn wanted<'a>(record: &'a Record, mapping: &'a Mapping, target: &Target) -> 
                 problems.push(format!("{list}: the service has no '{key}' to set"));
                 continue;
             };
+            if empty(field, cell) {
+                continue;
+            }
             match convert(field, cell) {
                 Ok(Some(value)) => values.push((field.name.clone(), value)),
                 Ok(None) => {}
@@ -216,7 +247,12 @@ pub fn wanted<'a>(record: &'a Record, mapping: &'a Mapping, target: &Target) -> 
     values.sort_by(|(a, _), (b, _)| a.cmp(b));
     values.dedup_by(|(a, _), (b, _)| a == b);
     values.shrink_to_fit();
-    Wanted { row: record.row, key, values, groups, invalid: (!problems.is_empty()).then(|| problems.join("; ")) }
+    // A field given a value by another column (a list's entry and its own column) is not empty.
+    emptied.retain(|f| !values.iter().any(|(name, _)| name == f));
+    emptied.sort();
+    emptied.dedup();
+    let invalid = (!problems.is_empty()).then(|| problems.join("; "));
+    Wanted { row: record.row, key, values, groups, invalid, emptied }
 }
 
 /// A user as the service has it: its id and the fields the import compares.
@@ -258,11 +294,13 @@ pub struct PlanOptions {
     pub archive_missing: bool,
     /// The largest share of the service's active users that may be archived as missing (0.10).
     pub archive_share: f64,
+    /// An empty cell clears the service's value (as `(empty)` does) instead of leaving it.
+    pub empty_clears: bool,
 }
 
 impl Default for PlanOptions {
     fn default() -> Self {
-        PlanOptions { archive_missing: false, archive_share: 0.10 }
+        PlanOptions { archive_missing: false, archive_share: 0.10, empty_clears: false }
     }
 }
 
@@ -281,6 +319,8 @@ pub struct Counts {
     pub unchanged: u64,
     /// Invalid.
     pub invalid: u64,
+    /// Cells left empty where the service has a value, which leave it as it is.
+    pub empty_kept: u64,
 }
 
 impl Counts {
@@ -301,6 +341,18 @@ impl Counts {
             Action::Unchanged => &mut self.unchanged,
             Action::Invalid => &mut self.invalid,
         } += 1;
+        self.empty_kept += u64::from(row.empty_kept);
+    }
+
+    /// The line about the empty cells that leave values as they are, when there are any: `12
+    /// empty cells leave their values as they are; write (empty) to clear, or choose *Empty
+    /// cells clear values*` (`choose`: how to choose the other reading where this is said).
+    pub fn empty_note(&self, choose: &str) -> Option<String> {
+        let n = self.empty_kept;
+        (n > 0).then(|| {
+            let leave = if n == 1 { "leaves its value as it is" } else { "leave their values as they are" };
+            format!("{} {leave}; write (empty) to clear, or {choose}", counted(n, "empty cell", "empty cells"))
+        })
     }
 
     /// `300 to create, 40 to update, 12 to archive, 1,200 unchanged, 3 invalid`.
@@ -322,6 +374,11 @@ impl Counts {
     pub fn writes(&self) -> u64 {
         self.create + self.update + self.archive + self.activate
     }
+}
+
+/// `1 row`, `0 rows`, `1,200 rows`: a count with its noun, singular or plural.
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    if n == 1 { format!("1 {one}") } else { format!("{} {many}", thousands(n)) }
 }
 
 /// `1200` → `1,200`.
@@ -347,6 +404,7 @@ pub fn classify_file(
     prepared: &Prepared,
     users: &HashMap<String, Current>,
     target: &Target,
+    options: &PlanOptions,
     cancel: &CancellationToken,
     mut send: impl FnMut(Vec<PlannedRow>) -> bool,
 ) -> Result<(), String> {
@@ -367,7 +425,7 @@ pub fn classify_file(
                 None => reason,
             });
         }
-        let mut row = classify(&wanted, users.get(&wanted.key), target);
+        let mut row = classify(&wanted, users.get(&wanted.key), target, options.empty_clears);
         if table.drops_tabs() {
             ignore_lost_tabs(&mut row);
         }
@@ -387,8 +445,9 @@ pub fn classify_file(
     Ok(())
 }
 
-/// Classifies one row against the user the service has under its key (`None`: no such user).
-pub fn classify(wanted: &Wanted, current: Option<&Current>, target: &Target) -> PlannedRow {
+/// Classifies one row against the user the service has under its key (`None`: no such user);
+/// `empty_clears`: the row's empty cells clear the user's values ([`PlanOptions::empty_clears`]).
+pub fn classify(wanted: &Wanted, current: Option<&Current>, target: &Target, empty_clears: bool) -> PlannedRow {
     let mut row = PlannedRow {
         row: wanted.row,
         key: wanted.key.clone(),
@@ -400,6 +459,7 @@ pub fn classify(wanted: &Wanted, current: Option<&Current>, target: &Target) -> 
         active_before: None,
         groups_before: None,
         moved: false,
+        empty_kept: 0,
     };
     if let Some(reason) = &wanted.invalid {
         row.action = Action::Invalid;
@@ -442,6 +502,20 @@ pub fn classify(wanted: &Wanted, current: Option<&Current>, target: &Target) -> 
                     row.changes.push(Change { field: field.clone(), old, new: new.clone() });
                 }
             }
+            // Empty cells where the service has a value: cleared as `(empty)` clears, when asked;
+            // else left as they are, and counted to be said.
+            for field in &wanted.emptied {
+                let old = current.values.get(field).cloned().unwrap_or(Value::Null);
+                if crate::shape::is_cleared(&old) {
+                    continue;
+                }
+                let cleared = target.field(field).and_then(|f| convert(f, super::mapping::EMPTY_CELL).ok().flatten());
+                match cleared.filter(|_| empty_clears) {
+                    Some(new) => row.changes.push(Change { field: field.clone(), old, new }),
+                    None => row.empty_kept += 1,
+                }
+            }
+            row.changes.sort_by(|a, b| a.field.cmp(&b.field));
             if let (Some(want), Some(have)) = (&wanted.groups, &current.groups) {
                 row.add_groups = want.difference(have).cloned().collect();
                 row.remove_groups = have.difference(want).cloned().collect();
@@ -497,8 +571,12 @@ pub fn ignore_lost_tabs(row: &mut PlannedRow) {
 }
 
 /// Whether two values are the same for a comparison: lists as sets, numbers by value, text as
-/// it is.
+/// it is, and nothing as nothing — `null`, `""` and `[]` alike ([`crate::shape::is_cleared`]): a
+/// clearing asked of a field the service holds empty (in its own way) changes nothing.
 pub fn same(old: &Value, new: &Value) -> bool {
+    if crate::shape::is_cleared(old) && crate::shape::is_cleared(new) {
+        return true;
+    }
     match (old, new) {
         (Value::Array(a), Value::Array(b)) => {
             let a: BTreeSet<String> = a.iter().map(text).collect();
@@ -540,6 +618,7 @@ pub fn missing_to_archive(
             active_before: Some(true),
             groups_before: u.groups.clone(),
             moved: false,
+            empty_kept: 0,
         })
         .collect();
     let limit = (active as f64 * options.archive_share).floor() as usize;
@@ -561,9 +640,20 @@ mod tests {
 
     #[test]
     fn counts_read_as_people_say_them() {
-        let c = Counts { create: 300, update: 40, archive: 12, activate: 0, unchanged: 1200, invalid: 3 };
+        let c =
+            Counts { create: 300, update: 40, archive: 12, activate: 0, unchanged: 1200, invalid: 3, empty_kept: 12 };
         assert_eq!(c.summary(), "300 to create, 40 to update, 12 to archive, 1,200 unchanged, 3 invalid");
         assert_eq!(thousands(1_000_000), "1,000,000");
+        assert_eq!(
+            c.empty_note("use --empty-clears").as_deref(),
+            Some("12 empty cells leave their values as they are; write (empty) to clear, or use --empty-clears")
+        );
+        let one = Counts { empty_kept: 1, ..Counts::default() };
+        assert_eq!(
+            one.empty_note("use --empty-clears").as_deref(),
+            Some("1 empty cell leaves its value as it is; write (empty) to clear, or use --empty-clears")
+        );
+        assert_eq!(Counts::default().empty_note("use --empty-clears"), None);
     }
 
     #[test]
@@ -571,6 +661,10 @@ mod tests {
         assert!(same(&serde_json::json!(["A", "B"]), &serde_json::json!(["B", "A"])));
         assert!(same(&Value::from("2024-03-01T00:00:00Z"), &Value::from("2024-03-01T00:00:00+00:00")));
         assert!(!same(&Value::from("a"), &Value::from("b")));
+        // Nothing is nothing, however a service stores it; a value is not nothing.
+        assert!(same(&Value::Null, &Value::from("")) && same(&serde_json::json!([]), &Value::Null));
+        assert!(!same(&Value::Null, &Value::from("People")) && !same(&Value::Null, &Value::Bool(false)));
+        assert_eq!((counted(1, "row", "rows"), counted(1200, "row", "rows")), ("1 row".into(), "1,200 rows".into()));
     }
 
     #[test]

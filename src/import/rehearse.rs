@@ -47,9 +47,9 @@ impl Rehearsal {
     pub fn summary(&self) -> String {
         let hooks: Vec<String> = self.deliveries.iter().map(|(kind, n)| format!("{n} {kind}")).collect();
         let mut said = format!(
-            "rehearsed on a sandbox: {} rows applied, {} refused; webhooks: {}",
-            self.applied,
-            self.refused.len(),
+            "rehearsed on a sandbox: {} applied, {} refused; webhooks: {}",
+            super::plan::counted(self.applied, "row", "rows"),
+            super::plan::thousands(self.refused.len() as u64),
             if hooks.is_empty() { "none".to_owned() } else { hooks.join(", ") }
         );
         if !self.unrehearsed.is_empty() {

@@ -353,6 +353,7 @@ pub async fn send(
 ) -> Result<Outcome, ApiError> {
     let active = target.active_field.as_deref();
     let mut created_id = None;
+    let mut note = String::new();
     let mut id = now.map(|c| c.id.clone());
     match row.action {
         Action::Create => {
@@ -368,7 +369,7 @@ pub async fn send(
                 values.insert(active.to_owned(), Value::Bool(true));
             }
             let sent = values.clone();
-            match call(client, create, &row.key, None, values, None, None, cancel).await? {
+            match call(client, create, &row.key, None, values, None, None, "{ id }", cancel).await? {
                 Ok(answer) => {
                     created_id = answer.get("id").map(super::plan::text);
                     id.clone_from(&created_id);
@@ -387,6 +388,7 @@ pub async fn send(
                     let message = moved.iter().map(|m| m.sentence("the file")).collect::<Vec<_>>().join("; ");
                     return Ok(Outcome::Failed { message, field: first.field.clone() });
                 }
+                note = held(&sent, &after);
             }
         }
         Action::Update | Action::Archive | Action::Activate => {
@@ -415,7 +417,7 @@ pub async fn send(
                     };
                     let named = id.as_deref().or(Some(now.id.as_str())).filter(|i| !i.is_empty());
                     if let Err(outcome) =
-                        call(client, update, &row.key, named, Map::new(), None, Some(whole), cancel).await?
+                        call(client, update, &row.key, named, Map::new(), None, Some(whole), "{ id }", cancel).await?
                     {
                         return Ok(outcome);
                     }
@@ -435,17 +437,69 @@ pub async fn send(
                             .collect();
                         return Ok(Outcome::Moved { message, field: first.field.clone(), changes });
                     }
-                } else if let Err(outcome) =
-                    call(client, update, &row.key, id.as_deref(), values, None, None, cancel).await?
-                {
-                    return Ok(outcome);
+                    note = held(&values, &after);
+                } else {
+                    let answer = match call(
+                        client,
+                        update,
+                        &row.key,
+                        id.as_deref(),
+                        values.clone(),
+                        None,
+                        None,
+                        answer_of(reading),
+                        cancel,
+                    )
+                    .await?
+                    {
+                        Ok(answer) => answer,
+                        Err(outcome) => return Ok(outcome),
+                    };
+                    match read_back(client, reading, &row.key, now, &values, &answer, cancel).await? {
+                        Ok(held) => note = held,
+                        Err(moved) => return Ok(moved),
+                    }
                 }
             }
-            let state_changes = row.changes.iter().any(|c| Some(c.field.as_str()) == active);
-            if let (Some(own), true) = (by_own, state_changes)
-                && let Err(outcome) = call(client, own, &row.key, id.as_deref(), Map::new(), None, None, cancel).await?
-            {
-                return Ok(outcome);
+            let state_change: Map<String, Value> = row
+                .changes
+                .iter()
+                .filter(|c| Some(c.field.as_str()) == active)
+                .map(|c| (c.field.clone(), c.new.clone()))
+                .collect();
+            if let (Some(own), false) = (by_own, state_change.is_empty()) {
+                let answer = match call(
+                    client,
+                    own,
+                    &row.key,
+                    id.as_deref(),
+                    Map::new(),
+                    None,
+                    None,
+                    answer_of(reading),
+                    cancel,
+                )
+                .await?
+                {
+                    Ok(answer) => answer,
+                    Err(outcome) => return Ok(outcome),
+                };
+                // What moved since the update is the state only; read against the row as updated.
+                let updated = now.map(|n| {
+                    let mut n = n.clone();
+                    n.values.extend(
+                        row.changes
+                            .iter()
+                            .filter(|c| Some(c.field.as_str()) != active)
+                            .map(|c| (c.field.clone(), c.new.clone())),
+                    );
+                    n
+                });
+                if let Err(moved) =
+                    read_back(client, reading, &row.key, updated.as_ref(), &state_change, &answer, cancel).await?
+                {
+                    return Ok(moved);
+                }
             }
         }
         Action::Unchanged | Action::Invalid => {}
@@ -460,13 +514,71 @@ pub async fn send(
         let Some(mutation) = mutation else { return Ok(failed(&format!("the service cannot {what}"), "groups")) };
         for group in groups {
             if let Err(outcome) =
-                call(client, mutation, &row.key, id.as_deref(), Map::new(), Some(group), None, cancel).await?
+                call(client, mutation, &row.key, id.as_deref(), Map::new(), Some(group), None, "{ id }", cancel).await?
             {
                 return Ok(outcome);
             }
         }
     }
-    Ok(Outcome::Done { created_id, note: String::new() })
+    Ok(Outcome::Done { created_id, note })
+}
+
+/// What the service holds of the clearings in `sent` that it stored its own way (`department:
+/// cleared; the service holds null`), for the results file; empty when it holds what was sent.
+fn held(sent: &Map<String, Value>, after: &Value) -> String {
+    let shown = |v: &Value| match v {
+        Value::String(s) if s.is_empty() => "\"\"".to_owned(),
+        other => other.to_string(),
+    };
+    sent.iter()
+        .filter(|(_, value)| shape::is_cleared(value))
+        .filter_map(|(field, value)| {
+            // A field not read back says nothing.
+            let found = after.get(field)?;
+            (found != value).then(|| format!("{field}: cleared; the service holds {}", shown(found)))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// What a change's answer selects of the user: what the import reads of them, so that the
+/// answer itself can be compared.
+fn answer_of(reading: Option<&Reading>) -> &str {
+    reading.map_or("{ id }", |r| r.selection.as_str())
+}
+
+/// Reads back what `sent` (field → value) made of the user `before`: from the mutation's own
+/// answer when it carries every field compared, else from the user read again. A field that did
+/// not come back as sent, or moved without being asked, is the row's failure (`Err`), said old →
+/// new and kept for the undo; otherwise the note of what a clearing left ([`held`]; empty when
+/// there is nothing to compare).
+async fn read_back(
+    client: &Client,
+    reading: Option<&Reading>,
+    key: &str,
+    before: Option<&Current>,
+    sent: &Map<String, Value>,
+    answer: &Value,
+    cancel: &CancellationToken,
+) -> Result<Result<String, Outcome>, ApiError> {
+    let (Some(reading), Some(before)) = (reading, before) else { return Ok(Ok(String::new())) };
+    let carries = reading.fields.iter().all(|f| answer.get(f).is_some());
+    let after = if carries {
+        answer.clone()
+    } else {
+        let again = look_up(client, reading, key, cancel).await?;
+        again.map(|c| c.as_value(key)).unwrap_or(Value::Null)
+    };
+    let fields = reading.fields.iter().map(|f| (f.as_str(), f.as_str()));
+    let moved = shape::compare(fields, &before.as_value(key), sent, &after);
+    let Some(first) = moved.first() else { return Ok(Ok(held(sent, &after))) };
+    let message = moved.iter().map(|m| m.sentence("the file")).collect::<Vec<_>>().join("; ");
+    let changes = moved
+        .iter()
+        .filter(|m| !m.asked)
+        .map(|m| super::plan::Change { field: m.field.clone(), old: m.before.clone(), new: m.found.clone() })
+        .collect();
+    Ok(Err(Outcome::Moved { message, field: first.field.clone(), changes }))
 }
 
 /// Puts the entry fields of `values` (`extraFields.department`) into their lists as the input
@@ -510,12 +622,24 @@ fn failed(message: &str, field: &str) -> Outcome {
     Outcome::Failed { message: message.to_owned(), field: field.to_owned() }
 }
 
-/// How the user `key` (or `id`) is given where `k` is asked for.
-fn key_value(k: Key, key: &str, id: Option<&str>) -> Value {
+/// How the user `key` (or `id`) is given where `k` is asked for; `None` when the id is asked
+/// and was not read (never another key in its place).
+fn key_value(k: Key, key: &str, id: Option<&str>) -> Option<Value> {
     match k {
-        Key::Ref => Value::from(key),
-        Key::Id => Value::from(id.unwrap_or(key)),
+        Key::Ref => Some(Value::from(key)),
+        Key::Id => id.filter(|i| !i.is_empty()).map(Value::from),
     }
+}
+
+/// Why a mutation that names the user by id cannot be sent for `key`.
+fn no_id(mutation: &str, key: &str) -> Outcome {
+    failed(
+        &format!(
+            "the service's {mutation} names the user by its id, and the id of '{key}' could not be read; nothing was \
+             sent — check that the user exists and try again"
+        ),
+        "",
+    )
 }
 
 /// A GraphQL error as a row's refusal: the sandbox and many services name the input at fault
@@ -537,23 +661,29 @@ fn payload_refusal(errors: &[shape::PayloadError]) -> Option<Outcome> {
     Some(Outcome::Failed { message, field: first.field.clone().unwrap_or_default() })
 }
 
-/// The input object of a mutation taking `fields` (the key inside it as `inside`) for the user
-/// `key` (or `id`) with `values`.
+/// The input object of a mutation taking `fields` (the key inside it as `inside`; the fields
+/// nested in the field `nest`, the key beside it) for the user `key` (or `id`) with `values`:
+/// only what changes.
 fn input_object(
     fields: &[String],
     inside: Option<&(String, Key)>,
+    nest: Option<&(String, String)>,
     values: &Map<String, Value>,
     key: &str,
     id: Option<&str>,
-) -> Value {
+) -> Option<Value> {
     let mut input: Map<String, Value> =
         values.iter().filter(|(f, _)| fields.contains(f)).map(|(f, v)| (f.clone(), v.clone())).collect();
-    if let Some((field, k)) = inside {
-        input.insert(field.clone(), key_value(*k, key, id));
-    } else if fields.iter().any(|f| f == "ref") {
+    if inside.is_none() && fields.iter().any(|f| f == "ref") {
         input.insert("ref".to_owned(), Value::from(key));
     }
-    Value::Object(input)
+    if let Some((field, _)) = nest {
+        input = Map::from_iter([(field.clone(), Value::Object(input))]);
+    }
+    if let Some((field, k)) = inside {
+        input.insert(field.clone(), key_value(*k, key, id)?);
+    }
+    Some(Value::Object(input))
 }
 
 /// The users under `keys`, read now in one request (`None`: no such user), in their order.
@@ -591,7 +721,7 @@ pub async fn send_batch(
     rows: &[PlannedRow],
     cancel: &CancellationToken,
 ) -> Result<Vec<Option<Outcome>>, ApiError> {
-    let Some(Supply::Input { fields, key: inside }) = target
+    let Some(Supply::Input { fields, key: inside, nest }) = target
         .create
         .as_ref()
         .and_then(|c| c.args.iter().map(|(_, _, s)| s).find(|s| matches!(s, Supply::Input { .. })))
@@ -603,9 +733,13 @@ pub async fn send_batch(
         .map(|row| {
             let mut values: Map<String, Value> = row.changes.iter().map(|c| (c.field.clone(), c.new.clone())).collect();
             pack_entries(target, &mut values, None);
-            input_object(fields, inside.as_ref(), &values, &row.key, None)
+            input_object(fields, inside.as_ref(), nest.as_ref(), &values, &row.key, None)
         })
-        .collect();
+        .collect::<Option<_>>()
+        .unwrap_or_default();
+    if inputs.len() != rows.len() {
+        return Ok(rows.iter().map(|row| Some(no_id(&batch.field, &row.key))).collect());
+    }
     let request = GraphQlRequest {
         query: format!(
             "mutation($inputs: {}) {{ {}({}: $inputs) {} }}",
@@ -657,22 +791,40 @@ async fn call(
     values: Map<String, Value>,
     group: Option<&str>,
     whole: Option<Map<String, Value>>,
+    object: &str,
     cancel: &CancellationToken,
 ) -> Result<Result<Value, Outcome>, ApiError> {
     let mut declared = Vec::new();
     let mut passed = Vec::new();
     let mut variables = Map::new();
+    if let Some(why) = mutation.returns.unreadable(&mutation.field) {
+        return Ok(Err(failed(&why, "")));
+    }
     let by_key = |k: &Key| key_value(*k, key, id);
+    // A key that cannot be given refuses the change before anything is sent.
+    let missing_id = mutation.args.iter().any(|(_, _, supply)| match supply {
+        Supply::UserKey(k) | Supply::UserKeys(k) | Supply::UserKeyObject(_, k) => by_key(k).is_none(),
+        Supply::Input { key: Some((_, k)), .. } => whole.is_none() && by_key(k).is_none(),
+        _ => false,
+    });
+    if missing_id {
+        return Ok(Err(no_id(&mutation.field, key)));
+    }
     for (i, (name, ty, supply)) in mutation.args.iter().enumerate() {
         let value = match supply {
-            Supply::UserKey(k) => by_key(k),
-            Supply::UserKeys(k) => Value::Array(vec![by_key(k)]),
+            Supply::UserKey(k) => by_key(k).unwrap_or_default(),
+            Supply::UserKeys(k) => Value::Array(vec![by_key(k).unwrap_or_default()]),
+            Supply::UserKeyObject(field, k) => {
+                Value::Object(Map::from_iter([(field.clone(), by_key(k).unwrap_or_default())]))
+            }
             Supply::GroupKey(_) => match group {
                 Some(g) => Value::from(g),
                 None => continue,
             },
             Supply::Input { .. } if whole.is_some() => Value::Object(whole.clone().unwrap_or_default()),
-            Supply::Input { fields, key: inside } => input_object(fields, inside.as_ref(), &values, key, id),
+            Supply::Input { fields, key: inside, nest } => {
+                input_object(fields, inside.as_ref(), nest.as_ref(), &values, key, id).unwrap_or_default()
+            }
             Supply::Field(field) => match values.get(field) {
                 Some(v) => v.clone(),
                 None => continue,
@@ -683,7 +835,7 @@ async fn call(
         passed.push(format!("{name}: $a{i}"));
         variables.insert(format!("a{i}"), value);
     }
-    let selection = mutation.returns.selection("{ id }");
+    let selection = mutation.returns.selection(object);
     let arguments = if passed.is_empty() { String::new() } else { format!("({})", passed.join(", ")) };
     let declared = if declared.is_empty() { String::new() } else { format!("({})", declared.join(", ")) };
     let request = GraphQlRequest {

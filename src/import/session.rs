@@ -95,17 +95,28 @@ pub fn still_to_apply(state: RowState) -> bool {
     matches!(state, RowState::Pending | RowState::Sent)
 }
 
-/// The interrupted import of `file` on `connection` (whose bytes must still have `digest`), to
-/// resume. Refused when its last import finished or the file changed since.
+/// A file's imports on a connection, as the journal names them.
+#[derive(Debug, Clone, Copy)]
+pub struct FileOn<'a> {
+    /// The file as the journal keeps it (absolute).
+    pub file: &'a str,
+    /// The file as the person gave it, for sentences.
+    pub shown: &'a str,
+    /// The SHA-256 of its bytes now: an import of other bytes is not resumed nor retried.
+    pub digest: &'a str,
+    /// The connection's name.
+    pub connection: &'a str,
+}
+
+/// The interrupted import of `on.file` on `on.connection` (whose bytes must still have
+/// `on.digest`), to resume. Refused when its last import finished or the file changed since.
 pub fn interrupted(
     store: &Mutex<Store>,
     schema: &Schema,
     target: &Target,
-    file: &str,
-    shown: &str,
-    digest: &str,
-    connection: &str,
+    on: FileOn<'_>,
 ) -> Result<Interrupted, Refusal> {
+    let FileOn { file, shown, digest, connection } = on;
     let store = lock(store);
     let Some(last) = store.last_import(file, connection)?.filter(|l| !l.finished) else {
         return Err(Refusal::Usage(format!(
@@ -126,6 +137,41 @@ pub fn interrupted(
     Ok(Interrupted { id: last.id, journal, rows, reading, left })
 }
 
+/// The last import of `on.file` on `on.connection` (whose bytes must still have `on.digest`)
+/// with its rows of `keys` that failed or conflicted put back to pending, to apply again (a
+/// failed row's own retry); refused when there is none to retry or the file changed since.
+pub fn retry(
+    store: &Mutex<Store>,
+    schema: &Schema,
+    target: &Target,
+    on: FileOn<'_>,
+    keys: &[String],
+) -> Result<Interrupted, Refusal> {
+    let FileOn { file, shown, digest, connection } = on;
+    let guard = lock(store);
+    let Some(last) = guard.last_import(file, connection)? else {
+        return Err(Refusal::Usage(format!("{shown} was never applied on {connection}; apply it instead")));
+    };
+    if last.digest != digest {
+        return Err(Refusal::Usage(format!(
+            "{shown} changed since it was applied; plan it again with \"Only the rows that failed last time\""
+        )));
+    }
+    let journal = guard.import_rows(last.id)?;
+    let positions: Vec<i64> = journal
+        .iter()
+        .filter(|j| matches!(j.state, RowState::Failed | RowState::Conflict) && keys.contains(&j.key))
+        .filter(|j| serde_json::from_str::<PlannedRow>(&j.plan).is_ok_and(|p| p.action.writes()))
+        .map(|j| j.position)
+        .collect();
+    if positions.is_empty() {
+        return Err(Refusal::Usage(format!("no failed row of {} to retry; plan the file again", keys.join(", "))));
+    }
+    guard.retry_import_rows(last.id, &positions)?;
+    drop(guard);
+    interrupted(store, schema, target, on)
+}
+
 /// The keys that failed or conflicted in the last import of `file` on `connection` (the rows to
 /// plan again with `--failed-only` / **Re-run failed rows**).
 pub fn failed_keys(store: &Store, file: &str, connection: &str) -> Result<HashSet<String>, Refusal> {
@@ -140,6 +186,77 @@ pub fn failed_keys(store: &Store, file: &str, connection: &str) -> Result<HashSe
         .filter(|r| matches!(r.state, RowState::Failed | RowState::Conflict))
         .map(|r| r.key)
         .collect())
+}
+
+/// How a row of a plan came out of an apply, as the Import window's outcome column says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RowOutcome {
+    /// Applied (or found applied already).
+    Applied,
+    /// Refused by the service, or not read back as sent.
+    Failed,
+    /// Changed on the service since the plan: left alone.
+    Conflict,
+    /// Invalid: skipped, never sent.
+    Invalid,
+    /// Nothing to send.
+    Unchanged,
+    /// Not sent: the apply stopped before it (Resume goes on), or it was not part of it.
+    NotSent,
+}
+
+impl RowOutcome {
+    /// Every outcome, in the order the window lists them.
+    pub const ALL: [RowOutcome; 6] = [
+        RowOutcome::Applied,
+        RowOutcome::Failed,
+        RowOutcome::Conflict,
+        RowOutcome::Invalid,
+        RowOutcome::Unchanged,
+        RowOutcome::NotSent,
+    ];
+
+    /// The outcome of a journal row in `state` whose plan says `action`.
+    pub fn of(state: RowState, action: Action) -> RowOutcome {
+        match (state, action) {
+            (_, Action::Invalid) => RowOutcome::Invalid,
+            (RowState::Done, Action::Unchanged) => RowOutcome::Unchanged,
+            (RowState::Done, _) => RowOutcome::Applied,
+            (RowState::Failed, _) => RowOutcome::Failed,
+            (RowState::Conflict, _) => RowOutcome::Conflict,
+            (RowState::Pending | RowState::Sent, _) => RowOutcome::NotSent,
+        }
+    }
+
+    /// Its words in the outcome column: `applied`, `skipped as invalid`.
+    pub fn word(self) -> &'static str {
+        match self {
+            RowOutcome::Applied => "applied",
+            RowOutcome::Failed => "failed",
+            RowOutcome::Conflict => "conflict",
+            RowOutcome::Invalid => "skipped as invalid",
+            RowOutcome::Unchanged => "unchanged",
+            RowOutcome::NotSent => "not sent",
+        }
+    }
+}
+
+/// The outcome of each row of `plan` (the window's plan, in its order) as `journal` (whose rows
+/// are `journal_plan`, in journal order) says it: matched by row number and key, so that the
+/// journal of a resumed or retried apply finds its rows in a plan made again.
+pub fn outcomes_of(plan: &[PlannedRow], journal: &[JournalRow], journal_plan: &[PlannedRow]) -> Vec<RowOutcome> {
+    let outcome = |j: &JournalRow| {
+        let action = journal_plan.get(j.position as usize).map_or(Action::Update, |p| p.action);
+        RowOutcome::of(j.state, action)
+    };
+    let aligned =
+        plan.len() == journal.len() && plan.iter().zip(journal).all(|(p, j)| p.row == j.row && p.key == j.key);
+    if aligned {
+        return journal.iter().map(outcome).collect();
+    }
+    let by_row: std::collections::HashMap<(u64, &str), &JournalRow> =
+        journal.iter().map(|j| ((j.row, j.key.as_str()), j)).collect();
+    plan.iter().map(|p| by_row.get(&(p.row, p.key.as_str())).map_or(RowOutcome::NotSent, |j| outcome(j))).collect()
 }
 
 /// The scopes the writes of `rows` need that the connection's token lacks: `users.write`, and

@@ -233,16 +233,22 @@ impl Target {
     }
 }
 
-/// The input object types `mutation` takes user fields in.
+/// The input object types `mutation` takes user fields in (the nested one, for a `patch`).
 fn input_types(schema: &Schema, mutation: &Mutation) -> Vec<String> {
     let Some(root) = schema.root_operation(apollo_compiler::ast::OperationType::Mutation) else { return Vec::new() };
     let Some(definition) = shape::field(schema, root, &mutation.field) else { return Vec::new() };
     mutation
         .args
         .iter()
-        .filter(|(_, _, supply)| matches!(supply, Supply::Input { .. }))
-        .filter_map(|(arg, _, _)| definition.arguments.iter().find(|a| a.name == arg.as_str()))
-        .map(|a| a.ty.inner_named_type().to_string())
+        .filter_map(|(arg, _, supply)| match supply {
+            Supply::Input { nest: Some((_, nested)), .. } => Some(nested.clone()),
+            Supply::Input { .. } => definition
+                .arguments
+                .iter()
+                .find(|a| a.name == arg.as_str())
+                .map(|a| a.ty.inner_named_type().to_string()),
+            _ => None,
+        })
         .collect()
 }
 
@@ -255,8 +261,8 @@ fn settable(schema: &Schema, mutation: &Mutation) -> Vec<(String, Type)> {
     for (arg, _, supply) in &mutation.args {
         let Some(argument) = definition.arguments.iter().find(|a| a.name == arg.as_str()) else { continue };
         match supply {
-            Supply::Input { fields, key } => {
-                let input = argument.ty.inner_named_type();
+            Supply::Input { fields, key, nest } => {
+                let input = nest.as_ref().map_or(argument.ty.inner_named_type().as_str(), |(_, t)| t.as_str());
                 for f in shape::input_fields(schema, input).unwrap_or_default() {
                     let is_key = key.as_ref().is_some_and(|(k, _)| k == f.name.as_str())
                         && !fields.contains(&f.name.to_string());

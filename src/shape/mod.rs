@@ -22,13 +22,18 @@
 //!   (a Django form: required fields, named by its relay `id`, a field left out cleared), and for a
 //!   replace the record read, overlaid, sent whole and compared when read back ([`Replace`]).
 //! - [`payload_errors`]: the errors a payload returns as data (`errors { field messages }`,
-//!   `userErrors { field message }`, `errors { field message code }`).
+//!   `userErrors { field message }`, `errors { field message code }`), and [`Returns::Union`]:
+//!   a union answer's success and refusals (`User | OperationInfo`).
+//! - [`lookup`]: a filter input object that looks a user up by a field's value
+//!   (`filters: {email: {exact: …}}`, `where: {email: {_eq: …}}`, `condition: {email: …}`).
 
 mod batch;
 mod display;
 mod entries;
+mod filter;
 mod mutations;
 mod payload;
+mod readback;
 mod related;
 mod replace;
 mod search;
@@ -42,8 +47,10 @@ use apollo_compiler::schema::{ExtendedType, FieldDefinition, InputValueDefinitio
 pub use batch::{Batch, batch_create};
 pub use display::{Display, Path, at};
 pub use entries::{Entries, KeyList, entries};
+pub use filter::{Lookup, lookup};
 pub use mutations::{Action, Mutation, Supply, mutations};
-pub use payload::{ErrorList, PayloadError, Returns, payload_errors, returns};
+pub use payload::{ErrorItem, ErrorList, PayloadError, Refusal, Returns, Union, payload_errors, returns};
+pub use readback::{is_cleared, reads_back_as};
 pub use related::{Place, Related, related};
 pub use replace::{Moved, Replace, ReplaceField, Style, compare, style};
 pub use search::{Search, search_for};

@@ -68,7 +68,14 @@ pub enum Supply {
         fields: Vec<String>,
         /// Its field holding the user's key.
         key: Option<(String, Key)>,
+        /// The input's field holding the user fields and that field's type, when they are one
+        /// level down (PostGraphile's `{ id, patch: UserPatch }`, `{ user: UserInput }`); the
+        /// key is then beside it, at the top.
+        nest: Option<(String, String)>,
     },
+    /// An input object that holds only the user's key (Hasura's `pk_columns: { id }`): its
+    /// field, and the key.
+    UserKeyObject(String, Key),
 }
 
 /// A mutation, what it does, and how each of its arguments is given.
@@ -132,16 +139,63 @@ fn verb(name: &str) -> Option<&'static str> {
 
 /// The user fields an input object of type `input` holds (its fields named as the user type's),
 /// and its field that takes the user's key.
-/// The user fields an input object sets, and its field holding the user's key.
-type UserInput = (Vec<String>, Option<(String, Key)>);
+/// The user fields an input object sets, its field holding the user's key, and the field (and
+/// type) the user fields are nested in.
+type UserInput = (Vec<String>, Option<(String, Key)>, Option<(String, String)>);
 
 fn user_input(schema: &Schema, input: &str, user_type: &str) -> Option<UserInput> {
+    let (sets, key) = flat_user_input(schema, input, user_type);
+    // An input of one field is not the user's; nor one with user fields it cannot give.
+    if sets.len() >= 2 || (sets.len() == 1 && key.is_some()) {
+        return Some((sets, key, None));
+    }
+    // The user fields one level down (`patch`, `user`), the record's key (if any) at the top.
+    input_fields(schema, input)?.into_iter().filter(|f| !f.ty.is_list()).find_map(|f| {
+        let nested = f.ty.inner_named_type().as_str();
+        schema.get_input_object(nested)?;
+        let (inner, inner_key) = flat_user_input(schema, nested, user_type);
+        let qualifies = inner.len() >= 2 || (inner.len() == 1 && inner_key.is_some());
+        // A `ref` inside is data (the new user's, or a new ref), and already among `inner`.
+        let top = key.clone().filter(|_| sets.is_empty());
+        qualifies.then(|| (inner, top, Some((f.name.to_string(), nested.to_owned()))))
+    })
+}
+
+/// An input object that holds only the user's key (`{ id: ID! }`, `{ ref: String! }`).
+fn key_object(schema: &Schema, input: &str) -> Option<(String, Key)> {
     let fields = input_fields(schema, input)?;
-    let user_fields: Vec<String> = object_fields(schema, user_type)?.iter().map(|f| plain(&f.name)).collect();
+    let [only] = fields.as_slice() else { return None };
+    if !is_text(&only.ty) || !only.ty.is_non_null() {
+        return None;
+    }
+    let key = key_of(&only.name, &only.ty, "user").or_else(|| key_of(&only.name, &only.ty, ""))?;
+    Some((only.name.to_string(), key))
+}
+
+/// The user fields an input object sets directly, and its field holding the user's key.
+fn flat_user_input(schema: &Schema, input: &str, user_type: &str) -> (Vec<String>, Option<(String, Key)>) {
+    let Some(fields) = input_fields(schema, input) else { return (Vec::new(), None) };
+    let Some(user_fields) = object_fields(schema, user_type) else { return (Vec::new(), None) };
+    let user_fields: Vec<String> = user_fields.iter().map(|f| plain(&f.name)).collect();
     let mut sets = Vec::new();
-    let mut key = None;
+    // An input that requires the record's `id: ID!` (a relay global id: Strawberry-Django's
+    // `UserPartialInput`) is named by it, and by nothing else: a `ref` beside it is data.
+    let mut key = fields
+        .iter()
+        .find(|f| {
+            plain(&f.name) == "id"
+                && f.ty.is_non_null()
+                && !f.ty.is_list()
+                && f.ty.inner_named_type() == "ID"
+                && f.default_value.is_none()
+        })
+        .map(|f| (f.name.to_string(), Key::Id));
+    let by_id = key.is_some();
     for f in &fields {
         let is_key = is_text(&f.ty) && (key_of(&f.name, &f.ty, "user").is_some() || plain(&f.name) == "ref");
+        if by_id && plain(&f.name) == "id" {
+            continue;
+        }
         if is_key && key.is_none() {
             let k = key_of(&f.name, &f.ty, "user").or_else(|| key_of(&f.name, &f.ty, "")).unwrap_or(Key::Ref);
             key = Some((f.name.to_string(), k));
@@ -154,8 +208,7 @@ fn user_input(schema: &Schema, input: &str, user_type: &str) -> Option<UserInput
             sets.push(f.name.to_string());
         }
     }
-    // An input of one field is not the user's; nor one with user fields it cannot give.
-    (sets.len() >= 2 || (sets.len() == 1 && key.is_some())).then_some((sets, key))
+    (sets, key)
 }
 
 /// Every mutation that acts on users, their related objects (`related`) or their groups.
@@ -218,9 +271,12 @@ fn classify(schema: &Schema, f: &FieldDefinition, user_type: &str, related: &[&s
         } else if let Some(ExtendedType::Enum(_)) = schema.types.get(named).filter(|_| !ty.is_list()) {
             state = Some(named.to_owned());
             Some(Supply::State)
-        } else if let Some((fields, key)) = user_input(schema, named, user_type).filter(|_| !ty.is_list()) {
+        } else if let Some((field, key)) = key_object(schema, named).filter(|_| !ty.is_list()) {
+            user_keys += 1;
+            Some(Supply::UserKeyObject(field, key))
+        } else if let Some((fields, key, nest)) = user_input(schema, named, user_type).filter(|_| !ty.is_list()) {
             input = Some((fields.clone(), key.clone()));
-            Some(Supply::Input { fields, key })
+            Some(Supply::Input { fields, key, nest })
         } else if super::is_leaf(schema, named) && !ty.is_list() && user_fields.contains(&plain(name)) {
             own_fields += 1;
             Some(Supply::Field(a.name.to_string()))
@@ -235,6 +291,17 @@ fn classify(schema: &Schema, f: &FieldDefinition, user_type: &str, related: &[&s
     }
     if unknown_required {
         return None;
+    }
+    // With the user's key in an argument of its own (`pk_columns: { id }`), a `ref` in the input
+    // is data (Hasura's `_set: { ref … }`), not a second key.
+    if user_keys == 1 {
+        for (_, _, supply) in &mut args {
+            if let Supply::Input { key, .. } = supply
+                && key.as_ref().is_some_and(|(name, _)| plain(name) == "ref")
+            {
+                *key = None;
+            }
+        }
     }
     let name = f.name.as_str();
     let by_verb = verb(name);

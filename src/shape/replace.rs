@@ -110,7 +110,8 @@ fn reads_back(input: &Type, out: &Type) -> bool {
 /// Whether `update` (an update of users of type `user_type`) patches or replaces.
 pub fn style(schema: &Schema, update: &Mutation, user_type: &str) -> Style {
     let Some((argument, declared, key)) = update.args.iter().find_map(|(name, ty, supply)| match supply {
-        Supply::Input { key, .. } => Some((name.clone(), ty.clone(), key.clone())),
+        // Fields nested in a `patch` are a patch (PostGraphile's, every field optional).
+        Supply::Input { key, nest: None, .. } => Some((name.clone(), ty.clone(), key.clone())),
         _ => None,
     }) else {
         return Style::Patch;
@@ -229,8 +230,9 @@ impl Replace {
 }
 
 /// The fields (input name, output name) of `after` that are not `before` with `changes` (by
-/// input name) over it. Text compares as text (an id may come back as a number); null and ""
-/// differ.
+/// input name) over it. Text compares as text (an id may come back as a number); a clearing asked
+/// is met by any clearing read back ([`super::reads_back_as`]), while a field not asked to change
+/// must come back exactly (null and "" differ).
 pub fn compare<'a>(
     fields: impl IntoIterator<Item = (&'a str, &'a str)>,
     before: &Value,
@@ -245,7 +247,8 @@ pub fn compare<'a>(
             None => (was.clone(), false),
         };
         let found = after.get(output).cloned().unwrap_or(Value::Null);
-        if !equal(&expected, &found) {
+        let same = if asked { super::reads_back_as(&expected, &found) } else { equal(&expected, &found) };
+        if !same {
             moved.push(Moved { field: output.to_owned(), before: was, expected, found, asked });
         }
     }

@@ -442,3 +442,104 @@ pub(crate) fn graphene_django_introspection() -> crate::api::Introspection {
 pub(crate) fn graphene_django() -> Valid<Schema> {
     graphene_django_introspection().schema
 }
+
+/// What strawberry-graphql-django 0.93 makes of `tests/strawberry_service` (written by its
+/// `introspect.py`).
+pub(crate) fn strawberry_django() -> Valid<Schema> {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/introspection/strawberry-django-0.93.0.json"
+    ))
+    .expect("the committed fixture");
+    crate::api::read_introspection_json(&text).expect("the fixture reads").schema
+}
+
+#[test]
+fn strawberry_djangos_union_payloads_and_partial_input_named_by_its_global_id() {
+    let schema = strawberry_django();
+    let user = user_type(&schema).expect("User");
+    assert_eq!(user, "User");
+    let found = mutations(&schema, &user, &related(&schema, &user));
+    let update = find(&found, "updateUser");
+    assert_eq!(update.action, Action::UpdateUser);
+    // The required relay `id` names the record; the optional `ref` beside it is data.
+    let Supply::Input { fields, key, nest: None } = &update.args[0].2 else { panic!("{:?}", update.args) };
+    assert_eq!(key, &Some(("id".to_owned(), Key::Id)));
+    assert_eq!(fields, &["ref", "name", "email", "isActive", "department"]);
+    assert_eq!(style(&schema, update, &user), Style::Patch, "a partial input patches");
+    assert_eq!(
+        update.returns.selection("{ id }"),
+        "{ __typename ... on User { id } ... on OperationInfo { messages { kind field message code } } }"
+    );
+    assert_eq!(update.returns.unreadable("updateUser"), None);
+    // The answer read: the user as the success, OperationInfo's messages as refusals at their field.
+    let refused = json!({ "__typename": "OperationInfo", "messages": [
+        { "kind": "VALIDATION", "message": "Enter a valid email address.", "field": "email", "code": "invalid" },
+        { "kind": "ERROR", "message": "Learner matching query does not exist.", "field": null, "code": null } ] });
+    assert_eq!(update.returns.object(&refused), None);
+    let errors = update.returns.errors(&refused);
+    assert_eq!(errors[0].sentence(), "email: Enter a valid email address.");
+    assert_eq!(
+        (errors[1].field.as_deref(), errors[1].message.as_str()),
+        (None, "Learner matching query does not exist.")
+    );
+    let done = json!({ "__typename": "User", "id": "VXNlcjoz" });
+    assert_eq!(update.returns.object(&done), Some(&done));
+    assert!(update.returns.errors(&done).is_empty());
+    assert_eq!(find(&found, "createUser").action, Action::CreateUser);
+    assert_eq!(find(&found, "archiveUser").action, Action::ArchiveUser);
+    // Its lookups: `filters: {email: {iExact: …}}`, case-insensitive.
+    let query = schema.get_object("Query").unwrap();
+    let lookup = lookup(&schema, &query.fields["paginatedUsers"], "email", true).expect("a lookup");
+    assert_eq!(lookup.value("A@x.org"), json!({ "email": { "iExact": "A@x.org" } }));
+}
+
+/// Result unions ("errors as data"), Hot Chocolate's error lists, and a member that is neither.
+const CONVENTIONS_SDL: &str = r#"
+type User { id: ID! ref: String! name: String! email: String! isActive: Boolean! }
+type UserEdge { node: User! }
+type UserConnection { edges: [UserEdge!]! count: Int! }
+type Query { user(ref: String!): User paginatedUsers(first: Int): UserConnection! }
+input UpdateUserInput { name: String email: String isActive: Boolean }
+interface Error { message: String! }
+type UpdateUserSuccess { user: User! }
+type ValidationError implements Error { message: String! field: String! }
+type NotFoundError implements Error { message: String! }
+type Pending { at: String }
+union UpdateUserResult = UpdateUserSuccess | ValidationError | NotFoundError
+union OddResult = User | Pending
+union UpdateUserError = ValidationError | NotFoundError
+type EditUserPayload { user: User errors: [UpdateUserError!] }
+type Mutation {
+  updateUser(ref: String!, input: UpdateUserInput!): UpdateUserResult!
+  editUser(ref: String!, input: UpdateUserInput!): EditUserPayload!
+  archiveUser(ref: String!): OddResult!
+}
+"#;
+
+#[test]
+fn result_unions_and_error_lists_of_a_union_are_read_by_shape() {
+    let schema = schema(CONVENTIONS_SDL);
+    let found = mutations(&schema, "User", &[]);
+    let update = find(&found, "updateUser");
+    assert_eq!(
+        update.returns.selection("{ id }"),
+        "{ __typename ... on UpdateUserSuccess { user { id } } ... on ValidationError { field message } \
+         ... on NotFoundError { message } }"
+    );
+    let done = json!({ "__typename": "UpdateUserSuccess", "user": { "id": "1" } });
+    assert_eq!(update.returns.object(&done), Some(&json!({ "id": "1" })));
+    let refused = json!({ "__typename": "ValidationError", "message": "is not valid", "field": "email" });
+    assert_eq!(update.returns.errors(&refused)[0].sentence(), "email: is not valid");
+    let hc = find(&found, "editUser");
+    assert_eq!(
+        hc.returns.selection("{ id }"),
+        "{ user { id } errors { __typename ... on ValidationError { field message } ... on NotFoundError { message } } }"
+    );
+    let refused = json!({ "user": null, "errors": [{ "__typename": "NotFoundError", "message": "no such user" }] });
+    assert_eq!(hc.returns.errors(&refused)[0].sentence(), "no such user");
+    // A member that is neither the user nor an error: refused before anything is sent.
+    let odd = find(&found, "archiveUser");
+    let why = odd.returns.unreadable("archiveUser").expect("Pending cannot be read");
+    assert!(why.contains("may answer Pending (of its OddResult)") && why.contains("nothing was sent"), "{why}");
+}

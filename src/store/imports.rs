@@ -158,6 +158,27 @@ impl Store {
         Ok(())
     }
 
+    /// Puts the rows at `positions` of import `import` back to pending (their outcome forgotten)
+    /// and the import back to unfinished, in one transaction: a retry of those rows, which an
+    /// interruption leaves to resume like any apply.
+    pub fn retry_import_rows(&self, import: i64, positions: &[i64]) -> Result<(), StoreError> {
+        let write = || -> rusqlite::Result<()> {
+            let tx = self.conn().unchecked_transaction()?;
+            {
+                let mut pending = tx.prepare_cached(
+                    "UPDATE import_rows SET state = ?3, message = '', field = '', created_id = ''
+                     WHERE import = ?1 AND position = ?2",
+                )?;
+                for position in positions {
+                    pending.execute(params![import, position, RowState::Pending.word()])?;
+                }
+            }
+            tx.execute("UPDATE imports SET finished_at = NULL WHERE id = ?1", params![import])?;
+            tx.commit()
+        };
+        write().map_err(|e| self.error(e))
+    }
+
     /// Marks an import finished.
     pub fn finish_import(&self, import: i64) -> Result<(), StoreError> {
         self.conn()

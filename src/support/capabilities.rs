@@ -52,6 +52,9 @@ pub struct UsersField {
     pub filters: Vec<Arg>,
     /// Whether the connection has `count`.
     pub count: bool,
+    /// A filter input object that looks users up by e-mail (`filters: {email: {iExact: …}}`),
+    /// case-insensitively where the service can, when there is no plain `email` argument.
+    pub email_lookup: Option<crate::shape::Lookup>,
     /// How its pages are walked, as the schema says; `None` when only the first page can be
     /// read (the reason is not shown: the scan says how far it went).
     pub paging: Option<Paging>,
@@ -121,6 +124,21 @@ pub enum Supply {
     GroupId,
     /// An input object holding the changed user fields (`isActive`, `name`, `email`).
     Input,
+    /// The user's id (read with the user before the change).
+    UserId,
+    /// An input object holding only the user's ref (`pk_columns: { ref }`), in this field.
+    UserRefIn(String),
+    /// An input object holding only the user's id (`pk_columns: { id }`), in this field.
+    UserIdIn(String),
+    /// An input object holding the changed user fields — nested in the field `nest` when given
+    /// (PostGraphile's `patch`) — and, in the field `id` when given, the user's id
+    /// (Strawberry-Django's `UserPartialInput { id: ID! … }`).
+    InputKeyed {
+        /// The field taking the user's id.
+        id: Option<String>,
+        /// The field the changed fields are nested in.
+        nest: Option<String>,
+    },
     /// One changed user field as its own argument (the argument's name).
     Field,
 }
@@ -154,6 +172,13 @@ impl Call {
     /// Whether it can set the user field `name`.
     pub fn sets(&self, name: &str) -> bool {
         self.sets.iter().any(|s| s == name)
+    }
+
+    /// Whether it names the user by id, which is then read before the change.
+    pub fn needs_id(&self) -> bool {
+        self.args.iter().any(|(_, supply)| {
+            matches!(supply, Supply::UserId | Supply::UserIdIn(_) | Supply::InputKeyed { id: Some(_), .. })
+        })
     }
 }
 
@@ -212,6 +237,10 @@ pub struct Capabilities {
     pub mutation_scopes: std::collections::BTreeMap<String, crate::scopes::Scope>,
     /// A sentence for the card when the schema could not be read.
     pub notice: Option<String>,
+    /// The user's fields a change is read back by (the guaranteed ones and those the update
+    /// sets, `department`): each must be as asked, or as it was. Fields the service moves by
+    /// itself (a revision, `updatedAt`) are not among them.
+    pub data_fields: Vec<String>,
 }
 
 /// The guaranteed user fields, in the order selected.
@@ -239,6 +268,7 @@ impl Capabilities {
                 after: None,
                 filters: Vec::new(),
                 count: true,
+                email_lookup: None,
                 paging: None,
             },
             group_search: None,
@@ -249,6 +279,7 @@ impl Capabilities {
             group_card: None,
             mutation_scopes: Default::default(),
             notice: Some(reason),
+            data_fields: CORE[1..].iter().map(|f| (*f).to_owned()).collect(),
         }
     }
 
@@ -313,7 +344,19 @@ impl Capabilities {
                 Some((f.name.to_string(), scope))
             })
             .collect();
+        let sets: Vec<String> = found
+            .iter()
+            .filter(|m| m.action == crate::shape::Action::UpdateUser)
+            .flat_map(|m| m.sets().into_iter().map(str::to_owned))
+            .collect();
+        let data_fields = core
+            .iter()
+            .filter(|f| **f != "id")
+            .map(|f| (*f).to_owned())
+            .chain(more(schema, &user_type).into_iter().filter(|f| sets.contains(f)))
+            .collect();
         Ok(Capabilities {
+            data_fields,
             mutation_scopes,
             sections,
             state_changes,
@@ -419,7 +462,8 @@ fn users_field(schema: &Schema, paginated: &FieldDefinition, connection: &str) -
     let paging = detect_paging(schema, "query { paginatedUsers { edges { node { ref } } } }", None).ok();
     // The cursor argument as the schema types it (`String`, `ID`), when the pages can be walked.
     let after = argument("after").filter(|_| paging.is_some());
-    UsersField { first, after, filters, count, paging }
+    let email_lookup = crate::shape::lookup(schema, paginated, "email", true);
+    UsersField { first, after, filters, count, email_lookup, paging }
 }
 
 /// `roles`: a list (or one) of enum or string values, or of objects with a name.
@@ -571,6 +615,9 @@ fn mutations(schema: &Schema, user_type: &str) -> Mutations {
             let supply = match takes {
                 // A user's key typed ID but named as a ref is still the ref.
                 Takes::UserKey(Key::Ref) => Supply::UserRef,
+                Takes::UserKey(Key::Id) => Supply::UserId,
+                Takes::UserKeyObject(field, Key::Ref) => Supply::UserRefIn(field.clone()),
+                Takes::UserKeyObject(field, Key::Id) => Supply::UserIdIn(field.clone()),
                 Takes::UserKeys(Key::Ref) => Supply::UserRefs,
                 Takes::GroupKey(Key::Ref) => Supply::GroupRef,
                 Takes::GroupKey(Key::Id) => Supply::GroupId,
@@ -580,7 +627,7 @@ fn mutations(schema: &Schema, user_type: &str) -> Mutations {
                 }
                 Takes::Field(_) => continue,
                 // A replace-style input carries the key (and the id) itself: the whole record.
-                Takes::Input { fields, key } if key.is_none() || replace.is_some() => {
+                Takes::Input { fields, key, nest: None } if key.is_none() || replace.is_some() => {
                     let settable: Vec<String> =
                         fields.iter().filter(|f| SETTABLE.contains(&f.as_str())).cloned().collect();
                     if settable.is_empty() {
@@ -589,13 +636,27 @@ fn mutations(schema: &Schema, user_type: &str) -> Mutations {
                     sets.extend(settable);
                     Supply::Input
                 }
-                // The card names users by ref; a mutation that wants their id, or the key inside its
-                // input, is left to the query editor.
+                // An input named by the user's id (a partial input keyed by a relay global id): the
+                // id read with the user, the changed fields beside it.
+                Takes::Input { fields, key, nest } if key.as_ref().is_none_or(|(_, k)| *k == Key::Id) => {
+                    let settable: Vec<String> =
+                        fields.iter().filter(|f| SETTABLE.contains(&f.as_str())).cloned().collect();
+                    if settable.is_empty() {
+                        return None;
+                    }
+                    sets.extend(settable);
+                    Supply::InputKeyed {
+                        id: key.as_ref().map(|(id, _)| id.clone()),
+                        nest: nest.as_ref().map(|(field, _)| field.clone()),
+                    }
+                }
+                // A key inside an input that is the user's ref (a create), or lists of ids, are
+                // left to the query editor.
                 _ => return None,
             };
             args.push((arg, supply));
         }
-        let user_shaped = matches!(m.returns, crate::shape::Returns::Object)
+        let user_shaped = matches!(m.returns, crate::shape::Returns::Object | crate::shape::Returns::Union(_))
             || matches!(&m.returns, crate::shape::Returns::Payload { object: Some(_), .. });
         let selection = if m.target == user_type && user_shaped {
             m.returns.selection("{ ...SupportUser }")

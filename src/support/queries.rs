@@ -56,7 +56,7 @@ impl Capabilities {
                 ),
                 json!({ arg.name.clone(): user_ref }),
             )),
-            ByRef::Filter(arg) => Some(self.filtered("SupportUserByRef", arg, user_ref, 2)),
+            ByRef::Filter(arg) => Some(self.filtered("SupportUserByRef", arg, Value::from(user_ref), 2)),
             ByRef::Scan => None,
         }
     }
@@ -64,11 +64,16 @@ impl Capabilities {
     /// Users with an email through `paginatedUsers(email:)`; `None` without that filter (then
     /// the users are scanned and their emails compared).
     pub fn users_by_email(&self, email: &str) -> Option<GraphQlRequest> {
-        let arg = self.users.filter("email")?;
-        Some(self.filtered("SupportUsersByEmail", arg, email, EMAIL_MATCHES))
+        if let Some(arg) = self.users.filter("email") {
+            return Some(self.filtered("SupportUsersByEmail", arg, Value::from(email), EMAIL_MATCHES));
+        }
+        // A filter input object: `filters: {email: {iExact: …}}`.
+        let lookup = self.users.email_lookup.as_ref()?;
+        let arg = super::capabilities::Arg { name: lookup.argument.clone(), ty: lookup.argument_type.clone() };
+        Some(self.filtered("SupportUsersByEmail", &arg, lookup.value(email), EMAIL_MATCHES))
     }
 
-    fn filtered(&self, operation: &str, arg: &super::capabilities::Arg, value: &str, first: i64) -> GraphQlRequest {
+    fn filtered(&self, operation: &str, arg: &super::capabilities::Arg, value: Value, first: i64) -> GraphQlRequest {
         let mut declarations = vec![arg.declaration()];
         let mut passed = Vec::new();
         let mut variables = Map::new();
@@ -78,7 +83,7 @@ impl Capabilities {
             variables.insert(page.name.clone(), Value::from(first));
         }
         passed.push(arg.pass());
-        variables.insert(arg.name.clone(), Value::from(value));
+        variables.insert(arg.name.clone(), value);
         let count = if self.users.count { "count " } else { "" };
         request(
             format!(
@@ -183,6 +188,17 @@ impl Capabilities {
     /// The mutation for `action` on the user with `user_ref`, the values as variables; `None`
     /// when the schema offers no mutation for it. Its answer is under the alias `result`.
     pub fn action_request(&self, action: &SupportAction, user_ref: &str) -> Option<GraphQlRequest> {
+        self.action_request_by_id(action, user_ref, None)
+    }
+
+    /// [`Capabilities::action_request`] for a user whose `id` was read, for the mutations that
+    /// name users by id ([`super::Call::needs_id`]); `None` without it.
+    pub fn action_request_by_id(
+        &self,
+        action: &SupportAction,
+        user_ref: &str,
+        id: Option<&str>,
+    ) -> Option<GraphQlRequest> {
         let call = self.call(action)?;
         let settings = settings(action);
         let group = match action {
@@ -199,6 +215,19 @@ impl Capabilities {
                 Supply::GroupRef => Value::from(group.map(|g: &GroupRef| g.ref_.as_str())?),
                 Supply::GroupId => Value::from(group.map(|g: &GroupRef| g.id.as_str())?),
                 Supply::Input => Value::Object(settings.clone()),
+                Supply::UserId => Value::from(id?),
+                Supply::UserRefIn(field) => json!({ field.as_str(): user_ref }),
+                Supply::UserIdIn(field) => json!({ field.as_str(): id? }),
+                Supply::InputKeyed { id: id_field, nest } => {
+                    let mut input = match nest {
+                        Some(nest) => Map::from_iter([(nest.clone(), Value::Object(settings.clone()))]),
+                        None => settings.clone(),
+                    };
+                    if let Some(field) = id_field {
+                        input.insert(field.clone(), Value::from(id?));
+                    }
+                    Value::Object(input)
+                }
                 Supply::Field => match settings.get(&arg.name) {
                     Some(value) => value.clone(),
                     None => continue,

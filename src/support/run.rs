@@ -381,10 +381,21 @@ async fn by_ref(
     user_ref: &str,
     cancel: &CancellationToken,
 ) -> Result<(Option<UserCard>, Option<String>), SupportError> {
+    let (user, note) = user_by_ref(client, caps, user_ref, cancel).await?;
+    Ok((user.map(|user| read(caps, &user)).transpose()?, note))
+}
+
+/// [`by_ref`]'s user as the service answered it (`SupportUser`'s fields).
+async fn user_by_ref(
+    client: &Arc<Client>,
+    caps: &Capabilities,
+    user_ref: &str,
+    cancel: &CancellationToken,
+) -> Result<(Option<Value>, Option<String>), SupportError> {
     let Some(request) = caps.user_by_ref(user_ref) else {
         let scan = scan(client, caps, true, 1, cancel, |user| user["ref"].as_str() == Some(user_ref)).await?;
         return match scan.found.first() {
-            Some(user) => Ok((Some(read(caps, user)?), None)),
+            Some(user) => Ok((Some(user.clone()), None)),
             None => Ok((None, Some(scanned("by ref", &scan)))),
         };
     };
@@ -395,12 +406,11 @@ async fn by_ref(
             _ => return Err(ApiError::GraphQl { errors, data }.into()),
         };
         let users = nodes(data["paginatedUsers"].clone());
-        let user = users.iter().find(|user| user["ref"].as_str() == Some(user_ref));
-        return Ok((user.map(|user| read(caps, user)).transpose()?, None));
+        return Ok((users.into_iter().find(|user| user["ref"].as_str() == Some(user_ref)), None));
     }
     let user = data.as_ref().map(|d| &d["user"]).filter(|u| !u.is_null());
     match user {
-        Some(user) if errors.is_empty() => Ok((Some(read(caps, user)?), None)),
+        Some(user) if errors.is_empty() => Ok((Some(user.clone()), None)),
         None if errors.iter().all(|e| e.path.len() == 1 && e.path[0] == "user") => Ok((None, None)),
         _ => Err(ApiError::GraphQl { errors, data }.into()),
     }
@@ -493,13 +503,33 @@ async fn act(
     action: SupportAction,
     cancel: &CancellationToken,
 ) -> Result<SupportReply, SupportError> {
-    let (Some(request), Some(call)) = (caps.action_request(&action, user_ref), caps.call(&action)) else {
-        return Err(ApiError::Document(format!(
+    let no_way = || -> SupportError {
+        ApiError::Document(format!(
             "This service's schema offers no way to {}; nothing was changed.",
             action.verb().to_lowercase()
         ))
-        .into());
+        .into()
     };
+    let Some(call) = caps.call(&action) else { return Err(no_way()) };
+    if let Some(why) = call.returns.unreadable(&call.field) {
+        return Err(bad(why));
+    }
+    // The user as they are before a change that does not send the whole record (a whole-record
+    // change reads it through the input's fields): to name them by id, and to read back.
+    let before = match &call.replace {
+        Some(_) => None,
+        None => Some(user_by_ref(client, caps, user_ref, cancel).await?.0.ok_or_else(|| {
+            bad(format!("the user '{user_ref}' could not be read before the change; nothing was changed"))
+        })?),
+    };
+    let id = before.as_ref().and_then(|u| u["id"].as_str()).filter(|id| !id.is_empty());
+    if call.needs_id() && id.is_none() {
+        return Err(bad(format!(
+            "the service's {} names the user by id, and the id of '{user_ref}' could not be read; nothing was changed",
+            call.field
+        )));
+    }
+    let request = caps.action_request_by_id(&action, user_ref, id).ok_or_else(no_way)?;
     let replaced = match &call.replace {
         Some(replace) => Some(whole_record(client, caps, user_ref, &action, &request, replace, cancel).await?),
         None => None,
@@ -525,8 +555,8 @@ async fn act(
             return Err(bad(format!("{}; look at {user_ref} and set it back", said.join("; "))));
         }
     }
-    // Errors returned as data (a payload's `errors`/`userErrors`) refuse the change as GraphQL
-    // errors do, each at the field it names.
+    // Errors returned as data (a payload's `errors`/`userErrors`, a union's refusals) refuse the
+    // change as GraphQL errors do, each at the field it names.
     let returned = call.returns.errors(&data["result"]);
     if !returned.is_empty() {
         let errors: Vec<crate::api::GraphQlError> = returned
@@ -535,21 +565,29 @@ async fn act(
             .collect();
         return Err(SupportError::Refused(refusals(&errors)));
     }
-    let user = if call.returns_user() {
-        match call.returns.object(&data["result"]) {
-            Some(user) => read(caps, user)?,
-            None => {
-                return Err(bad(format!(
-                    "the service gave no answer to the change (neither the user nor an error); look at {user_ref} again"
-                )));
-            }
-        }
-    } else {
-        by_ref(client, caps, user_ref, cancel)
+    let answered = call.returns_user().then(|| call.returns.object(&data["result"]).cloned()).flatten();
+    if call.returns_user() && answered.is_none() {
+        return Err(bad(format!(
+            "the service gave no answer to the change (neither the user nor an error); look at {user_ref} again"
+        )));
+    }
+    let after = match answered {
+        Some(user) => user,
+        None => user_by_ref(client, caps, user_ref, cancel)
             .await?
             .0
-            .ok_or_else(|| bad(format!("the change was made, but the user '{user_ref}' could not be read again")))?
+            .ok_or_else(|| bad(format!("the change was made, but the user '{user_ref}' could not be read again")))?,
     };
+    // Read back: the fields asked as asked, every other field as it was.
+    if let Some(before) = &before {
+        let fields = caps.data_fields.iter().map(|f| (f.as_str(), f.as_str()));
+        let moved = crate::shape::compare(fields, before, &super::queries::settings(&action), &after);
+        if !moved.is_empty() {
+            let said: Vec<String> = moved.iter().map(|m| m.sentence("the card")).collect();
+            return Err(bad(format!("{}; look at {user_ref} and set it back", said.join("; "))));
+        }
+    }
+    let user = read(caps, &after)?;
     let outcome = action.done(&user);
     Ok(SupportReply::Acted { action, user: Box::new(user), outcome })
 }

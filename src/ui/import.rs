@@ -13,8 +13,9 @@ use egui_extras::{Column, TableBuilder};
 use super::commands::Commands;
 use super::file_dialog;
 use super::import_chart::{ApplyRate, plan_bar};
+use super::import_outcome::{Outcomes, capitalised, invalid_rows, were_skipped, will_skip};
 use super::state::Requested;
-use crate::import::plan::thousands;
+use crate::import::plan::{counted, thousands};
 use crate::import::rehearse::Rehearsal;
 use crate::import::{Action, PlannedRow, Use};
 use crate::worker::{ApplyOutcome, ApplyRequest, Connection, ImportCommand, ImportEvent, JobId, PlanRequest, PlanView};
@@ -25,6 +26,8 @@ const ROW_HEIGHT: f32 = 20.0;
 const KEY: &str = "Key (finds the user)";
 const GROUPS: &str = "Groups (as a set)";
 const NOT_MAPPED: &str = "Not mapped";
+/// The choice to read empty cells as clearings.
+const EMPTY_CLEARS: &str = "Empty cells clear values";
 
 /// The Import… window.
 pub struct ImportWindow {
@@ -37,6 +40,8 @@ pub struct ImportWindow {
     archive_missing: bool,
     archive_percent: f64,
     failed_only: bool,
+    /// An empty cell clears the service's value (else it leaves it).
+    empty_clears: bool,
     overwrite: bool,
     /// The connection the plan was made on (a plan belongs to it).
     connection: Option<String>,
@@ -44,8 +49,12 @@ pub struct ImportWindow {
     plan_job: Option<JobId>,
     /// The action the grid shows (none: every row).
     filter: Option<Action>,
-    /// Indices of the plan's rows that pass the filter.
+    /// Indices of the plan's rows that pass the filters.
     shown: Vec<usize>,
+    /// Each row's outcome after an apply, and the filter by outcome.
+    outcomes: Outcomes,
+    /// The plan's invalid rows: how many, and the first named.
+    invalid: Option<(u64, String)>,
     rehearsal: Requested<Rehearsal, String>,
     rehearsal_job: Option<JobId>,
     applied: Requested<ApplyOutcome, String>,
@@ -71,12 +80,15 @@ impl Default for ImportWindow {
             archive_missing: false,
             archive_percent: 10.0,
             failed_only: false,
+            empty_clears: false,
             overwrite: false,
             connection: None,
             plan: Requested::Idle,
             plan_job: None,
             filter: None,
             shown: Vec::new(),
+            outcomes: Outcomes::default(),
+            invalid: None,
             rehearsal: Requested::Idle,
             rehearsal_job: None,
             applied: Requested::Idle,
@@ -97,6 +109,8 @@ enum Ask {
     Apply {
         resume: bool,
     },
+    /// Send again the failed row of this key.
+    Retry(String),
     SavePlan {
         /// As an Excel workbook rather than CSV.
         xlsx: bool,
@@ -134,6 +148,8 @@ impl ImportWindow {
                     self.plan_job = None;
                     self.progress = None;
                     self.plan.finish(result);
+                    self.invalid = self.plan.value().and_then(|p| invalid_rows(&p.rows));
+                    self.outcomes = Outcomes::default();
                     self.refilter();
                 }
             }
@@ -149,8 +165,10 @@ impl ImportWindow {
                     self.progress = None;
                     if let (Some(plan), Ok(outcome)) = (self.plan.value_mut(), &result) {
                         plan.resumable = (outcome.left > 0).then_some(outcome.left as usize);
+                        self.outcomes = Outcomes::of(outcome, plan.rows.len());
                     }
                     self.applied.finish(result);
+                    self.refilter();
                 }
             }
             ImportEvent::PlanSaved { job, result } => {
@@ -219,6 +237,7 @@ impl ImportWindow {
             };
             self.rehearsal = Requested::Idle;
             self.applied = Requested::Idle;
+            self.outcomes = Outcomes::default();
             self.shown.clear();
         }
         self.connection = Some(connection.to_owned());
@@ -273,11 +292,17 @@ impl ImportWindow {
                     archive_missing: self.archive_missing,
                     archive_share: (self.archive_percent / 100.0).clamp(0.0, 1.0),
                     failed_only: self.failed_only,
+                    empty_clears: self.empty_clears,
                 };
                 commands.send(ImportCommand::Plan { job, connection, request });
             }
-            Ask::Apply { resume } => {
+            Ask::Apply { .. } | Ask::Retry(_) => {
                 let Some(plan) = self.plan.value() else { return };
+                let (resume, retry) = match ask {
+                    Ask::Retry(key) => (false, vec![key]),
+                    Ask::Apply { resume } => (resume, Vec::new()),
+                    _ => (false, Vec::new()),
+                };
                 let job = commands.job();
                 self.apply_job = Some(job);
                 self.applied.start();
@@ -289,6 +314,7 @@ impl ImportWindow {
                     resume,
                     overwrite: self.overwrite,
                     sheet: plan.sheet.clone(),
+                    retry,
                 };
                 commands.send(ImportCommand::Apply { job, connection, request });
             }
@@ -334,6 +360,13 @@ impl ImportWindow {
             }
         });
         ui.checkbox(&mut self.failed_only, "Only the rows that failed last time");
+        let clears = ui
+            .add_enabled(idle, egui::Checkbox::new(&mut self.empty_clears, EMPTY_CLEARS))
+            .on_hover_text("An empty cell clears the value, as (empty) does; else it leaves the value as it is");
+        // The plan follows the choice.
+        if clears.changed() && self.plan.value().is_some() {
+            asks.push(Ask::Plan);
+        }
         ui.horizontal(|ui| {
             let can_plan = idle && !self.path.trim().is_empty();
             if ui
@@ -346,10 +379,13 @@ impl ImportWindow {
             if self.plan.is_pending() {
                 ui.spinner();
                 match self.progress {
-                    Some((done, Some(total))) => {
-                        ui.label(format!("reading the current users: {done} of {total} requests"))
+                    Some((done, Some(total))) => ui.label(format!(
+                        "reading the current users: {done} of {}",
+                        counted(total, "request", "requests")
+                    )),
+                    Some((done, None)) => {
+                        ui.label(format!("reading the current users: {}", counted(done, "request", "requests")))
                     }
-                    Some((done, None)) => ui.label(format!("reading the current users: {done} requests")),
                     None => ui.label("reading the file"),
                 };
                 if let Some(job) = self.plan_job
@@ -366,12 +402,13 @@ impl ImportWindow {
 
     fn plan_ui(&mut self, ui: &mut egui::Ui, connection: &str, asks: &mut Vec<Ask>) {
         let Some(plan) = self.plan.value() else { return };
+        let empty_note = plan.counts.empty_note(&format!("choose \"{EMPTY_CLEARS}\""));
         ui.label(format!(
             "{}: {}, read as {}; planned against {connection} with {}.",
             plan.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
             rows(plan.file_rows),
             plan.kind,
-            if plan.requests == 1 { "1 request".to_owned() } else { format!("{} requests", thousands(plan.requests)) }
+            counted(plan.requests, "request", "requests")
         ));
         let mut replan = false;
         egui::CollapsingHeader::new("Columns").default_open(true).show(ui, |ui| {
@@ -381,10 +418,16 @@ impl ImportWindow {
             asks.push(Ask::Plan);
         }
         self.filter_ui(ui);
+        if let Some(note) = empty_note {
+            ui.label(capitalised(&note));
+        }
         self.actions_ui(ui, connection, asks);
         self.outcome_ui(ui, asks);
+        if self.outcomes.filter_ui(ui) {
+            self.refilter();
+        }
         ui.separator();
-        self.grid_ui(ui);
+        self.grid_ui(ui, asks);
     }
 
     /// Each column with its use, to change; returns whether a use changed (the file is planned
@@ -476,7 +519,7 @@ impl ImportWindow {
             .rows
             .iter()
             .enumerate()
-            .filter(|(_, r)| self.filter.is_none_or(|a| r.action == a))
+            .filter(|(i, r)| self.filter.is_none_or(|a| r.action == a) && self.outcomes.passes(*i))
             .map(|(i, _)| i)
             .collect();
     }
@@ -512,7 +555,10 @@ impl ImportWindow {
             }
             if ui
                 .add_enabled(idle && writes > 0, egui::Button::new("Apply…"))
-                .on_hover_text(format!("Send the {} changes to {connection}, one row at a time", thousands(writes)))
+                .on_hover_text(format!(
+                    "Send the {} to {connection}, one row at a time",
+                    counted(writes, "change", "changes")
+                ))
                 .clicked()
             {
                 self.confirm = Some(false);
@@ -521,7 +567,8 @@ impl ImportWindow {
                 && ui
                     .add_enabled(idle, egui::Button::new("Resume"))
                     .on_hover_text(format!(
-                        "Go on with the interrupted apply of this file ({left} rows were left); no row is applied twice"
+                        "Go on with the interrupted apply of this file ({} left); no row is applied twice",
+                        counted(left as u64, "row was", "rows were")
                     ))
                     .clicked()
             {
@@ -561,8 +608,8 @@ impl ImportWindow {
             ui.horizontal(|ui| {
                 let (done, total) = self.progress.unwrap_or((0, None));
                 let text = match total {
-                    Some(total) => format!("{} of {} rows applied", thousands(done), thousands(total)),
-                    None => format!("{} rows applied", thousands(done)),
+                    Some(total) => format!("{} of {} applied", thousands(done), rows(total)),
+                    None => format!("{} applied", rows(done)),
                 };
                 let fraction = total.filter(|t| *t > 0).map(|t| done as f32 / t as f32).unwrap_or(0.0);
                 ui.add(egui::ProgressBar::new(fraction).text(text).desired_width(320.0));
@@ -581,13 +628,10 @@ impl ImportWindow {
         }
         let Some(outcome) = self.applied.value() else { return };
         let a = &outcome.applied;
-        ui.strong(format!(
-            "Applied {}; {} failed, {} conflicts, {} invalid.",
-            rows(a.done),
-            a.failed,
-            a.conflicts,
-            outcome.invalid
-        ));
+        ui.strong(format!("{}.", capitalised(&a.summary(outcome.invalid))));
+        if let Some(invalid) = self.invalid.as_ref().filter(|_| outcome.invalid > 0) {
+            ui.label(were_skipped(invalid));
+        }
         if let Some(stopped) = &outcome.stopped {
             ui.colored_label(ui.visuals().warn_fg_color, capitalised(stopped));
         }
@@ -613,21 +657,32 @@ impl ImportWindow {
     }
 
     /// The plan's rows that pass the filter (only the visible ones are drawn).
-    fn grid_ui(&mut self, ui: &mut egui::Ui) {
+    fn grid_ui(&mut self, ui: &mut egui::Ui, asks: &mut Vec<Ask>) {
         let Some(plan) = self.plan.value() else { return };
+        let idle = !self.busy();
         let rows = &plan.rows;
         let shown = &self.shown;
-        TableBuilder::new(ui)
+        let outcomes = &self.outcomes;
+        let with_outcomes = outcomes.any();
+        let mut table = TableBuilder::new(ui)
             .id_salt("import-plan")
             .striped(true)
             .resizable(true)
             .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
             .column(Column::initial(52.0).at_least(36.0))
             .column(Column::initial(110.0).at_least(60.0).clip(true))
-            .column(Column::initial(80.0).at_least(60.0))
+            .column(Column::initial(80.0).at_least(60.0));
+        let mut names = vec!["Row", "Key", "Action"];
+        if with_outcomes {
+            table = table.column(Column::initial(260.0).at_least(120.0).clip(true));
+            names.push("Outcome");
+        }
+        names.push("What changes");
+        let mut retry = None;
+        table
             .column(Column::remainder().at_least(120.0).clip(true))
             .header(ROW_HEIGHT + 2.0, |mut header| {
-                for name in ["Row", "Key", "Action", "What changes"] {
+                for name in names {
                     header.col(|ui| {
                         ui.strong(name);
                     });
@@ -635,7 +690,9 @@ impl ImportWindow {
             })
             .body(|body| {
                 body.rows(ROW_HEIGHT, shown.len(), |mut row| {
-                    let Some(planned) = shown.get(row.index()).and_then(|i| rows.get(*i)) else { return };
+                    let Some((index, planned)) = shown.get(row.index()).and_then(|i| Some((*i, rows.get(*i)?))) else {
+                        return;
+                    };
                     row.col(|ui| {
                         ui.label(if planned.row == 0 { "—".to_owned() } else { planned.row.to_string() });
                     });
@@ -645,11 +702,21 @@ impl ImportWindow {
                     row.col(|ui| {
                         action_label(ui, planned.action);
                     });
+                    if with_outcomes {
+                        row.col(|ui| {
+                            if let Some(key) = outcomes.cell_ui(ui, index, planned, idle) {
+                                retry = Some(key);
+                            }
+                        });
+                    }
                     row.col(|ui| {
                         ui.label(what_changes(planned));
                     });
                 });
             });
+        if let Some(key) = retry {
+            asks.push(Ask::Retry(key));
+        }
     }
 
     /// The question before Apply or Resume; `Some(resume)` once answered yes.
@@ -677,12 +744,12 @@ impl ImportWindow {
             .collect::<Vec<_>>()
             .join(", ");
             if missing > 0 {
-                what.push_str(&format!(" (of them, {missing} users missing from the file)"));
+                what.push_str(&format!(" (of them, {} missing from the file)", counted(missing, "user", "users")));
             }
             format!(
-                "Apply {} changes to {connection}: {what}? Each row is recorded before the next is sent, so Cancel \
+                "Apply {} to {connection}: {what}? Each row is recorded before the next is sent, so Cancel \
                  or an interruption can be resumed.",
-                thousands(counts.writes())
+                counted(counts.writes(), "change", "changes")
             )
         };
         let mut answer = None;
@@ -690,6 +757,9 @@ impl ImportWindow {
             ui.set_max_width(440.0);
             ui.strong(if resume { "Resume the import" } else { "Apply the import" });
             ui.label(question);
+            if let Some(invalid) = self.invalid.as_ref().filter(|_| !resume) {
+                ui.label(will_skip(invalid));
+            }
             ui.add_space(8.0);
             ui.horizontal(|ui| {
                 if ui.button(if resume { "Resume now" } else { "Apply now" }).clicked() {
@@ -764,11 +834,5 @@ fn action_label(ui: &mut egui::Ui, action: Action) {
 
 /// `1 row`, `1,200 rows`.
 fn rows(n: u64) -> String {
-    if n == 1 { "1 row".to_owned() } else { format!("{} rows", thousands(n)) }
-}
-
-/// A sentence as it starts a line.
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+    counted(n, "row", "rows")
 }

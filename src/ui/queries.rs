@@ -270,7 +270,9 @@ impl Queries {
                 Some(_) => std::sync::Arc::new(grid.order.iter().map(|i| grid.rows[*i].clone()).collect()),
                 None => grid.rows.clone(),
             };
-            ExportCommand::Rows { job, columns: grid.columns.clone(), rows, path: request.path.clone(), options }
+            // Recorded with the query the rows are of, as an export of every page is.
+            let about = cx.spec_of_rows().ok();
+            ExportCommand::Rows { job, columns: grid.columns.clone(), rows, path: request.path.clone(), options, about }
         };
         let started = Export {
             job,

@@ -32,6 +32,9 @@ pub enum ExportCommand {
         path: PathBuf,
         /// BOM, raw.
         options: CsvOptions,
+        /// The query the rows are of: the export is recorded with it, as `orgql export`
+        /// records its own (none: the rows of no query, not recorded).
+        about: Option<QuerySpec>,
     },
     /// Export every page of the query's connection to a CSV file or a workbook (by the file's
     /// name), or go on with its interrupted export.
@@ -84,8 +87,8 @@ pub(super) fn handle(shared: &Arc<Shared>, command: ExportCommand) {
         ExportCommand::CheckFile { path } => {
             tokio::spawn(check_export_file(shared.clone(), path));
         }
-        ExportCommand::Rows { job, columns, rows, path, options } => {
-            tokio::spawn(export_rows(shared.clone(), job, columns, rows, path, options));
+        ExportCommand::Rows { job, columns, rows, path, options, about } => {
+            tokio::spawn(export_rows(shared.clone(), job, RowsShown { columns, rows, about }, path, options));
         }
         ExportCommand::All { job, spec, asked } => {
             let cancel = shared.start_job(job);
@@ -107,16 +110,20 @@ async fn check_export_file(shared: Arc<Shared>, path: PathBuf) {
     shared.emit(ExportEvent::FileChecked { path, answer }).await;
 }
 
-/// Writes rows the UI holds to a CSV file, off the UI thread.
-async fn export_rows(
-    shared: Arc<Shared>,
-    job: JobId,
+/// The rows a tab shows, to export: their columns, the rows and the query they are of.
+struct RowsShown {
     columns: Vec<String>,
     rows: Arc<Vec<Row>>,
-    path: PathBuf,
-    options: CsvOptions,
-) {
+    about: Option<QuerySpec>,
+}
+
+/// Writes rows the UI holds to a CSV file or a workbook, off the UI thread, and records the
+/// export (query, connection, columns, rows and file) as `orgql export` does: with its rows keyed
+/// where the query selects a ref or id, for a later export of what changed since.
+async fn export_rows(shared: Arc<Shared>, job: JobId, shown: RowsShown, path: PathBuf, options: CsvOptions) {
+    let RowsShown { columns, rows, about } = shown;
     let target = path.clone();
+    let (kept_columns, kept_rows) = (columns.clone(), rows.clone());
     let written = tokio::task::spawn_blocking(move || {
         let columns: Vec<crate::query::Column> =
             columns.into_iter().map(|name| crate::query::Column { keys: vec![name.clone()], name }).collect();
@@ -140,9 +147,28 @@ async fn export_rows(
     })
     .await
     .unwrap_or_else(|e| Err(format!("the export task failed ({e})")));
-    shared
-        .emit(ExportEvent::Exported { job, result: written.map(|rows| (path, rows)), resumable: false, note: None })
-        .await;
+    let mut note = None;
+    if let (Ok(written), Some(spec)) = (&written, about) {
+        let store = shared.clone();
+        let access: changes::StoreAccess = Box::new(move |work| store.with_store_here(work));
+        let file = path.display().to_string();
+        let written = *written;
+        let recorded = tokio::task::spawn_blocking(move || {
+            let export = changes::Recorded {
+                identity: changes::identity(&spec.query, spec.operation.as_deref(), spec.variables.as_ref()),
+                query: spec.query.clone(),
+                connection: spec.connection.name().to_owned(),
+            };
+            changes::record_rows(access, &export, &kept_columns, &kept_rows, &file, written)
+        })
+        .await
+        .unwrap_or_else(|e| Err(format!("the record task failed ({e})")));
+        if let Err(e) = recorded {
+            tracing::warn!("the export was not recorded: {e}");
+            note = Some(format!("the export is complete but was not recorded for a later comparison ({e})"));
+        }
+    }
+    shared.emit(ExportEvent::Exported { job, result: written.map(|rows| (path, rows)), resumable: false, note }).await;
 }
 
 /// What the UI asked of an export of every page.

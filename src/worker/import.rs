@@ -76,6 +76,8 @@ pub struct PlanRequest {
     pub archive_share: f64,
     /// Only the rows that failed (or conflicted) in the last apply of this file.
     pub failed_only: bool,
+    /// An empty cell clears the service's value instead of leaving it.
+    pub empty_clears: bool,
 }
 
 /// A plan to apply.
@@ -92,6 +94,9 @@ pub struct ApplyRequest {
     /// The workbook's sheet the plan was made of (the first when none): the results file
     /// gives back that sheet's rows.
     pub sheet: Option<String>,
+    /// Apply again only the rows of these keys that failed or conflicted in the last apply of
+    /// the file (a failed row's own Retry); empty: not a retry.
+    pub retry: Vec<String>,
 }
 
 /// A file planned.
@@ -136,6 +141,8 @@ pub struct ApplyOutcome {
     pub left: u64,
     /// Rows that failed or conflicted: row, key, message, field.
     pub failures: Vec<(u64, String, String, String)>,
+    /// The outcome of each row of the plan applied (the request's rows, in their order).
+    pub outcomes: Arc<Vec<session::RowOutcome>>,
     /// The results file written (every row with its outcome), or why not.
     pub results: Result<PathBuf, String>,
     /// The undo file written (an import that reverts what was applied), or why not.
@@ -300,7 +307,11 @@ async fn plan(
     let kind = prepared.kind.describe();
     let mapping = prepared.mapping.clone();
     let examples = prepared.examples.clone();
-    let options = PlanOptions { archive_missing: request.archive_missing, archive_share: request.archive_share };
+    let options = PlanOptions {
+        archive_missing: request.archive_missing,
+        archive_share: request.archive_share,
+        empty_clears: request.empty_clears,
+    };
     let failed = match request.failed_only {
         true => Some(session::failed_keys(&session::lock(store), &file, connection.name()).map_err(|e| e.to_string())?),
         false => None,
@@ -375,9 +386,13 @@ async fn apply(
         .await
         .map_err(|e| format!("the file could not be read ({e})"))??;
     let schema = model.schema();
-    let (id, journal, rows, reading) = if request.resume {
-        let found = session::interrupted(store, schema, &target, &file, &shown, &digest, connection.name())
-            .map_err(|e| e.to_string())?;
+    let (id, journal, rows, reading) = if request.resume || !request.retry.is_empty() {
+        let on = session::FileOn { file: &file, shown: &shown, digest: &digest, connection: connection.name() };
+        let found = match request.retry.is_empty() {
+            true => session::interrupted(store, schema, &target, on),
+            false => session::retry(store, schema, &target, on, &request.retry),
+        }
+        .map_err(|e| e.to_string())?;
         // The connection may have changed since the interruption (another profile's scopes).
         let lacking = session::lacking_scopes(&client, &found.rows).await.map_err(|e| format!("{e:#}"))?;
         if !lacking.is_empty() {
@@ -410,24 +425,22 @@ async fn apply(
     .await;
     progress.flush().await;
     let journal = session::lock(store).import_rows(id).map_err(|e| e.to_string())?;
-    let (applied, stopped) = match outcome {
-        Ok(applied) => {
+    // What the whole journal says (a resume or a retry included), invalid and unchanged rows apart.
+    let applied = tally(&journal, &rows);
+    let stopped = match outcome {
+        Ok(_) => {
             if let Err(e) = session::lock(store).finish_import(id) {
                 tracing::warn!("the import is complete but not marked so ({e})");
             }
-            (applied, None)
+            None
         }
-        Err(Stopped::Service(ApiError::Cancelled)) => (
-            tally(&journal),
-            Some("cancelled; the rows applied so far are in the journal, and Resume goes on".to_owned()),
-        ),
-        Err(Stopped::Service(e)) => (
-            tally(&journal),
-            Some(format!(
-                "{e:#}; the rows applied so far are in the journal, and Resume goes on after checking the last one"
-            )),
-        ),
-        Err(Stopped::Journal(e)) => (tally(&journal), Some(e)),
+        Err(Stopped::Service(ApiError::Cancelled)) => {
+            Some("cancelled; the rows applied so far are in the journal, and Resume goes on".to_owned())
+        }
+        Err(Stopped::Service(e)) => Some(format!(
+            "{e:#}; the rows applied so far are in the journal, and Resume goes on after checking the last one"
+        )),
+        Err(Stopped::Journal(e)) => Some(e),
     };
     let failures = journal
         .iter()
@@ -437,19 +450,21 @@ async fn apply(
         .collect();
     let invalid = rows.iter().filter(|r| r.action == Action::Invalid).count() as u64;
     let left = journal.iter().filter(|j| session::still_to_apply(j.state)).count() as u64;
+    let outcomes = Arc::new(session::outcomes_of(&request.rows, &journal, &rows));
     let (results, undo) = write_outputs(&request.file, request.sheet.clone(), target, rows, journal).await;
-    Ok(ApplyOutcome { applied, invalid, stopped, left, failures, results, undo })
+    Ok(ApplyOutcome { applied, invalid, stopped, left, failures, outcomes, results, undo })
 }
 
-/// What the journal says of the rows sent (after an apply that stopped).
-fn tally(journal: &[crate::store::JournalRow]) -> Applied {
+/// What the journal says of the rows that write (`rows`: its plan, in journal order).
+fn tally(journal: &[crate::store::JournalRow], rows: &[PlannedRow]) -> Applied {
     let mut applied = Applied::default();
     for row in journal {
-        match row.state {
-            RowState::Done => applied.done += 1,
-            RowState::Failed => applied.failed += 1,
-            RowState::Conflict => applied.conflicts += 1,
-            RowState::Pending | RowState::Sent => {}
+        let action = rows.get(row.position as usize).map_or(Action::Update, |p| p.action);
+        match session::RowOutcome::of(row.state, action) {
+            session::RowOutcome::Applied => applied.done += 1,
+            session::RowOutcome::Failed => applied.failed += 1,
+            session::RowOutcome::Conflict => applied.conflicts += 1,
+            _ => {}
         }
     }
     applied

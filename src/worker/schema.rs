@@ -13,6 +13,7 @@ use chrono::{DateTime, Utc};
 use tokio_util::sync::CancellationToken;
 
 use super::schema_changes::{FixDone, Rewrite, SchemaChanges, changes_of};
+use super::schema_notice::SchemaNotice;
 use super::{Connection, Event, JobId, Shared};
 use crate::api::ApiError;
 use crate::explorer::SchemaModel;
@@ -130,11 +131,11 @@ impl Shared {
         if let Some(Err(e)) = self.with_store(move |s| s.save_schema(&store_key, &kept, fetched_at)).await {
             self.emit(Event::Problem(format!("{e}; the schema is not cached"))).await;
         }
-        let notice = self.record_version(key, sdl, model.clone(), fetched_at).await;
+        let notice = self.record_version(key, connection.name(), sdl, model.clone(), fetched_at).await;
         let version_changed = notice.is_some();
         if let Some(notice) = notice {
-            tracing::info!("{notice}");
-            self.emit(Event::Problem(notice)).await;
+            tracing::info!("{}", notice.line());
+            self.emit(SchemaEvent::Notice(notice)).await;
         }
         let skipped = model.skipped_summary();
         if let Some(skipped) = &skipped {
@@ -148,12 +149,16 @@ impl Shared {
     async fn record_version(
         self: &Arc<Self>,
         key: &str,
+        connection: &str,
         sdl: String,
         model: Arc<SchemaModel>,
         at: DateTime<Utc>,
-    ) -> Option<String> {
-        let key = key.to_owned();
-        match self.with_store(move |store| Ok(version_notice(store, &key, &sdl, &model, at))).await {
+    ) -> Option<SchemaNotice> {
+        let (key, connection) = (key.to_owned(), connection.to_owned());
+        let record = move |store: &crate::store::Store| {
+            Ok(super::schema_notice::record(store, &key, &connection, &sdl, &model, at))
+        };
+        match self.with_store(record).await {
             Some(Ok(Ok(notice))) => notice,
             Some(Ok(Err(e))) => {
                 tracing::warn!("the schema's version is not kept: {e}");
@@ -166,42 +171,6 @@ impl Shared {
             None => None,
         }
     }
-}
-
-/// Records `sdl` as `key`'s latest schema; when it differs from the last version, one line:
-/// "The service's schema changed since 2026-11-12: 2 added, 1 deprecated, 1 removed — 3 saved
-/// operations affected".
-fn version_notice(
-    store: &crate::store::Store,
-    key: &str,
-    sdl: &str,
-    model: &SchemaModel,
-    at: DateTime<Utc>,
-) -> Result<Option<String>, String> {
-    use crate::schema_diff::{SchemaShape, Summary, compare};
-    // The schema the explorer's model already parsed and validated: no second parse of `sdl`.
-    let schema = model.schema();
-    let shape = SchemaShape::of(schema);
-    let recorded = store.record_schema_version(key, &shape.fingerprint(), sdl, at).map_err(|e| e.to_string())?;
-    let crate::store::Recorded::Changed { previous, .. } = recorded else { return Ok(None) };
-    let before = store.schema_version_sdl(previous.id).map_err(|e| e.to_string())?.unwrap_or_default();
-    let changes = compare(&SchemaShape::from_sdl(&before)?, &shape);
-    if changes.is_empty() {
-        return Ok(None);
-    }
-    let operations = store.operations().map_err(|e| e.to_string())?;
-    let affected =
-        operations.iter().filter(|op| !crate::operation_check::check(schema, &shape, &op.query).is_empty()).count();
-    let affected = match affected {
-        0 => String::new(),
-        1 => " — 1 saved operation affected".to_owned(),
-        n => format!(" — {n} saved operations affected"),
-    };
-    let since = previous.first_seen.with_timezone(&chrono::Local).format("%Y-%m-%d");
-    Ok(Some(format!(
-        "The service's schema changed since {since}: {}{affected}; `orgql schema changes` lists the changes",
-        Summary::of(&changes).phrase()
-    )))
 }
 
 /// What the app asks of schemas.
@@ -224,6 +193,12 @@ pub enum SchemaCommand {
         from: Option<i64>,
         /// The newer version's id.
         to: Option<i64>,
+    },
+    /// Count again the saved operations a schema notice says are affected (after a fix)
+    /// ([`SchemaEvent::Notice`]).
+    Recount {
+        /// The notice shown.
+        notice: SchemaNotice,
     },
     /// Rewrite a saved operation as a fix says, or put its document back (`undo`)
     /// ([`SchemaEvent::Fixed`], then the saved operations listed again).
@@ -256,6 +231,9 @@ pub enum SchemaEvent {
         /// The changes.
         result: Result<SchemaChanges, String>,
     },
+    /// A connection's schema changed since its last kept version: the app's one-line notice
+    /// (again, counted anew, after [`SchemaCommand::Recount`]).
+    Notice(SchemaNotice),
     /// A fix applied to a saved operation or undone, or why it was not.
     Fixed {
         /// The connection's name.
@@ -283,6 +261,16 @@ pub(super) fn handle(shared: &Arc<Shared>, command: SchemaCommand) {
                     None => Err("there is no database this session, so no schema versions are kept".to_owned()),
                 };
                 shared.emit(SchemaEvent::Changes { connection: connection.name().to_owned(), result }).await;
+            });
+        }
+        SchemaCommand::Recount { notice } => {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                match shared.with_store(move |store| Ok(super::schema_notice::recount(store, notice))).await {
+                    Some(Ok(Ok(notice))) => shared.emit(SchemaEvent::Notice(notice)).await,
+                    Some(Ok(Err(e)) | Err(e)) => tracing::warn!("the schema notice was not counted again: {e}"),
+                    None => {}
+                }
             });
         }
         SchemaCommand::Fix { connection, rewrite, undo } => {

@@ -85,6 +85,11 @@ def main():
     parser.add_argument("--token-ttl", type=int, default=86400)
     parser.add_argument("--scope-in-challenge", action="store_true")
     parser.add_argument(
+        "--empty-as-null",
+        action="store_true",
+        help="department as Django's own form field of a CharField(null=True): a cleared value is stored as null",
+    )
+    parser.add_argument(
         "--schema",
         choices=("current", "next"),
         default="current",
@@ -96,6 +101,8 @@ def main():
     os.environ["ORGQL_SERVICE_TOKEN_TTL"] = str(args.token_ttl)
     if args.scope_in_challenge:
         os.environ["ORGQL_SERVICE_SCOPE_IN_CHALLENGE"] = "1"
+    if args.empty_as_null:
+        os.environ["ORGQL_SERVICE_EMPTY_AS_NULL"] = "1"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "orgql_service.settings")
     sys.path.insert(0, HERE)
 

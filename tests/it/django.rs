@@ -25,23 +25,70 @@ const CLIENT: &str = "orgql-admin";
 
 /// What each learner is compared by.
 const LEARNERS: &str = "query($after: String) { paginatedUsers(first: 50, after: $after) {
-  pageInfo { hasNextPage endCursor } edges { node { id ref name email isActive department } } } }";
+  pageInfo { hasNextPage endCursor } edges { node { id ref name email isActive department revision } } } }";
 
-/// The Python that has the service's libraries: `ORGQL_DJANGO_PYTHON`, else the venv `.ci/run`
+/// A Django test service's GraphQL layer: which service is started, and the Python it needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stack {
+    /// `tests/django_service`: graphene-django.
+    Graphene,
+    /// `tests/strawberry_service`: strawberry-graphql-django.
+    Strawberry,
+}
+
+impl Stack {
+    fn name(self) -> &'static str {
+        match self {
+            Stack::Graphene => "graphene-django",
+            Stack::Strawberry => "Strawberry-Django",
+        }
+    }
+
+    fn dir(self) -> &'static str {
+        match self {
+            Stack::Graphene => "django_service",
+            Stack::Strawberry => "strawberry_service",
+        }
+    }
+
+    /// The variables `.ci/run` sets: the venv's Python, and that the service must run.
+    fn env(self) -> (&'static str, &'static str) {
+        match self {
+            Stack::Graphene => ("ORGQL_DJANGO_PYTHON", "ORGQL_DJANGO_REQUIRED"),
+            Stack::Strawberry => ("ORGQL_STRAWBERRY_PYTHON", "ORGQL_STRAWBERRY_REQUIRED"),
+        }
+    }
+
+    fn venv(self) -> &'static str {
+        match self {
+            Stack::Graphene => "/var/tmp/orgql-django-venv",
+            Stack::Strawberry => "/var/tmp/orgql-strawberry-venv",
+        }
+    }
+
+    fn modules(self) -> &'static str {
+        match self {
+            Stack::Graphene => "('django', 'oauth2_provider', 'graphene_django', 'django_filters')",
+            Stack::Strawberry => "('django', 'oauth2_provider', 'strawberry_django', 'waitress')",
+        }
+    }
+}
+
+/// The Python that has the service's libraries: the variable `.ci/run` sets, else the venv it
 /// makes; `None` (with the reason) when there is none.
-fn python() -> Result<PathBuf, String> {
-    let candidates: Vec<PathBuf> = std::env::var_os("ORGQL_DJANGO_PYTHON")
+fn python(stack: Stack) -> Result<PathBuf, String> {
+    let candidates: Vec<PathBuf> = std::env::var_os(stack.env().0)
         .map(PathBuf::from)
         .into_iter()
-        .chain([PathBuf::from("/var/tmp/orgql-django-venv/bin/python")])
+        .chain([PathBuf::from(format!("{}/bin/python", stack.venv()))])
         .collect();
     for python in &candidates {
+        let check = format!(
+            "import importlib.util as u, sys; sys.exit(any(u.find_spec(m) is None for m in {}))",
+            stack.modules()
+        );
         let ok = Command::new(python)
-            .args([
-                "-c",
-                "import importlib.util as u, sys; \
-                 sys.exit(any(u.find_spec(m) is None for m in ('django', 'oauth2_provider', 'graphene_django', 'django_filters')))",
-            ])
+            .args(["-c", &check])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status()
@@ -51,9 +98,12 @@ fn python() -> Result<PathBuf, String> {
         }
     }
     Err(format!(
-        "no Python with Django, django-oauth-toolkit and graphene-django (tried {}); `.ci/run` installs them \
-         (pip install -r tests/django_service/requirements.txt into /var/tmp/orgql-django-venv)",
-        candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+        "no Python with the {} service's libraries (tried {}); `.ci/run` installs them \
+         (pip install -r tests/{}/requirements.txt into {})",
+        stack.name(),
+        candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+        stack.dir(),
+        stack.venv()
     ))
 }
 
@@ -82,16 +132,22 @@ impl Django {
     /// Starts the service with `users` learners and more of `serve.py`'s arguments
     /// (`--schema next`, `--listen HOST:PORT`); `None` when it cannot run here, said on stderr.
     pub fn start_with(users: usize, arguments: &[&str]) -> Option<Django> {
-        let python = match python() {
+        Django::start_stack(Stack::Graphene, users, arguments)
+    }
+
+    /// Starts the service of `stack` with `users` learners and more of its `serve.py`'s
+    /// arguments; `None` when it cannot run here, said on stderr.
+    pub fn start_stack(stack: Stack, users: usize, arguments: &[&str]) -> Option<Django> {
+        let python = match python(stack) {
             Ok(python) => python,
-            Err(why) if std::env::var_os("ORGQL_DJANGO_REQUIRED").is_some() => panic!("{why}"),
+            Err(why) if std::env::var_os(stack.env().1).is_some() => panic!("{why}"),
             Err(why) => {
-                eprintln!("note: skipped, the graphene-django service cannot run here: {why}");
+                eprintln!("note: skipped, the {} service cannot run here: {why}", stack.name());
                 return None;
             }
         };
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let serve = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/django_service/serve.py");
+        let serve = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/{}/serve.py", stack.dir()));
         let mut command = Command::new(python);
         command
             .arg(serve)
@@ -113,7 +169,7 @@ impl Django {
             Ok(line) => line,
             Err(_) => {
                 let _ = child.kill();
-                panic!("the graphene-django service did not say where it listens within two minutes");
+                panic!("the {} service did not say where it listens within two minutes", stack.name());
             }
         };
         let base_url = line
@@ -123,26 +179,29 @@ impl Django {
             .to_owned();
         Some(Django { child, base_url, _dir: dir })
     }
+}
 
-    pub fn base_url(&self) -> &str {
-        &self.base_url
-    }
+/// A test service that orgql's walks run against: its base URL, the seeded client, and the
+/// learners as it has them (asked directly, not through orgql).
+pub trait Service {
+    /// Where it listens.
+    fn base_url(&self) -> &str;
 
     /// A token for `scope`, asked of the service directly.
-    pub async fn token(&self, scope: &str) -> String {
-        crate::harness::client_token(&self.base_url, CLIENT, scope).await
+    async fn token(&self, scope: &str) -> String {
+        crate::harness::client_token(self.base_url(), CLIENT, scope).await
     }
 
     /// The data of `query`, asked directly (not through orgql).
-    pub async fn data(&self, query: &str, variables: Value) -> Value {
+    async fn data(&self, query: &str, variables: Value) -> Value {
         let token = self.token("users.read users.write").await;
-        let answer = crate::harness::graphql(&self.base_url, &token, query, variables).await;
+        let answer = crate::harness::graphql(self.base_url(), &token, query, variables).await;
         assert!(answer.get("errors").is_none(), "{answer}");
         answer["data"].clone()
     }
 
     /// Every learner as the service has them, by ref.
-    pub async fn learners(&self) -> std::collections::BTreeMap<String, Value> {
+    async fn learners(&self) -> std::collections::BTreeMap<String, Value> {
         let mut all = std::collections::BTreeMap::new();
         let mut after = Value::Null;
         for _ in 0..200 {
@@ -159,13 +218,19 @@ impl Django {
     }
 }
 
+impl Service for Django {
+    fn base_url(&self) -> &str {
+        &self.base_url
+    }
+}
+
 /// `orgql ARGS` against the service as its seeded client with `scope`, its files under `home`.
-fn command(home: &Path, service: &Django, scope: &str, args: &[&str]) -> Command {
+fn command(home: &Path, service: &impl Service, scope: &str, args: &[&str]) -> Command {
     crate::harness::orgql_command(home, service.base_url(), CLIENT, scope, args)
 }
 
 /// [`command`] run to its end (within five minutes).
-async fn orgql(home: &Path, service: &Django, scope: &str, args: &[&str]) -> Output {
+async fn orgql(home: &Path, service: &impl Service, scope: &str, args: &[&str]) -> Output {
     let mut command = command(home, service, scope, args);
     tokio::time::timeout(Duration::from_secs(300), tokio::task::spawn_blocking(move || command.output().unwrap()))
         .await
@@ -194,6 +259,13 @@ fn cell(text: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_hr_file_lands_exactly_on_the_graphene_django_service_and_its_undo_gives_everything_back() {
     let Some(service) = Django::start(120, false) else { return };
+    hr_file_walk(&service).await;
+}
+
+/// The HR file's walk on `service` (120 learners): planned, applied, read back — every learner
+/// as the file says and saved exactly once (`revision`), nothing else moved, the refusal in the
+/// service's words at its column — and undone exactly.
+pub async fn hr_file_walk(service: &impl Service) {
     let home = tempfile::tempdir().unwrap();
     let before = service.learners().await;
     assert_eq!(before.len(), 120);
@@ -241,7 +313,7 @@ async fn an_hr_file_lands_exactly_on_the_graphene_django_service_and_its_undo_gi
     std::fs::write(&file, &csv).unwrap();
 
     let scope = "users.read users.write";
-    let plan = orgql(home.path(), &service, scope, &["import", p(&file)]).await;
+    let plan = orgql(home.path(), service, scope, &["import", p(&file)]).await;
     assert_eq!(plan.status.code(), Some(0), "{}", said(&plan));
     let plan_text = String::from_utf8_lossy(&plan.stdout);
     assert!(plan_text.contains("3 to create, 44 to update, 2 to archive, 0 unchanged, 0 invalid"), "{}", said(&plan));
@@ -250,7 +322,7 @@ async fn an_hr_file_lands_exactly_on_the_graphene_django_service_and_its_undo_gi
     let undo = home.path().join("undo.csv");
     let apply = orgql(
         home.path(),
-        &service,
+        service,
         scope,
         &["import", p(&file), "--apply", "--results", p(&results), "--undo", p(&undo)],
     )
@@ -258,7 +330,11 @@ async fn an_hr_file_lands_exactly_on_the_graphene_django_service_and_its_undo_gi
     assert_eq!(apply.status.code(), Some(7), "one row refused: {}", said(&apply));
     let results_text = std::fs::read_to_string(&results).unwrap();
     let refusal = results_text.lines().find(|l| l.contains(&refused)).expect("the refused row in the results");
-    assert!(refusal.contains("Enter a valid email address."), "the form's words: {refusal}");
+    assert!(refusal.contains("Enter a valid email address."), "the service's words: {refusal}");
+    let mut reader = csv::Reader::from_reader(results_text.as_bytes());
+    let column = reader.headers().unwrap().iter().position(|h| h == "field").expect("a field column in the results");
+    let row = reader.records().map(Result::unwrap).find(|r| r.get(0) == Some(refused.as_str())).unwrap();
+    assert_eq!(row.get(column), Some("email"), "at its column: {refusal}");
 
     // Read back: every learner as the file says, field for field; nothing else moved.
     let after = service.learners().await;
@@ -268,12 +344,16 @@ async fn an_hr_file_lands_exactly_on_the_graphene_django_service_and_its_undo_gi
         for field in ["name", "email", "isActive", "department"] {
             assert_eq!(got[field], want[field], "{r}.{field}: {got} against {want}");
         }
+        // Saved exactly once when changed (a joiner's creation is no save), never otherwise.
+        let saves = got["revision"].as_u64().unwrap() - before.get(r).map_or(0, |b| b["revision"].as_u64().unwrap());
+        let changed = before.get(r).is_some_and(|b| b != want);
+        assert_eq!(saves, u64::from(changed), "{r} saved {saves} times");
     }
 
     // The undo file gives everything back: nulls and empties included, the joiners archived.
     let undo_text = std::fs::read_to_string(&undo).unwrap();
     assert!(undo_text.contains("(null)") && undo_text.contains("(empty)"), "{undo_text}");
-    let undone = orgql(home.path(), &service, scope, &["import", p(&undo), "--apply"]).await;
+    let undone = orgql(home.path(), service, scope, &["import", p(&undo), "--apply"]).await;
     assert_eq!(undone.status.code(), Some(0), "{}", said(&undone));
     let back = service.learners().await;
     for (r, was) in &before {
@@ -329,7 +409,7 @@ async fn a_row_cut_short_is_invalid_and_an_empty_active_cell_changes_nothing() {
 }
 
 /// What the service holds for the learner `user_ref`.
-async fn learner(service: &Django, user_ref: &str) -> Value {
+async fn learner(service: &impl Service, user_ref: &str) -> Value {
     service
         .data(
             "query($r: String!) { user(ref: $r) { id ref name email isActive department } }",
@@ -349,22 +429,10 @@ fn only_changed(before: &Value, after: &Value, except: &str) {
     }
 }
 
-/// The card on the graphene-django service, as a person uses it: rename, change the e-mail,
-/// archive and activate each change exactly that field (read back from the service).
-#[test]
-fn the_card_changes_exactly_the_field_asked_on_the_graphene_django_service() {
+/// The app's connection made a profile of `service` that may change users, as a person adds it.
+fn connect(s: &mut crate::harness::Session, service: &impl Service) {
     use egui::accesskit::Role;
     use egui_kittest::kittest::Queryable;
-    let Some(service) = Django::start(30, false) else { return };
-    let mut s = crate::harness::Session::start();
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let ask = |user_ref: &str| runtime.block_on(learner(&service, user_ref));
-    // A learner whose department is null: a form would clear it, or the checkbox, if sent short.
-    let user_ref = "u00006";
-    let before = crate::harness::off_ui_thread(|| ask(user_ref));
-    assert_eq!(before["department"], Value::Null);
-    assert_eq!(before["isActive"], true);
-
     s.click("Profiles…");
     s.wait_for_label("Add profile");
     s.click("Add profile");
@@ -380,10 +448,52 @@ fn the_card_changes_exactly_the_field_asked_on_the_graphene_django_service() {
     s.click("Connection");
     s.harness.get_by_role_and_label(Role::Button, "django-service").click();
     s.harness.step();
+}
+
+/// The card on the graphene-django service, as a person uses it: rename, change the e-mail,
+/// archive and activate each change exactly that field (read back from the service).
+#[test]
+fn the_card_changes_exactly_the_field_asked_on_the_graphene_django_service() {
+    let Some(service) = Django::start(30, false) else { return };
+    card_walk(&service, Find::Ref);
+}
+
+/// How the card's walk finds its learner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Find {
+    /// By ref.
+    Ref,
+    /// By e-mail, as stored.
+    Email,
+    /// By e-mail typed in capitals (a service with a case-insensitive lookup).
+    EmailInCapitals,
+}
+
+/// The card's walk on `service` (30 learners), the learner found as `find` says: rename, change
+/// the e-mail, archive and activate each change exactly that field.
+pub fn card_walk(service: &(impl Service + Sync), find: Find) {
+    use egui::accesskit::Role;
+    use egui_kittest::kittest::Queryable;
+    let mut s = crate::harness::Session::start();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let ask = |user_ref: &str| runtime.block_on(learner(service, user_ref));
+    // A learner whose department is null: a form would clear it, or the checkbox, if sent short.
+    let user_ref = "u00006";
+    let before = crate::harness::off_ui_thread(|| ask(user_ref));
+    assert_eq!(before["department"], Value::Null);
+    assert_eq!(before["isActive"], true);
+
+    connect(&mut s, service);
     s.harness.get_by_role_and_label(Role::Button, "Find user").click();
     s.harness.step();
     s.wait_for_label("User to find");
-    s.type_into("User to find", user_ref);
+    let email = before["email"].as_str().unwrap();
+    let typed = match find {
+        Find::Ref => user_ref.to_owned(),
+        Find::Email => email.to_owned(),
+        Find::EmailInCapitals => email.to_uppercase(),
+    };
+    s.type_into("User to find", &typed);
     s.click("Find");
     let heading = orgql::support::one_line(before["name"].as_str().unwrap());
     s.wait_for_label(&heading);
@@ -430,6 +540,12 @@ fn the_card_changes_exactly_the_field_asked_on_the_graphene_django_service() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_apply_killed_on_the_graphene_django_service_resumes_and_applies_every_row_once() {
     let Some(service) = Django::start(120, false) else { return };
+    killed_walk(&service, "name_Icontains: \"Renamed \"").await;
+}
+
+/// The kill -9 and resume walk on `service` (120 learners); `renamed` is the argument of
+/// `paginatedUsers` that lists the learners renamed `Renamed …`.
+pub async fn killed_walk(service: &impl Service, renamed: &str) {
     let home = tempfile::tempdir().unwrap();
     let before = service.learners().await;
     let file = home.path().join("rename.csv");
@@ -439,13 +555,14 @@ async fn an_apply_killed_on_the_graphene_django_service_resumes_and_applies_ever
         csv.push_str(&format!("{r},Renamed {i}\n"));
     }
     std::fs::write(&file, csv).unwrap();
+    let filter = renamed;
     let renamed = || async {
-        service.data("{ paginatedUsers(first: 1, name_Icontains: \"Renamed \") { count } }", json!({})).await
+        service.data(&format!("{{ paginatedUsers(first: 1, {filter}) {{ count }} }}"), json!({})).await
             ["paginatedUsers"]["count"]
             .as_u64()
             .unwrap()
     };
-    let mut command = command(home.path(), &service, "users.read users.write", &["import", p(&file), "--apply"]);
+    let mut command = command(home.path(), service, "users.read users.write", &["import", p(&file), "--apply"]);
     command.stdout(Stdio::null()).stderr(Stdio::null());
     let mut child = command.spawn().unwrap();
     let started = std::time::Instant::now();
@@ -462,7 +579,7 @@ async fn an_apply_killed_on_the_graphene_django_service_resumes_and_applies_ever
     let results = home.path().join("results.csv");
     let resumed = orgql(
         home.path(),
-        &service,
+        service,
         "users.read users.write",
         &["import", p(&file), "--resume", "--results", p(&results)],
     )
@@ -471,7 +588,7 @@ async fn an_apply_killed_on_the_graphene_django_service_resumes_and_applies_ever
     let after = service.learners().await;
     let revisions = service
         .data(
-            "{ paginatedUsers(first: 50, name_Icontains: \"Renamed \") { edges { node { ref revision } } } }",
+            &format!("{{ paginatedUsers(first: 50, {filter}) {{ edges {{ node {{ ref revision }} }} }} }}"),
             json!({}),
         )
         .await;
@@ -482,7 +599,13 @@ async fn an_apply_killed_on_the_graphene_django_service_resumes_and_applies_ever
     }
     assert_eq!(saved_once, 50, "the first page of renamed learners");
     for (i, r) in refs.iter().enumerate() {
-        assert_eq!(after[*r]["name"], format!("Renamed {i}"));
+        assert_eq!(
+            after[*r]["name"],
+            format!("Renamed {i}"),
+            "{}\n{}",
+            said(&resumed),
+            std::fs::read_to_string(&results).unwrap_or_default()
+        );
         for field in ["email", "isActive", "department"] {
             assert_eq!(after[*r][field], before[*r][field], "{r}.{field} did not move");
         }
@@ -548,4 +671,150 @@ async fn the_graphene_django_services_schema_changes_are_listed_and_operations_c
     let (code, out, err) = run(&service, &["query", "--file", p(&ops.join("Users.graphql"))]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("\"name\""), "the response key kept: {out}");
+}
+
+/// The learners whose department has a value.
+fn with_department(learners: &std::collections::BTreeMap<String, Value>) -> Vec<&String> {
+    learners.iter().filter(|(_, l)| l["department"].as_str().is_some_and(|d| !d.is_empty())).map(|(r, _)| r).collect()
+}
+
+/// Issue 41: on a service that stores a cleared text as null (Django's own form field of a
+/// `CharField(null=True)`), a file clearing departments with `(empty)` applies with exit 0, every
+/// row `updated` in the results file with what the service now holds, and the service holds
+/// null; planned again, the same file changes nothing (nothing is nothing, however stored).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_department_cleared_with_empty_is_updated_though_the_service_stores_null() {
+    let Some(service) = Django::start_with(30, &["--empty-as-null"]) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let before = service.learners().await;
+    let set = with_department(&before);
+    assert!(set.len() >= 3, "learners with a department: {before:?}");
+    let cleared = &set[..3];
+    let file = home.path().join("clear.csv");
+    let mut csv = String::from("ref,department\n");
+    for r in cleared {
+        csv.push_str(&format!("{r},(empty)\n"));
+    }
+    std::fs::write(&file, &csv).unwrap();
+    let scope = "users.read users.write";
+    let results = home.path().join("results.csv");
+    let apply = orgql(home.path(), &service, scope, &["import", p(&file), "--apply", "--results", p(&results)]).await;
+    assert_eq!(apply.status.code(), Some(0), "{}", said(&apply));
+    assert!(String::from_utf8_lossy(&apply.stdout).contains("applied 3 rows; 0 failed, 0 conflicts, 0 invalid"));
+    let mut read = csv::Reader::from_path(&results).unwrap();
+    for row in read.records() {
+        let row = row.unwrap();
+        assert_eq!(&row[2], "updated", "{row:?}");
+        assert_eq!(&row[3], "department: cleared; the service holds null", "what the service holds: {row:?}");
+    }
+    let after = service.learners().await;
+    for r in cleared {
+        assert_eq!(after[*r]["department"], Value::Null, "{r} holds null");
+        only_changed(&before[*r], &after[*r], "department");
+    }
+    let again = orgql(home.path(), &service, scope, &["import", p(&file)]).await;
+    assert!(String::from_utf8_lossy(&again.stdout).contains("0 to update"), "{}", said(&again));
+    assert!(String::from_utf8_lossy(&again.stdout).contains("3 unchanged"), "{}", said(&again));
+}
+
+/// Issue 41: cells emptied in a spreadsheet leave the service's values, and the plan says how
+/// many and how to clear them; with `--empty-clears` they clear, read back as cleared (the service
+/// stores null) and nothing else moves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn emptied_cells_are_counted_in_the_plan_and_clear_with_empty_clears() {
+    let Some(service) = Django::start_with(30, &["--empty-as-null"]) else { return };
+    let home = tempfile::tempdir().unwrap();
+    let before = service.learners().await;
+    let set = with_department(&before);
+    let emptied = &set[..3];
+    // As HR leaves an export edited: the department's text deleted, the name as it was.
+    let file = home.path().join("emptied.csv");
+    let mut csv = String::from("ref,name,department\n");
+    for r in emptied {
+        csv.push_str(&format!("{r},{},\n", cell(before[*r]["name"].as_str().unwrap())));
+    }
+    std::fs::write(&file, &csv).unwrap();
+    let scope = "users.read users.write";
+    let plan = orgql(home.path(), &service, scope, &["import", p(&file)]).await;
+    assert_eq!(plan.status.code(), Some(0), "{}", said(&plan));
+    assert!(String::from_utf8_lossy(&plan.stdout).contains("0 to update"), "{}", said(&plan));
+    assert!(
+        String::from_utf8_lossy(&plan.stderr)
+            .contains("3 empty cells leave their values as they are; write (empty) to clear, or use --empty-clears"),
+        "{}",
+        said(&plan)
+    );
+    let plan_file = home.path().join("plan.csv");
+    let results = home.path().join("results.csv");
+    let apply = orgql(
+        home.path(),
+        &service,
+        scope,
+        &["import", p(&file), "--empty-clears", "--plan", p(&plan_file), "--apply", "--results", p(&results)],
+    )
+    .await;
+    assert_eq!(apply.status.code(), Some(0), "{}", said(&apply));
+    assert!(!said(&apply).contains("empty cells leave"), "{}", said(&apply));
+    let planned = std::fs::read_to_string(&plan_file).unwrap();
+    let first = emptied[0];
+    let was = before[first]["department"].as_str().unwrap();
+    assert!(planned.contains(&format!("department: {was} → (empty)")), "{planned}");
+    let results = std::fs::read_to_string(&results).unwrap();
+    assert_eq!(results.lines().filter(|l| l.contains(",updated,")).count(), 3, "{results}");
+    let after = service.learners().await;
+    for r in emptied {
+        assert_eq!(after[*r]["department"], Value::Null, "{r} cleared");
+        only_changed(&before[*r], &after[*r], "department");
+    }
+}
+
+/// Issue 41 in the Import window, on a service that stores a cleared text as null: cells
+/// emptied are counted with the way to clear them; **Empty cells clear values** plans them as
+/// `department: … → (empty)`, and applied, the summary says every row applied and none failed,
+/// each row's outcome is `applied`, and the service holds null.
+#[test]
+fn the_import_window_clears_emptied_departments_and_says_every_row_applied() {
+    use egui_kittest::kittest::Queryable;
+    let Some(service) = Django::start_with(30, &["--empty-as-null"]) else { return };
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let before = crate::harness::off_ui_thread(|| runtime.block_on(service.learners()));
+    let set = with_department(&before);
+    let emptied = &set[..3];
+    let mut s = crate::harness::Session::start();
+    let file = s.path("departments.csv");
+    let mut csv = String::from("ref,department\n");
+    for r in emptied {
+        csv.push_str(&format!("{r},\n"));
+    }
+    std::fs::write(&file, &csv).unwrap();
+    connect(&mut s, &service);
+    s.click("Import…");
+    s.wait_for_label("File");
+    s.type_into("File", p(&file));
+    s.click("Plan");
+    s.wait_for("the plan", |h| !h.state().import_busy());
+    s.wait_for_label("3 unchanged");
+    s.wait_for_text(
+        "3 empty cells leave their values as they are; write (empty) to clear, or choose \"Empty cells clear values\"",
+    );
+    s.click("Empty cells clear values");
+    s.wait_for("the plan again", |h| !h.state().import_busy());
+    s.wait_for_label("3 to update");
+    let was = before[emptied[0]]["department"].as_str().unwrap();
+    s.wait_for_text(&format!("department: {was} → (empty)"));
+    assert!(s.text_containing("empty cells leave").is_none(), "{}", s.screen());
+    s.click("Apply…");
+    s.wait_for_text("Apply 3 changes to django-service: 3 to update?");
+    s.click("Apply now");
+    s.wait_for("the apply", |h| !h.state().import_busy());
+    s.wait_for_text("Applied 3 rows; 0 failed, 0 conflicts, 0 invalid.");
+    assert!(s.harness.query_by_label("3 applied").is_some(), "every row's outcome:\n{}", s.screen());
+    let after = crate::harness::off_ui_thread(|| runtime.block_on(service.learners()));
+    for r in emptied {
+        assert_eq!(after[*r]["department"], Value::Null, "{r} cleared");
+        only_changed(&before[*r], &after[*r], "department");
+    }
+    let results = std::fs::read_to_string(s.path("departments.results.csv")).unwrap();
+    assert_eq!(results.lines().filter(|l| l.contains(",updated,")).count(), 3, "{results}");
+    s.settle();
 }

@@ -482,6 +482,9 @@ type UserConnection { edges: [UserEdge!]! pageInfo: PageInfo! }
     #[tokio::test]
     async fn noun_first_mutations_refuse_with_the_errors_their_payload_returns_at_their_field() {
         let (base, serving) = payload_service(|operation| match operation {
+            // The card reads the user before a change, to read it back after.
+            "SupportUserByRef" => serde_json::json!({ "data": { "user":
+                { "id": "1", "ref": "u1", "name": "Ana", "email": "ana@example.org", "isActive": true } } }),
             "SupportEditUser" => serde_json::json!({ "data": { "result": {
                 "user": null, "errors": [{ "field": "email", "messages": ["Enter a valid email address."] }] } } }),
             "SupportArchiveUser" => serde_json::json!({ "data": { "result": {

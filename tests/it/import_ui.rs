@@ -119,12 +119,48 @@ fn a_spreadsheet_is_planned_mapped_rehearsed_applied_and_undone_from_the_window(
 
     s.click("Apply…");
     s.wait_for_text("Apply 4 changes to Sandbox: 1 to create, 2 to update, 1 to archive?");
+    // The question names the row that will be skipped.
+    s.wait_for_label("Row 3 (u00002) is invalid and will be skipped.");
     s.click("Apply now");
     s.wait_for("the apply", |h| !h.state().import_busy());
     s.wait_for_text("Applied 3 rows; 1 failed, 0 conflicts, 1 invalid.");
+    s.wait_for_label("Skipped as invalid: row 3 (u00002).");
     // The refusal in the service's own words, with the row a spreadsheet shows it on.
     let refusal = s.wait_for_text("Row 6 (u00005)");
     assert!(refusal.contains("input.email") && refusal.contains("already exists"), "{refusal}");
+
+    // Every row's outcome in the grid, the counts per outcome as filters of it.
+    for label in ["All outcomes (6)", "3 applied", "1 failed", "1 skipped as invalid", "1 left unchanged"] {
+        assert!(s.harness.query_by_label(label).is_some(), "'{label}' among the outcomes:\n{}", s.screen());
+    }
+    assert!(s.harness.query_by_label("0 conflicts").is_none(), "no conflict, no filter of it:\n{}", s.screen());
+    // The columns folded away (the ref column's example is a key too): only the grid shows keys.
+    s.click("Columns");
+    let grid_keys = |s: &Session| -> Vec<String> {
+        ["u00001", "u00002", "u00003", "u00004", "u00005", "n00001"]
+            .into_iter()
+            .filter(|k| s.harness.query_by_label(k).is_some())
+            .map(str::to_owned)
+            .collect()
+    };
+    s.click("1 failed");
+    assert_eq!(grid_keys(&s), ["u00005"], "the failed row alone:\n{}", s.screen());
+    let failed = s
+        .harness
+        .query_all_by_label_contains("already exists")
+        .map(|n| crate::harness::name_of(&n))
+        .find(|t| t.starts_with("failed"));
+    assert!(failed.is_some_and(|f| f.contains("input.email")), "the outcome in the service's words:\n{}", s.screen());
+    assert!(s.harness.query_by_label("Retry u00005").is_some(), "a failed row's own retry:\n{}", s.screen());
+    s.click("1 skipped as invalid");
+    assert_eq!(grid_keys(&s), ["u00002"], "the invalid row alone:\n{}", s.screen());
+    s.wait_for_text("skipped as invalid: email");
+    s.click("3 applied");
+    assert_eq!(grid_keys(&s), ["u00001", "u00004", "n00001"], "the applied rows:\n{}", s.screen());
+    s.click("1 left unchanged");
+    assert_eq!(grid_keys(&s), ["u00003"], "{}", s.screen());
+    s.click("All outcomes (6)");
+    assert_eq!(grid_keys(&s).len(), 6, "{}", s.screen());
     let after = service_user(&mut s, "u00001");
     assert_eq!(after["name"], format!("{} Junior", text(&renamed["name"])), "{after}");
     assert_eq!(service_user(&mut s, "u00004")["isActive"], false);
@@ -205,4 +241,50 @@ fn a_department_column_sets_the_extra_field_from_the_window() {
     s.click("Apply now");
     s.wait_for("the apply", |h| !h.state().import_busy());
     assert_eq!(extra_fields_of(&mut s, "u00001"), (moved.to_owned(), location));
+}
+
+/// A failed row's own Retry (issue 41): a rename applies, an address another user holds is
+/// refused; once that user's address changes on the service, **Retry u00002** sends the row
+/// again and the summary and the outcomes say every row applied.
+#[test]
+fn a_failed_row_is_retried_from_its_outcome() {
+    let mut s = Session::start();
+    let renamed = service_user(&mut s, "u00001");
+    let taken = text(&service_user(&mut s, "u00003")["email"]);
+    let file = s.path("retry.csv");
+    let name = format!("{} Junior", text(&renamed["name"]));
+    let mut writer = csv::Writer::from_path(&file).expect("the file");
+    for row in [["ref", "name", "email"], ["u00001", &name, ""], ["u00002", "", &taken]] {
+        writer.write_record(row).expect("a row");
+    }
+    writer.flush().expect("the file is written");
+    drop(writer);
+    s.click("Import…");
+    s.wait_for_label("File");
+    plan(&mut s, &file, "2 to update");
+    s.click("Apply…");
+    s.wait_for_text("Apply 2 changes to Sandbox: 2 to update?");
+    assert!(s.text_containing("will be skipped").is_none(), "no invalid row to name:\n{}", s.screen());
+    s.click("Apply now");
+    s.wait_for("the apply", |h| !h.state().import_busy());
+    s.wait_for_text("Applied 1 row; 1 failed, 0 conflicts, 0 invalid.");
+    assert!(s.harness.query_by_label("1 applied").is_some(), "{}", s.screen());
+
+    // The address is freed on the service; the row is sent again on its own.
+    let url = s.sandbox_url();
+    s.runtime.block_on(async {
+        let token = admin_token(&url, "users.write").await;
+        let update =
+            "mutation($ref: String!, $input: UpdateUserInput!) { updateUser(ref: $ref, input: $input) { ref } }";
+        let input = json!({ "email": "moved.elsewhere@example.com" });
+        graphql(&url, &token, update, json!({ "ref": "u00003", "input": input })).await;
+    });
+    s.click("Retry u00002");
+    s.wait_for("the retry", |h| !h.state().import_busy());
+    s.wait_for_text("Applied 2 rows; 0 failed, 0 conflicts, 0 invalid.");
+    assert!(s.harness.query_by_label("2 applied").is_some(), "{}", s.screen());
+    assert_eq!(text(&service_user(&mut s, "u00002")["email"]), taken);
+    assert_eq!(text(&service_user(&mut s, "u00001")["name"]), name, "the applied row is not sent twice");
+    let results = std::fs::read_to_string(s.path("retry.results.csv")).expect("the results file");
+    assert_eq!(results.lines().filter(|l| l.contains(",updated,")).count(), 2, "{results}");
 }

@@ -160,6 +160,22 @@ fn fix_rewrites_a_saved_operation_from_the_schema_changes_window_and_undo_puts_i
     s.type_into("Collection", "HR");
     s.click("Save");
     s.wait_for("the operation saved", |h| h.state().saved_operations().len() == 1);
+    // The rows shown exported from the window: recorded as `orgql export` records its own.
+    let shown = s.path("who.csv");
+    s.click("Export…");
+    s.wait_for_label("File");
+    s.type_into("File", &shown.display().to_string());
+    s.click("Export");
+    assert_eq!(s.wait_for_text("Exported "), format!("Exported 5 rows to {}", shown.display()));
+    s.wait_until_idle();
+    let db = s.path("history.sqlite3");
+    let exports = off_ui_thread(move || {
+        let store = orgql::store::Store::open(&db).expect("the database");
+        store.exports_on("Acme").expect("the exports")
+    });
+    assert_eq!(exports.len(), 1, "{exports:?}");
+    let (record, query) = &exports[0];
+    assert_eq!((record.file.as_str(), record.rows, query.as_str()), (shown.to_str().unwrap(), 5, WHO));
 
     // The service moves to its next schema: User.name deprecated for displayName.
     s.runtime.block_on(server.stop());
@@ -167,8 +183,13 @@ fn fix_rewrites_a_saved_operation_from_the_schema_changes_window_and_undo_puts_i
     s.click("Refresh schema");
     let notice = s.wait_for_text("The service's schema changed since");
     assert!(notice.contains("1 saved operation affected"), "{notice}");
-    s.click("Schema changes…");
+    // Its own line, pointing to the window, not to the command line.
+    assert!(notice.contains("Schema changes… lists") && !notice.contains("orgql schema"), "{notice}");
+    assert!(s.harness.query_by_label("Dismiss the notice").is_some(), "its own Dismiss:\n{}", s.screen());
+    s.click("Show the changes");
     s.wait_for_label("Saved operations affected (1)");
+    s.wait_for_label("Exports affected (1)");
+    assert!(s.text_containing(&format!("{} (5 rows, ", shown.display())).is_some(), "{}", s.screen());
     assert!(s.text_containing("4:24: deprecated: User.name — Use `displayName`.").is_some(), "{}", s.screen());
     s.wait_for_label("History entries affected (1)");
     assert!(s.text_containing("Who, run of 20").is_some(), "{}", s.screen());
@@ -186,6 +207,9 @@ fn fix_rewrites_a_saved_operation_from_the_schema_changes_window_and_undo_puts_i
     s.wait_for_label("Fixed HR/Who: 1 use rewritten");
     assert_eq!(s.app().active_tab().query, fixed, "the open tab follows its saved operation");
     s.wait_for_label("Saved operations: none uses what changed.");
+    // The notice counts again: the operation fixed no longer uses what changed.
+    let notice = s.wait_for_text("— no saved operation affected now");
+    assert!(!notice.contains("1 saved operation affected"), "{notice}");
 
     // Undo puts the previous text back.
     s.click("Undo");

@@ -187,6 +187,10 @@ impl OrgqlApp {
     }
 
     fn problems_ui(&mut self, ui: &mut egui::Ui) {
+        if let Some(super::super::schema_notice::NoticeIntent::ShowChanges) = self.schema_notice.ui(ui) {
+            let connection = self.profiles.connection(self.state.connection());
+            self.schema_changes.show(connection, &mut self.commands);
+        }
         if self.state.problems().is_empty() {
             return;
         }

@@ -24,6 +24,7 @@ use super::profiles::ProfilesWindow;
 use super::queries::{Context, Queries};
 use super::saved::SavedPanel;
 use super::schema_changes::SchemaChangesWindow;
+use super::schema_notice::SchemaNoticeBar;
 use super::status_bar::StatusBar;
 use super::tab::Tab;
 use super::webhooks::{ListenerForm, WebhooksPanel};
@@ -72,6 +73,7 @@ pub struct OrgqlApp {
     find_user: FindUserWindow,
     import: ImportWindow,
     schema_changes: SchemaChangesWindow,
+    schema_notice: SchemaNoticeBar,
     webhooks: WebhooksPanel,
     copy_code: CopyCode,
     /// The generation of the workspace handed to the worker last; none until the kept one is
@@ -117,6 +119,7 @@ impl OrgqlApp {
             find_user: FindUserWindow::default(),
             import: ImportWindow::default(),
             schema_changes: SchemaChangesWindow::default(),
+            schema_notice: SchemaNoticeBar::default(),
             webhooks: WebhooksPanel::new(ListenerForm::new(0, None), &config.export_dir),
             copy_code: CopyCode::default(),
             saved_generation: None,

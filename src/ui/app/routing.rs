@@ -24,9 +24,11 @@ impl OrgqlApp {
             Event::Schema(crate::worker::SchemaEvent::Loaded { connection, result }) => {
                 self.state.schemas_mut().loaded(&connection, result)
             }
+            Event::Schema(crate::worker::SchemaEvent::Notice(notice)) => self.schema_notice.on_notice(notice),
             Event::Schema(event) => {
                 if let Some(done) = self.schema_changes.on_event(event, &mut self.commands) {
                     self.fix_written(&done);
+                    self.schema_notice.recount(&mut self.commands);
                 }
             }
             Event::Webhooks(event) => {

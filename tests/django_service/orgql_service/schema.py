@@ -68,8 +68,14 @@ class KeptCharField(forms.CharField):
         return str(value)
 
 
+# `serve.py --empty-as-null`: department is the form field Django makes of a CharField(null=True),
+# which stores a cleared value ("") as null, as most such services do.
+EMPTY_AS_NULL = os.environ.get("ORGQL_SERVICE_EMPTY_AS_NULL") == "1"
+
+
 class UserForm(forms.ModelForm):
-    department = KeptCharField(required=False, max_length=100)
+    if not EMPTY_AS_NULL:
+        department = KeptCharField(required=False, max_length=100)
 
     class Meta:
         model = Learner
