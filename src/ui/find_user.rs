@@ -46,7 +46,7 @@ pub struct FindUserWindow {
     group_job: Option<JobId>,
     showing_group: bool,
     /// Move the focus to the card when it is drawn next (a user was found).
-    focus_card: u8,
+    focus_card: bool,
 }
 
 impl FindUserWindow {
@@ -180,7 +180,7 @@ impl FindUserWindow {
             match &found {
                 Ok(Found::User(user)) => {
                     self.card.load(user);
-                    self.focus_card = 2;
+                    self.focus_card = true;
                 }
                 Ok(Found::Several(list)) => self.matches = Some(list.clone()),
                 _ => {}
@@ -321,11 +321,13 @@ impl FindUserWindow {
                     *found = Requested::Done(Found::Several(list.clone()));
                     return None;
                 }
-                if *focus_card > 0 && !card.busy() {
-                    // After Find, the focus lands on the card (its first control); twice, as
-                    // the card's grid only measures itself at its first frame.
-                    *focus_card -= 1;
-                    super::a11y::focus_next_drawn(ui);
+                if *focus_card && !card.busy() {
+                    // After Find, the focus lands on the card (its first control) once it is in,
+                    // unless the person has put it somewhere meanwhile.
+                    *focus_card = false;
+                    if ui.memory(|m| m.focused()).is_none() {
+                        super::a11y::focus_next_drawn(ui);
+                    }
                 }
                 request = card.ui(ui, user, access.scopes);
                 ui.add_space(6.0);
