@@ -196,7 +196,8 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
             if let Some(Err(e)) = recorded {
                 eprintln!("orgql: the export is complete but was not recorded for a later --changes-since ({e})");
             }
-            let done = format!("orgql: wrote {} rows to {}", exported.rows, args.out.display());
+            let rows = crate::import::plan::counted(exported.rows, "row", "rows");
+            let done = format!("orgql: wrote {rows} to {}", args.out.display());
             let changed = exported.counts.map(|c| {
                 let since = since.as_deref().unwrap_or("the earlier export");
                 match c.repeated {

@@ -240,7 +240,7 @@ async fn run_with(
             writer.finish().map_err(Failure::usage)?;
         }
         println!("{}", counts.summary());
-        if let Some(note) = counts.empty_note("use --empty-clears") {
+        if let Some(note) = counts.empty_note((!args.empty_clears).then_some("use --empty-clears")) {
             say(progress, &note);
         }
         for line in &invalid {

@@ -402,7 +402,8 @@ impl ImportWindow {
 
     fn plan_ui(&mut self, ui: &mut egui::Ui, connection: &str, asks: &mut Vec<Ask>) {
         let Some(plan) = self.plan.value() else { return };
-        let empty_note = plan.counts.empty_note(&format!("choose \"{EMPTY_CLEARS}\""));
+        let choose = format!("choose \"{EMPTY_CLEARS}\"");
+        let empty_note = plan.counts.empty_note((!plan.empty_clears).then_some(choose.as_str()));
         ui.label(format!(
             "{}: {}, read as {}; planned against {connection} with {}.",
             plan.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
@@ -811,7 +812,12 @@ fn override_of(words: &str) -> String {
 fn what_changes(row: &PlannedRow) -> String {
     match row.action {
         Action::Invalid => row.reason.clone(),
-        Action::Unchanged => String::new(),
+        // Nothing changes, though the file's empty cells might have been meant to clear.
+        Action::Unchanged => match row.empty_kept {
+            0 => String::new(),
+            1 => "1 empty cell leaves its value as it is".to_owned(),
+            n => format!("{n} empty cells leave their values as they are"),
+        },
         Action::Archive if row.row == 0 => "missing from the file".to_owned(),
         _ => row.describe_changes(),
     }

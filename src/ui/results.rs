@@ -373,13 +373,17 @@ impl ResultsPanel {
                 match &export.outcome {
                     Requested::Idle | Requested::Pending { .. } => {
                         ui.spinner();
-                        ui.label(format!("Exporting… {} rows", thousands(export.rows)));
+                        ui.label(format!("Exporting… {}", crate::import::plan::counted(export.rows, "row", "rows")));
                         if ui.button("Cancel export").clicked() {
                             *intent = Some(ResultsIntent::Cancel);
                         }
                     }
                     Requested::Done((path, rows)) => {
-                        let done = format!("Exported {} rows to {}", thousands(*rows), path.display());
+                        let done = format!(
+                            "Exported {} to {}",
+                            crate::import::plan::counted(*rows, "row", "rows"),
+                            path.display()
+                        );
                         match &export.note {
                             Some(note) => super::a11y::polite(ui, format!("{done} ({note})")),
                             None => super::a11y::polite(ui, done),

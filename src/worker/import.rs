@@ -126,6 +126,8 @@ pub struct PlanView {
     pub sheet: Option<String>,
     /// What could not be read of the service to map the columns (a list's keys), to say.
     pub notes: Vec<String>,
+    /// Whether its empty cells were read as clearings.
+    pub empty_clears: bool,
 }
 
 /// How an apply ended.
@@ -362,6 +364,7 @@ async fn plan(
         resumable,
         sheet: request.sheet.clone(),
         notes: target.notes.clone(),
+        empty_clears: request.empty_clears,
     })
 }
 
