@@ -200,6 +200,8 @@ impl ImportWindow {
         let mut asks = Vec::new();
         let mut open = self.open;
         let screen = ctx.content_rect();
+        let dialog = super::a11y::Dialog::new("import");
+        let mut escaped = false;
         egui::Window::new("Import users from a file")
             .open(&mut open)
             .default_width(760.0)
@@ -208,13 +210,16 @@ impl ImportWindow {
             .default_pos(screen.left_top() + egui::vec2(320.0, 64.0))
             .resizable(true)
             .show(ctx, |ui| {
+                escaped |= dialog.contents(ui);
                 self.file_ui(ui, &mut asks);
                 if self.plan.value().is_some() || self.plan.error().is_some() {
                     ui.separator();
                     self.plan_ui(ui, connection_name, &mut asks);
                 }
             });
+        open &= !escaped;
         self.open = open;
+        dialog.after(ctx, open);
         if let Some(resume) = self.confirm_ui(ctx, connection_name) {
             asks.push(Ask::Apply { resume });
         }
@@ -332,8 +337,11 @@ impl ImportWindow {
                 if edit.changed() {
                     self.overrides.clear();
                 }
-                if ui.button("Browse…").clicked() {
+                if ui.button("Browse…").accessible_name("Browse for the file to import").clicked() {
                     self.browse(ui.ctx());
+                }
+                if let Some(why) = file_dialog::failure(&self.picked) {
+                    super::a11y::alert(ui, why);
                 }
             });
             ui.end_row();
@@ -450,7 +458,7 @@ impl ImportWindow {
                                 .map(|s| (*s).to_owned())
                                 .chain(plan.fields.iter().cloned())
                             {
-                                ui.selectable_value(&mut chosen, option.clone(), option);
+                                crate::ui::a11y::choose(ui, &mut chosen, option.clone(), option);
                             }
                         });
                     combo.response.labelled_by(label.id);

@@ -2,6 +2,7 @@
 //! events); panels draw state and turn clicks into commands for the worker. See `app` for how
 //! they are put together, and docs/architecture.md.
 
+mod a11y;
 mod app;
 mod app_state;
 mod bench;
@@ -15,6 +16,7 @@ mod export_window;
 mod file_dialog;
 mod find_user;
 mod fonts;
+mod grid_view;
 mod history;
 mod import;
 mod import_chart;
@@ -32,6 +34,7 @@ mod status_bar;
 mod tab;
 mod tab_bar;
 mod tabs;
+mod theme;
 mod user_card;
 mod view_menu;
 mod webhooks;

@@ -39,7 +39,7 @@ fn first_start_shows_the_sandbox_users() {
     s.run_query();
     assert_eq!(s.wait_for_text(" of 120"), "1–50 of 120");
     for column in ["ref", "name", "email", "isActive"] {
-        assert!(s.harness.query_by_role_and_label(Role::Button, column).is_some(), "a '{column}' header");
+        assert!(s.harness.query_by_role_and_label(Role::ColumnHeader, column).is_some(), "a '{column}' header");
     }
     let expected = s.expected_refs();
     assert_eq!(expected.len(), USERS);
