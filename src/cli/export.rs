@@ -21,8 +21,8 @@ use crate::api::{Activity, Client, Pager};
 use crate::export::changes::{self, Baseline};
 use crate::export::resume::{self, ExportJob};
 use crate::export::{ExportError, Keeping, export_all};
+use crate::platform::signal::Interrupt;
 use crate::query::PagingOptions;
-use crate::signal::Interrupt;
 use crate::table::{CsvOptions, Format, OutKind, check_out};
 
 /// Options of `orgql export`.
@@ -196,7 +196,8 @@ pub async fn run(args: ExportArgs) -> Result<(), Failure> {
             if let Some(Err(e)) = recorded {
                 eprintln!("orgql: the export is complete but was not recorded for a later --changes-since ({e})");
             }
-            let done = format!("orgql: wrote {} rows to {}", exported.rows, args.out.display());
+            let rows = crate::import::plan::counted(exported.rows, "row", "rows");
+            let done = format!("orgql: wrote {rows} to {}", args.out.display());
             let changed = exported.counts.map(|c| {
                 let since = since.as_deref().unwrap_or("the earlier export");
                 match c.repeated {

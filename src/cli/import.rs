@@ -18,7 +18,7 @@ use crate::import::plan::counted;
 use crate::import::{
     self, Action, ApplyOptions, Counts, PlanError, PlanOptions, PlannedRow, Stopped, Target, Use, session,
 };
-use crate::signal::Interrupt;
+use crate::platform::signal::Interrupt;
 use crate::store::{JournalRow, Store};
 
 /// The exit status of an import applied with rows that failed or conflicted.
@@ -105,7 +105,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Failure> {
         (None, Some(base_url)) => base_url.clone(),
         (None, None) => "the default profile".to_owned(),
     };
-    let file_name = std::fs::canonicalize(&args.file).unwrap_or_else(|_| args.file.clone()).display().to_string();
+    let file_name = crate::platform::shown_path(&args.file).display().to_string();
     let store = open_store()?;
     let interrupt = Interrupt::listen();
     let cancel = interrupt.token();
@@ -240,7 +240,7 @@ async fn run_with(
             writer.finish().map_err(Failure::usage)?;
         }
         println!("{}", counts.summary());
-        if let Some(note) = counts.empty_note("use --empty-clears") {
+        if let Some(note) = counts.empty_note((!args.empty_clears).then_some("use --empty-clears")) {
             say(progress, &note);
         }
         for line in &invalid {

@@ -346,12 +346,17 @@ impl Counts {
 
     /// The line about the empty cells that leave values as they are, when there are any: `12
     /// empty cells leave their values as they are; write (empty) to clear, or choose *Empty
-    /// cells clear values*` (`choose`: how to choose the other reading where this is said).
-    pub fn empty_note(&self, choose: &str) -> Option<String> {
+    /// cells clear values*` (`choose`: how to choose the other reading where this is said;
+    /// `None`: it is chosen, and the cells left are of fields that cannot be emptied).
+    pub fn empty_note(&self, choose: Option<&str>) -> Option<String> {
         let n = self.empty_kept;
         (n > 0).then(|| {
             let leave = if n == 1 { "leaves its value as it is" } else { "leave their values as they are" };
-            format!("{} {leave}; write (empty) to clear, or {choose}", counted(n, "empty cell", "empty cells"))
+            let cells = counted(n, "empty cell", "empty cells");
+            match choose {
+                Some(choose) => format!("{cells} {leave}; write (empty) to clear, or {choose}"),
+                None => format!("{cells} {leave}: the service requires a value there"),
+            }
         })
     }
 
@@ -509,7 +514,9 @@ pub fn classify(wanted: &Wanted, current: Option<&Current>, target: &Target, emp
                 if crate::shape::is_cleared(&old) {
                     continue;
                 }
-                let cleared = target.field(field).and_then(|f| convert(f, super::mapping::EMPTY_CELL).ok().flatten());
+                // A field the service requires is never emptied by an empty cell.
+                let clearable = target.field(field).filter(|f| !f.required);
+                let cleared = clearable.and_then(|f| convert(f, super::mapping::EMPTY_CELL).ok().flatten());
                 match cleared.filter(|_| empty_clears) {
                     Some(new) => row.changes.push(Change { field: field.clone(), old, new }),
                     None => row.empty_kept += 1,
@@ -645,15 +652,19 @@ mod tests {
         assert_eq!(c.summary(), "300 to create, 40 to update, 12 to archive, 1,200 unchanged, 3 invalid");
         assert_eq!(thousands(1_000_000), "1,000,000");
         assert_eq!(
-            c.empty_note("use --empty-clears").as_deref(),
+            c.empty_note(Some("use --empty-clears")).as_deref(),
             Some("12 empty cells leave their values as they are; write (empty) to clear, or use --empty-clears")
         );
         let one = Counts { empty_kept: 1, ..Counts::default() };
         assert_eq!(
-            one.empty_note("use --empty-clears").as_deref(),
+            one.empty_note(Some("use --empty-clears")).as_deref(),
             Some("1 empty cell leaves its value as it is; write (empty) to clear, or use --empty-clears")
         );
-        assert_eq!(Counts::default().empty_note("use --empty-clears"), None);
+        assert_eq!(Counts::default().empty_note(Some("use --empty-clears")), None);
+        assert_eq!(
+            one.empty_note(None).as_deref(),
+            Some("1 empty cell leaves its value as it is: the service requires a value there")
+        );
     }
 
     #[test]

@@ -280,9 +280,12 @@ impl ChartPanel {
                     .desired_width(280.0),
             )
             .labelled_by(label.id);
-            if ui.button("Browse…").clicked() {
+            if ui.button("Browse…").accessible_name("Browse for the chart's file").clicked() {
                 let dialog = rfd::FileDialog::new().add_filter("Images", &["png", "svg"]).set_file_name("chart.png");
                 file_dialog::spawn(ui.ctx(), &self.picked, move || dialog.save_file());
+            }
+            if let Some(why) = file_dialog::failure(&self.picked) {
+                super::a11y::alert(ui, why);
             }
             let ready = !self.save_path.trim().is_empty() && self.save_job.is_none();
             let path = PathBuf::from(self.save_path.trim());
@@ -419,30 +422,17 @@ pub(super) fn choice<T: PartialEq + Copy>(
     choices: &[(T, &str)],
 ) {
     let label = ui.label(label);
-    let shown = choices.iter().find(|(value, _)| value == current).map_or("", |(_, words)| words);
-    egui::ComboBox::from_id_salt(id_salt)
-        .selected_text(shown)
-        .show_ui(ui, |ui| {
-            for (value, words) in choices {
-                ui.selectable_value(current, *value, *words);
-            }
-        })
-        .response
-        .labelled_by(label.id);
+    let shown = choices.iter().find(|(value, _)| value == current).map_or("", |(_, words)| words).to_owned();
+    let options = choices.iter().map(|(value, words)| (*value, (*words).to_owned()));
+    super::a11y::combo(ui, id_salt, label.id, shown, current, options);
 }
 
 /// A choice among the columns, with its label as its accessible name.
 fn column_choice(ui: &mut egui::Ui, label: &str, columns: &[String], chosen: &mut Option<String>) {
     let label = ui.label(label);
-    egui::ComboBox::from_id_salt(("chart-column", label.id))
-        .selected_text(chosen.clone().unwrap_or_default())
-        .show_ui(ui, |ui| {
-            for column in columns {
-                ui.selectable_value(chosen, Some(column.clone()), column);
-            }
-        })
-        .response
-        .labelled_by(label.id);
+    let shown = chosen.clone().unwrap_or_default();
+    let options = columns.iter().map(|column| (Some(column.clone()), column.clone()));
+    super::a11y::combo(ui, ("chart-column", label.id), label.id, shown, chosen, options);
 }
 
 /// The first column with at most 20 values among its first 200 cells (a status, a group), else

@@ -48,12 +48,16 @@ impl CopyCode {
     pub fn window_ui(&mut self, ctx: &egui::Context) {
         let Some((language, program)) = &self.shown else { return };
         let mut open = true;
+        let dialog = super::a11y::Dialog::new("copy-as-code");
+        let mut escaped = false;
         egui::Window::new(format!("{} code", language.label()))
             .id(egui::Id::unique("copy-as-code"))
             .open(&mut open)
             .default_size([640.0, 480.0])
             .vscroll(true)
-            .show(ctx, |ui| match program {
+            .show(ctx, |ui| {
+                escaped |= dialog.contents(ui);
+                match program {
                 Ok(text) => {
                     ui.label(format!(
                         "Copied to the clipboard. It reads the client secret from {SECRET_ENV}; nothing secret is in it."
@@ -65,9 +69,12 @@ impl CopyCode {
                         .labelled_by(label.id);
                 }
                 Err(why) => {
-                    ui.colored_label(ui.visuals().error_fg_color, why);
+                    super::a11y::alert(ui, why);
+                }
                 }
             });
+        open &= !escaped;
+        dialog.after(ctx, open);
         if !open {
             self.shown = None;
         }

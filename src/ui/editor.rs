@@ -5,7 +5,9 @@
 //! brackets and quotes close as they open, and a typed closer steps over the one there;
 //! Shift+Ctrl+P prettifies the document (comments kept, [`crate::query::lang::prettify`]); Ctrl+F
 //! opens a find bar (Next, Previous); Ctrl+/ comments the lines out or in; Ctrl+Space asks for
-//! completions; Esc closes them and the editor keeps the focus. Undo goes back a pause of typing
+//! completions; Esc closes them and the editor keeps the focus. Tab indents; Escape then Tab, or
+//! Tab after Ctrl+M ("Tab moves focus", as in VS Code), goes on to the next control, and
+//! Shift+Tab to the one before (docs/accessibility.md). Undo goes back a pause of typing
 //! at a time (egui's undoer, told to group by pauses of [`UNDO_PAUSE`]) and an explorer's tick,
 //! a prettify or any change from outside the editor at a time.
 //!
@@ -14,7 +16,7 @@
 
 use egui::text::{CCursor, CCursorRange, LayoutJob, TextFormat};
 use egui::util::undoer::{Settings as UndoSettings, Undoer};
-use egui::{Color32, Event, EventFilter, FontId, Key, KeyboardShortcut, Modifiers};
+use egui::{Color32, Event, FontId, Key, KeyboardShortcut, Modifiers};
 use serde_json::Value;
 
 use std::collections::HashSet;
@@ -298,7 +300,7 @@ impl QueryEditor {
             });
         }
         if let Some(notice) = &self.notice {
-            ui.colored_label(ui.visuals().warn_fg_color, notice);
+            super::a11y::polite_colored(ui, ui.visuals().warn_fg_color, notice);
         }
         // The query fills the pane above the divider, less the problems list under it.
         let height = (ui.available_height() - 60.0).max(80.0);
@@ -321,17 +323,20 @@ impl QueryEditor {
             }
             ui.vertical(|ui| {
                 let label = ui.label("Variables (JSON)");
+                let id = ui.make_persistent_id(("variables", tab.id));
+                let filter = super::a11y::code_editor_keys(ui, id);
                 let response = ui.add(
                     egui::TextEdit::multiline(&mut tab.variables)
-                        .id_salt(("variables", tab.id))
+                        .id(id)
                         .code_editor()
+                        .event_filter(filter)
                         .desired_rows(6)
                         .desired_width(f32::INFINITY)
                         .hint_text(self.variables_hint_for(&tab.query)),
                 );
                 response.labelled_by(label.id);
                 if let Some(error) = &variables_error {
-                    ui.colored_label(ui.visuals().error_fg_color, error);
+                    super::a11y::alert(ui, error);
                 }
             });
         });
@@ -345,17 +350,13 @@ impl QueryEditor {
         let focused = ui.memory(|m| m.has_focus(edit_id));
         self.undo_steps(ui.ctx(), edit_id, tab);
         let asked = focused && ui.input_mut(|i| i.consume_shortcut(&COMPLETE_SHORTCUT));
+        // Esc closes an offer of completions (the editor keeps the focus); with none open,
+        // Escape then Tab leaves the editor forward ([`super::a11y::code_editor_keys`]).
+        if focused && let KeyOutcome::Accept(range, name) = self.completion.keys(ui, &tab.query) {
+            accept(ui.ctx(), edit_id, &mut tab.query, range, &name);
+        }
+        let filter = super::a11y::code_editor_keys(ui, edit_id);
         if focused {
-            match self.completion.keys(ui, &tab.query) {
-                KeyOutcome::Accept(range, name) => accept(ui.ctx(), edit_id, &mut tab.query, range, &name),
-                // Esc closed the offer; the editor keeps the focus (its event filter takes Esc).
-                KeyOutcome::Closed => {}
-                KeyOutcome::None => {
-                    if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape)) {
-                        ui.memory_mut(|m| m.surrender_focus(edit_id));
-                    }
-                }
-            }
             self.keys(ui, edit_id, tab);
         }
         let dark = ui.visuals().dark_mode;
@@ -386,7 +387,7 @@ impl QueryEditor {
             .code_editor()
             .desired_rows(16)
             .desired_width(f32::INFINITY)
-            .event_filter(EventFilter { tab: true, horizontal_arrows: true, vertical_arrows: true, escape: true })
+            .event_filter(filter)
             .layouter(&mut layouter)
             .show(ui);
         let response = output.response.response.clone().labelled_by(label);

@@ -124,19 +124,24 @@ impl ExportWindow {
             self.path = path.display().to_string();
             self.format = Format::of(&path);
         }
+        let dialog = super::a11y::Dialog::new("export");
         if !self.open {
+            dialog.after(ctx, false);
             return None;
         }
         let mut intent = None;
         let mut open = self.open;
         let center = ctx.content_rect().center();
+        let mut escaped = false;
         egui::Window::new("Export to a file")
             .open(&mut open)
             .collapsible(false)
             .resizable(false)
+            .vscroll(true)
             .pivot(egui::Align2::CENTER_CENTER)
             .default_pos(center)
             .show(ctx, |ui| {
+                escaped |= dialog.contents(ui);
                 ui.horizontal(|ui| {
                     let label = ui.label("File");
                     let edit =
@@ -145,10 +150,14 @@ impl ExportWindow {
                         self.confirm = Confirm::Idle;
                         self.format = Format::of(Path::new(self.path.trim()));
                     }
-                    if ui.button("Browse…").clicked() {
+                    let browse = ui.button("Browse…").accessible_name("Browse for the export file");
+                    if browse.clicked() {
                         self.browse(ctx);
                     }
                 });
+                if let Some(why) = super::file_dialog::failure(&self.picked) {
+                    super::a11y::alert(ui, why);
+                }
                 ui.horizontal(|ui| {
                     ui.label("Format");
                     for format in [Format::Csv, Format::Xlsx] {
@@ -170,7 +179,7 @@ impl ExportWindow {
                 ui.add_enabled(csv, egui::Checkbox::new(&mut self.bom, "UTF-8 BOM (for spreadsheet programs)"));
                 ui.add_enabled(csv, egui::Checkbox::new(&mut self.raw, "Raw cells (no ' before =, +, -, @)"));
                 if let Some(error) = &self.error {
-                    ui.colored_label(ui.visuals().error_fg_color, error);
+                    super::a11y::alert(ui, error);
                 }
                 let busy = running.is_some_and(|e| e.outcome.is_pending());
                 match &self.confirm {
@@ -178,7 +187,8 @@ impl ExportWindow {
                         let name = |path: &Path| {
                             path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
                         };
-                        ui.colored_label(
+                        super::a11y::polite_colored(
+                            ui,
                             ui.visuals().warn_fg_color,
                             format!("{} already exists.", name(&request.path)),
                         );
@@ -211,12 +221,15 @@ impl ExportWindow {
                         }
                     }
                 }
+                super::a11y::reveal_focus(ui);
             });
         if matches!(intent, Some(ExportIntent::Start(_))) {
             self.confirm = Confirm::Idle;
             open = false;
         }
+        open &= !escaped;
         self.open = open;
+        dialog.after(ctx, open);
         intent
     }
 

@@ -45,6 +45,8 @@ pub struct FindUserWindow {
     group: Requested<crate::support::GroupCard, SupportError>,
     group_job: Option<JobId>,
     showing_group: bool,
+    /// Move the focus to the card when it is drawn next (a user was found).
+    focus_card: bool,
 }
 
 impl FindUserWindow {
@@ -176,7 +178,10 @@ impl FindUserWindow {
                 other => Err(SupportError::Api(crate::api::ApiError::BadResponse(format!("unexpected {other:?}")))),
             });
             match &found {
-                Ok(Found::User(user)) => self.card.load(user),
+                Ok(Found::User(user)) => {
+                    self.card.load(user);
+                    self.focus_card = true;
+                }
                 Ok(Found::Several(list)) => self.matches = Some(list.clone()),
                 _ => {}
             }
@@ -200,6 +205,8 @@ impl FindUserWindow {
         let mut request = None;
         let mut open = self.open;
         let screen = ctx.content_rect();
+        let dialog = super::a11y::Dialog::new("find-user");
+        let mut escaped = false;
         egui::Window::new("Find user")
             .open(&mut open)
             .default_width(480.0)
@@ -209,6 +216,7 @@ impl FindUserWindow {
             .pivot(egui::Align2::RIGHT_TOP)
             .default_pos(screen.right_top() + egui::vec2(-16.0, 72.0))
             .show(ctx, |ui| {
+                escaped |= dialog.contents(ui);
                 request = self.search_ui(ui, access);
                 ui.separator();
                 // The window fits its content, and scrolls what does not fit on the screen.
@@ -218,10 +226,13 @@ impl FindUserWindow {
                         if let Some(r) = self.result_ui(ui, access) {
                             request = Some(r);
                         }
+                        super::a11y::reveal_focus(ui);
                     },
                 );
             });
+        open &= !escaped;
         self.open = open;
+        dialog.after(ctx, open);
         if let Some(r) = self.card.confirm_ui(ctx) {
             request = Some(r);
         }
@@ -268,7 +279,7 @@ impl FindUserWindow {
             ui.colored_label(ui.visuals().warn_fg_color, text);
         }
         if let Some(notice) = &self.notice {
-            ui.colored_label(ui.visuals().warn_fg_color, notice);
+            super::a11y::polite_colored(ui, ui.visuals().warn_fg_color, notice);
         }
         if !(go && can_read) {
             return None;
@@ -284,9 +295,9 @@ impl FindUserWindow {
         if self.showing_group {
             return group_ui(ui, &self.group, &mut self.showing_group);
         }
-        let Self { found, matches, card, lately, open_delivery, refresh_lately, .. } = self;
+        let Self { found, matches, card, lately, open_delivery, refresh_lately, focus_card, .. } = self;
         if let Some(error) = found.error() {
-            ui.colored_label(ui.visuals().error_fg_color, format!("{error:#}"));
+            super::a11y::alert(ui, format!("{error:#}"));
         }
         let mut request = None;
         match found.value() {
@@ -300,7 +311,7 @@ impl FindUserWindow {
                 ui.weak("Type a ref, an email or a name, then Find.");
             }
             Some(Found::Nobody(sentence)) => {
-                ui.label(sentence);
+                super::a11y::polite(ui, sentence.as_str());
             }
             Some(Found::Several(list)) => request = list_ui(ui, list),
             Some(Found::User(user)) => {
@@ -309,6 +320,14 @@ impl FindUserWindow {
                 {
                     *found = Requested::Done(Found::Several(list.clone()));
                     return None;
+                }
+                if *focus_card && !card.busy() {
+                    // After Find, the focus lands on the card (its first control) once it is in,
+                    // unless the person has put it somewhere meanwhile.
+                    *focus_card = false;
+                    if ui.memory(|m| m.focused()).is_none() {
+                        super::a11y::focus_next_drawn(ui);
+                    }
                 }
                 request = card.ui(ui, user, access.scopes);
                 ui.add_space(6.0);

@@ -200,6 +200,8 @@ impl ImportWindow {
         let mut asks = Vec::new();
         let mut open = self.open;
         let screen = ctx.content_rect();
+        let dialog = super::a11y::Dialog::new("import");
+        let mut escaped = false;
         egui::Window::new("Import users from a file")
             .open(&mut open)
             .default_width(760.0)
@@ -208,13 +210,16 @@ impl ImportWindow {
             .default_pos(screen.left_top() + egui::vec2(320.0, 64.0))
             .resizable(true)
             .show(ctx, |ui| {
+                escaped |= dialog.contents(ui);
                 self.file_ui(ui, &mut asks);
                 if self.plan.value().is_some() || self.plan.error().is_some() {
                     ui.separator();
                     self.plan_ui(ui, connection_name, &mut asks);
                 }
             });
+        open &= !escaped;
         self.open = open;
+        dialog.after(ctx, open);
         if let Some(resume) = self.confirm_ui(ctx, connection_name) {
             asks.push(Ask::Apply { resume });
         }
@@ -332,8 +337,11 @@ impl ImportWindow {
                 if edit.changed() {
                     self.overrides.clear();
                 }
-                if ui.button("Browse…").clicked() {
+                if ui.button("Browse…").accessible_name("Browse for the file to import").clicked() {
                     self.browse(ui.ctx());
+                }
+                if let Some(why) = file_dialog::failure(&self.picked) {
+                    super::a11y::alert(ui, why);
                 }
             });
             ui.end_row();
@@ -394,7 +402,8 @@ impl ImportWindow {
 
     fn plan_ui(&mut self, ui: &mut egui::Ui, connection: &str, asks: &mut Vec<Ask>) {
         let Some(plan) = self.plan.value() else { return };
-        let empty_note = plan.counts.empty_note(&format!("choose \"{EMPTY_CLEARS}\""));
+        let choose = format!("choose \"{EMPTY_CLEARS}\"");
+        let empty_note = plan.counts.empty_note((!plan.empty_clears).then_some(choose.as_str()));
         ui.label(format!(
             "{}: {}, read as {}; planned against {connection} with {}.",
             plan.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
@@ -449,7 +458,7 @@ impl ImportWindow {
                                 .map(|s| (*s).to_owned())
                                 .chain(plan.fields.iter().cloned())
                             {
-                                ui.selectable_value(&mut chosen, option.clone(), option);
+                                crate::ui::a11y::choose(ui, &mut chosen, option.clone(), option);
                             }
                         });
                     combo.response.labelled_by(label.id);
@@ -803,7 +812,12 @@ fn override_of(words: &str) -> String {
 fn what_changes(row: &PlannedRow) -> String {
     match row.action {
         Action::Invalid => row.reason.clone(),
-        Action::Unchanged => String::new(),
+        // Nothing changes, though the file's empty cells might have been meant to clear.
+        Action::Unchanged => match row.empty_kept {
+            0 => String::new(),
+            1 => "1 empty cell leaves its value as it is".to_owned(),
+            n => format!("{n} empty cells leave their values as they are"),
+        },
         Action::Archive if row.row == 0 => "missing from the file".to_owned(),
         _ => row.describe_changes(),
     }

@@ -129,7 +129,8 @@ impl ApplyRate {
         let step = if elapsed < 10.0 { 0.25 } else { 1.0 };
         let points = self.per_second(step);
         let took = if elapsed < 1.0 { format!("{elapsed:.2} s") } else { format!("{elapsed:.1} s") };
-        ui.label(format!("{} rows in {took}: {:.0} rows per second", thousands(done), done as f64 / elapsed));
+        let rows = crate::import::plan::counted(done, "row", "rows");
+        ui.label(format!("{rows} in {took}: {:.0} rows per second", done as f64 / elapsed));
         // A line needs a few steps: an apply of under a second says its rate in words only.
         if points.len() < 3 {
             return;

@@ -104,7 +104,6 @@ impl Outcomes {
                 };
                 format!("{}{at}: {message}", outcome.word())
             }
-            (RowOutcome::Invalid, _) if !row.reason.is_empty() => format!("{}: {}", outcome.word(), row.reason),
             _ => outcome.word().to_owned(),
         };
         let shown = ui.add(egui::Label::new(egui::RichText::new(&text).color(color)).truncate());

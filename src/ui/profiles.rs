@@ -70,6 +70,9 @@ pub struct ProfilesWindow {
     notice: Option<String>,
 }
 
+/// A screen shorter than this (in points) gets the Profiles window's contents in a scroll area.
+const SHORT_SCREEN: f32 = 700.0;
+
 impl ProfilesWindow {
     /// No profiles yet (they come with [`ProfilesWindow::loaded`]); `secrets` only says
     /// whether a keyring runs.
@@ -168,16 +171,16 @@ impl ProfilesWindow {
     /// The connection chooser of the toolbar.
     pub fn choice_ui(&mut self, ui: &mut egui::Ui, choice: &mut ProfileChoice) {
         let label = ui.label("Connection");
-        egui::ComboBox::from_id_salt("connection")
-            .selected_text(self.name_of(choice))
-            .show_ui(ui, |ui| {
-                ui.selectable_value(choice, ProfileChoice::Sandbox, "Sandbox");
-                for profile in &self.profiles {
-                    ui.selectable_value(choice, ProfileChoice::Named(profile.name.clone()), &profile.name);
-                }
-            })
-            .response
-            .labelled_by(label.id);
+        let combo = egui::ComboBox::from_id_salt("connection").selected_text(self.name_of(choice)).show_ui(ui, |ui| {
+            let mut chosen = super::a11y::choose(ui, choice, ProfileChoice::Sandbox, "Sandbox").clicked();
+            for profile in &self.profiles {
+                let named = ProfileChoice::Named(profile.name.clone());
+                chosen |= super::a11y::choose(ui, choice, named, &profile.name).clicked();
+            }
+            chosen
+        });
+        let response = combo.response.labelled_by(label.id);
+        super::a11y::refocus_combo(&response, combo.inner == Some(true));
     }
 
     /// Records the result of a connection test.
@@ -210,22 +213,40 @@ impl ProfilesWindow {
         let mut commands = Vec::new();
         let mut open = self.open;
         let center = ctx.content_rect().center();
+        let dialog = super::a11y::Dialog::new("profiles");
+        let mut escaped = false;
         egui::Window::new("Profiles")
             .open(&mut open)
             .default_width(560.0)
             .pivot(egui::Align2::CENTER_CENTER)
             .default_pos(center)
             .show(ctx, |ui| {
-                if let Some(notice) = &self.notice {
-                    ui.colored_label(ui.visuals().warn_fg_color, notice);
+                escaped |= dialog.contents(ui);
+                let mut body = |ui: &mut egui::Ui| {
+                    if let Some(notice) = &self.notice {
+                        super::a11y::polite_colored(ui, ui.visuals().warn_fg_color, notice);
+                        ui.separator();
+                    }
+                    commands.extend(self.list_ui(ui, sender));
                     ui.separator();
+                    commands.extend(self.draft_ui(ui, sender));
+                    self.test_ui(ui);
+                };
+                // On a short screen (150 % on a laptop: 533 points) the form is taller than the
+                // window can be: it scrolls, and a control the focus reaches is scrolled into view.
+                let height = ui.ctx().content_rect().height();
+                if height < SHORT_SCREEN {
+                    egui::ScrollArea::vertical().max_height(height - 80.0).show(ui, |ui| {
+                        body(ui);
+                        super::a11y::reveal_focus(ui);
+                    });
+                } else {
+                    body(ui);
                 }
-                commands.extend(self.list_ui(ui, sender));
-                ui.separator();
-                commands.extend(self.draft_ui(ui, sender));
-                self.test_ui(ui);
             });
+        open &= !escaped;
         self.open = open;
+        dialog.after(ctx, open);
         if !open {
             self.notice = None;
         }

@@ -335,7 +335,7 @@ impl Queries {
         let pane = egui::Panel::top("editor-pane")
             .resizable(true)
             .min_size(120.0)
-            .default_size(DEFAULT_EDITOR_HEIGHT.min(full * 0.6));
+            .default_size(DEFAULT_EDITOR_HEIGHT.min(full * 0.4));
         let mut folded = cx.state.variables_folded();
         let tab = cx.state.tabs_mut().active_mut();
         let editor = &mut self.editor;

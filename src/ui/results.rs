@@ -8,10 +8,10 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use egui_extras::{Column, TableBuilder};
 use serde_json::Value;
 
 use super::chart::{ChartAsk, ChartIntent, ChartPanel};
+use super::grid_view::GridView;
 use super::json_tree;
 use super::state::Requested;
 use super::tab::{Tab, View};
@@ -152,9 +152,9 @@ pub struct ResultsPanel {
     bar_rows: Option<BarRows>,
     /// The rows shown when both the quick filter and a bar apply (reused frame to frame).
     narrowed: Vec<usize>,
+    /// The grid: its cursor, columns' widths and scroll.
+    grid: GridView,
 }
-
-const ROW_HEIGHT: f32 = 20.0;
 
 impl ResultsPanel {
     /// Asks for `text` to be copied at the next frame.
@@ -172,6 +172,11 @@ impl ResultsPanel {
     /// How many rows the quick filter keeps (`None`: no filter).
     pub fn rows_kept(&self) -> Option<usize> {
         self.filter.kept.as_ref().map(Vec::len)
+    }
+
+    /// The grid's cursor: its place among the rows shown and its column (for tests).
+    pub fn grid_cursor(&self) -> (usize, usize) {
+        self.grid.cursor()
     }
 
     /// The rows of the bar clicked last, as the grid shows them (for tests).
@@ -215,12 +220,12 @@ impl ResultsPanel {
                     1 => "1 error".to_owned(),
                     n => format!("{n} errors"),
                 };
-                ui.label(egui::RichText::new(count).strong());
+                super::a11y::polite(ui, egui::RichText::new(count).strong());
                 for error in &result.errors {
                     ui.horizontal_wrapped(|ui| {
                         // Monospace: a server's diagram puts a `^` under a column of the line above.
                         let message = egui::RichText::new(&error.message).monospace();
-                        ui.colored_label(ui.visuals().error_fg_color, message);
+                        super::a11y::alert(ui, message);
                         if !error.path.is_empty() {
                             ui.weak(format!("at {}", error.path_text()));
                         }
@@ -241,7 +246,7 @@ impl ResultsPanel {
                     filter_ui(ui, &mut self.filter, tab.id, grid);
                     let narrowed = self.bar_rows_ui(ui, tab.id, grid);
                     let shown = if narrowed { Some(&self.narrowed[..]) } else { self.filter.kept.as_deref() };
-                    grid_ui(ui, grid, shown, &mut intent);
+                    self.grid.ui(ui, tab.id, grid, shown, &mut intent);
                 }
                 None if tab.result.value().is_some() => {
                     ui.weak("This result has no connection (edges { node }) to show as rows; see Tree or Raw.");
@@ -304,17 +309,9 @@ impl ResultsPanel {
     fn toolbar_ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab, intent: &mut Option<ResultsIntent>) {
         ui.horizontal_wrapped(|ui| {
             let before = tab.view;
-            ui.selectable_value(&mut tab.view, View::Grid, "Grid");
-            ui.selectable_value(&mut tab.view, View::Tree, "Tree");
-            ui.selectable_value(&mut tab.view, View::Raw, "Raw");
-            ui.selectable_value(&mut tab.view, View::Chart, "Chart");
+            view_tabs_ui(ui, &mut tab.view);
             if tab.view != before {
                 tab.touch();
-            }
-            if let Some(result) = tab.result.value()
-                && ui.button("Copy response").on_hover_text("The whole response, as JSON").clicked()
-            {
-                *intent = Some(ResultsIntent::CopyText(result.raw().to_owned()));
             }
             ui.separator();
             let fetching = tab.fetch_all.as_ref().filter(|f| f.outcome.is_pending());
@@ -332,7 +329,7 @@ impl ResultsPanel {
                 if ui.add_enabled(back, egui::Button::new("Previous page")).clicked() {
                     *intent = Some(ResultsIntent::PreviousPage);
                 }
-                ui.label(format!("{range}{of}"));
+                super::a11y::polite(ui, format!("{range}{of}"));
                 let next = tab.has_next_page() && !tab.busy();
                 if ui.add_enabled(next, egui::Button::new("Next page")).clicked() {
                     *intent = Some(ResultsIntent::NextPage);
@@ -346,6 +343,12 @@ impl ResultsPanel {
                     *intent = Some(ResultsIntent::Export);
                 }
             }
+            // After the pager and Export… (fewer presses of Tab to them).
+            if let Some(result) = tab.result.value()
+                && ui.button("Copy response").on_hover_text("The whole response, as JSON").clicked()
+            {
+                *intent = Some(ResultsIntent::CopyText(result.raw().to_owned()));
+            }
             if let Some(fetch) = fetching {
                 let fraction = fetch.total.filter(|t| *t > 0).map(|t| fetch.so_far as f32 / t as f32);
                 let text = match fetch.total {
@@ -358,10 +361,8 @@ impl ResultsPanel {
                 }
             } else if let Some(fetch) = &tab.fetch_all {
                 match &fetch.outcome {
-                    Requested::Done(rows) => ui.label(format!("All {} rows fetched", thousands(*rows))),
-                    Requested::Failed { error, .. } => {
-                        ui.colored_label(ui.visuals().error_fg_color, format!("Fetching stopped: {error}"))
-                    }
+                    Requested::Done(rows) => super::a11y::polite(ui, format!("All {} rows fetched", thousands(*rows))),
+                    Requested::Failed { error, .. } => super::a11y::alert(ui, format!("Fetching stopped: {error}")),
                     Requested::Idle | Requested::Pending { .. } => ui.label(""),
                 };
                 for warning in &fetch.warnings {
@@ -372,20 +373,24 @@ impl ResultsPanel {
                 match &export.outcome {
                     Requested::Idle | Requested::Pending { .. } => {
                         ui.spinner();
-                        ui.label(format!("Exporting… {} rows", thousands(export.rows)));
+                        ui.label(format!("Exporting… {}", crate::import::plan::counted(export.rows, "row", "rows")));
                         if ui.button("Cancel export").clicked() {
                             *intent = Some(ResultsIntent::Cancel);
                         }
                     }
                     Requested::Done((path, rows)) => {
-                        let done = format!("Exported {} rows to {}", thousands(*rows), path.display());
+                        let done = format!(
+                            "Exported {} to {}",
+                            crate::import::plan::counted(*rows, "row", "rows"),
+                            path.display()
+                        );
                         match &export.note {
-                            Some(note) => ui.label(format!("{done} ({note})")),
-                            None => ui.label(done),
+                            Some(note) => super::a11y::polite(ui, format!("{done} ({note})")),
+                            None => super::a11y::polite(ui, done),
                         };
                     }
                     Requested::Failed { error, .. } => {
-                        ui.colored_label(ui.visuals().error_fg_color, format!("Export failed: {error}"));
+                        super::a11y::alert(ui, format!("Export failed: {error}"));
                         if export.resumable && ui.button("Resume").clicked() {
                             *intent = Some(ResultsIntent::ResumeExport);
                         }
@@ -421,6 +426,59 @@ impl ResultsPanel {
     }
 }
 
+/// The views of a result as a tab list: one stop in the Tab order (the view shown), the arrow
+/// keys choose another, as in any tab list; a click chooses one too.
+fn view_tabs_ui(ui: &mut egui::Ui, view: &mut View) {
+    use egui::accesskit::Role;
+    const VIEWS: [(View, &str); 4] =
+        [(View::Grid, "Grid"), (View::Tree, "Tree"), (View::Raw, "Raw"), (View::Chart, "Chart")];
+    let list = egui::UiBuilder::new()
+        .layout(egui::Layout::left_to_right(egui::Align::Center))
+        .accessibility_role(Role::TabList)
+        .accessibility_label("Result view");
+    ui.scope_builder(list, |ui| {
+        let at = VIEWS.iter().position(|(v, _)| v == view).unwrap_or(0);
+        let mut ids = Vec::with_capacity(VIEWS.len());
+        let mut chosen = None;
+        for (i, (v, name)) in VIEWS.iter().enumerate() {
+            let selected = i == at;
+            let sense = if selected { egui::Sense::click() } else { egui::Sense::CLICK };
+            let response = ui.add(egui::Button::selectable(selected, *name).sense(sense));
+            ui.ctx().accesskit_node_builder(response.id, |node| {
+                node.set_role(Role::Tab);
+                node.set_selected(selected);
+                node.clear_toggled();
+            });
+            if response.clicked() {
+                chosen = Some(*v);
+            }
+            if selected && response.has_focus() {
+                let step = ui.input_mut(|i| {
+                    if i.consume_key(egui::Modifiers::NONE, egui::Key::ArrowRight) {
+                        1
+                    } else if i.consume_key(egui::Modifiers::NONE, egui::Key::ArrowLeft) {
+                        VIEWS.len() - 1
+                    } else {
+                        0
+                    }
+                });
+                if step != 0 {
+                    ui.memory_mut(|m| m.move_focus(egui::FocusDirection::None));
+                    chosen = Some(VIEWS[(at + step) % VIEWS.len()].0);
+                }
+            }
+            ids.push(response.id);
+        }
+        if let Some(new) = chosen {
+            *view = new;
+            let index = VIEWS.iter().position(|(v, _)| *v == new).unwrap_or(0);
+            if ids.iter().any(|id| ui.memory(|m| m.has_focus(*id))) {
+                ui.memory_mut(|m| m.request_focus(ids[index]));
+            }
+        }
+    });
+}
+
 fn error_ui(ui: &mut egui::Ui, error: &ApiError) {
     let advice = match error {
         ApiError::MissingScope { scopes, .. } if !scopes.is_empty() => {
@@ -431,7 +489,7 @@ fn error_ui(ui: &mut egui::Ui, error: &ApiError) {
         }
         _ => String::new(),
     };
-    ui.colored_label(ui.visuals().error_fg_color, egui::RichText::new(error.to_string()).monospace());
+    super::a11y::alert(ui, egui::RichText::new(error.to_string()).monospace());
     if !advice.is_empty() {
         ui.label(advice);
     }
@@ -531,75 +589,12 @@ fn filter_ui(ui: &mut egui::Ui, filter: &mut QuickFilter, tab: u64, grid: &super
         .labelled_by(label.id);
         filter.update(tab, &grid.rows, &grid.order, grid.sort);
         if let Some(kept) = &filter.kept {
-            ui.label(format!("{} of {} rows", thousands(kept.len() as u64), thousands(grid.order.len() as u64)));
+            super::a11y::polite(
+                ui,
+                format!("{} of {} rows", thousands(kept.len() as u64), thousands(grid.order.len() as u64)),
+            );
         }
     });
-}
-
-fn grid_ui(
-    ui: &mut egui::Ui,
-    grid: &mut super::tab::Grid,
-    shown: Option<&[usize]>,
-    intent: &mut Option<ResultsIntent>,
-) {
-    let columns = grid.columns.len();
-    if columns == 0 {
-        ui.weak("The query selects no fields of the node.");
-        return;
-    }
-    let mut sort_request = None;
-    let rows = grid.rows.clone();
-    let order = shown.unwrap_or(&grid.order);
-    let sort = grid.sort;
-    let columns_names = &grid.columns;
-    egui::ScrollArea::horizontal().id_salt("grid-h").show(ui, |ui| {
-        TableBuilder::new(ui)
-            .id_salt("grid")
-            .striped(true)
-            .resizable(true)
-            .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-            .columns(Column::initial(140.0).at_least(40.0).clip(true), columns)
-            .header(ROW_HEIGHT + 4.0, |mut header| {
-                for (i, name) in columns_names.iter().enumerate() {
-                    header.col(|ui| {
-                        let arrow = match sort {
-                            Some((c, true)) if c == i => " ⏶",
-                            Some((c, false)) if c == i => " ⏷",
-                            _ => "",
-                        };
-                        if ui.button(format!("{name}{arrow}")).on_hover_text("Sort by this column").clicked() {
-                            let ascending = !matches!(sort, Some((c, true)) if c == i);
-                            sort_request = Some((i, ascending));
-                        }
-                    });
-                }
-            })
-            .body(|body| {
-                body.rows(ROW_HEIGHT, order.len(), |mut row| {
-                    let Some(cells) = order.get(row.index()).and_then(|i| rows.get(*i)) else { return };
-                    for cell in cells.cells() {
-                        row.col(|ui| {
-                            let shown = cell.replace(['\n', '\r', '\t'], " ");
-                            let response = ui.add(egui::Label::new(shown).truncate().sense(egui::Sense::click()));
-                            response.context_menu(|ui| {
-                                if ui.button("Copy cell").clicked() {
-                                    *intent = Some(ResultsIntent::CopyText(cell.to_owned()));
-                                    ui.close();
-                                }
-                                if ui.button("Copy row").clicked() {
-                                    *intent =
-                                        Some(ResultsIntent::CopyText(cells.cells().collect::<Vec<_>>().join("\t")));
-                                    ui.close();
-                                }
-                            });
-                        });
-                    }
-                });
-            });
-    });
-    if let Some((column, ascending)) = sort_request {
-        grid.sort_by(column, ascending);
-    }
 }
 
 /// `1234567` as `1,234,567`.

@@ -357,7 +357,7 @@ impl SavedPanel {
                     if !collections.is_empty() {
                         egui::ComboBox::from_id_salt("save-collections").selected_text("Choose").show_ui(ui, |ui| {
                             for collection in &collections {
-                                ui.selectable_value(&mut form.collection, collection.clone(), collection);
+                                crate::ui::a11y::choose(ui, &mut form.collection, collection.clone(), collection);
                             }
                         });
                     }

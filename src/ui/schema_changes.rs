@@ -181,6 +181,8 @@ impl SchemaChangesWindow {
         }
         let mut open = true;
         let mut intent = None;
+        let dialog = super::a11y::Dialog::new("schema-changes");
+        let mut escaped = false;
         egui::Window::new("Schema changes")
             .open(&mut open)
             // Beside the explorer its changes link to, below the toolbar and the notice.
@@ -189,9 +191,12 @@ impl SchemaChangesWindow {
             .default_height(600.0)
             .vscroll(true)
             .show(ctx, |ui| {
+                escaped |= dialog.contents(ui);
                 intent = self.content_ui(ui, model);
             });
+        open &= !escaped;
         self.open = open;
+        dialog.after(ctx, open);
         match intent {
             Some(Intent::Reveal(target)) => return Some(target),
             Some(Intent::Compare(from, to)) => self.ask(from, to, commands),
@@ -317,7 +322,7 @@ fn versions_ui(ui: &mut egui::Ui, changes: &SchemaChanges, from: Option<i64>, to
                 .selected_text(label_of(*chosen))
                 .show_ui(ui, |ui| {
                     for (i, version) in changes.versions.iter().enumerate() {
-                        ui.selectable_value(chosen, Some(version.id), version_label(i, &version.first_seen));
+                        crate::ui::a11y::choose(ui, chosen, Some(version.id), version_label(i, &version.first_seen));
                     }
                 })
                 .response

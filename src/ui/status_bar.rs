@@ -139,16 +139,17 @@ impl StatusBar {
             };
             match (self.failed.get(connection), token) {
                 (Some(why), _) if !waiting => {
-                    ui.colored_label(ui.visuals().error_fg_color, "Token: failed").on_hover_text(why);
+                    super::a11y::alert(ui, "Token: failed").on_hover_text(why);
                 }
                 _ if waiting && expired => {
-                    ui.label("Token: renewing…");
+                    super::a11y::polite(ui, "Token: renewing…");
                 }
                 (_, Some((TokenState::Valid { remaining, scopes }, at))) => {
                     let left = remaining.saturating_sub(at.elapsed());
                     if left.is_zero() {
-                        ui.label("Token: expired (renewed on the next request)");
+                        super::a11y::polite(ui, "Token: expired (renewed on the next request)");
                     } else {
+                        // Not a live region: its minutes would be read out every minute.
                         ui.label(format!("Token: valid for {}", lifetime(left)))
                             .on_hover_text(format!("Scopes: {scopes}"));
                     }
@@ -159,7 +160,7 @@ impl StatusBar {
             }
             if let Some(doing) = self.activity_of(connection) {
                 ui.separator();
-                ui.label(doing);
+                super::a11y::polite(ui, doing);
             }
             if let Some((status, elapsed, bytes, count)) = self.last {
                 ui.separator();

@@ -99,12 +99,15 @@ impl TabBar {
                     }
                 });
                 rects.push(response.rect);
-                let close = ui.small_button("×").on_hover_text("Close tab (Ctrl+W)");
+                let close = ui
+                    .small_button("×")
+                    .on_hover_text("Close tab (Ctrl+W)")
+                    .accessible_name(format!("Close the {} tab", tab.title));
                 if close.clicked() {
                     intent = Some(TabIntent::Close(index));
                 }
             }
-            if ui.button("+").on_hover_text("New tab (Ctrl+T)").clicked() {
+            if ui.button("+").on_hover_text("New tab (Ctrl+T)").accessible_name("New tab").clicked() {
                 intent = Some(TabIntent::New);
             }
             if let Some(from) = dragged

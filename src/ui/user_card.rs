@@ -388,7 +388,7 @@ impl CardEditor {
                 .width(240.0)
                 .show_ui(ui, |ui| {
                     for group in &choices {
-                        ui.selectable_value(&mut self.group_choice, Some((*group).clone()), group.named());
+                        crate::ui::a11y::choose(ui, &mut self.group_choice, Some((*group).clone()), group.named());
                     }
                 })
                 .response
@@ -417,10 +417,15 @@ impl CardEditor {
     fn confirm_state_ui(&mut self, ctx: &egui::Context) -> Option<SupportRequest> {
         let choice = self.confirm_state.as_mut()?;
         let mut answer = None;
+        let dialog = super::a11y::Dialog::new("find-user-confirm-state");
         let modal = egui::Modal::new(egui::Id::unique("find-user-confirm-state")).show(ctx, |ui| {
+            dialog.modal_contents(ui);
             ui.set_max_width(420.0);
             ui.strong("Change the status");
-            ui.label(format!("{} is {}. Its new status:", choice.about, crate::shape::enum_words(&choice.current)));
+            super::a11y::question(
+                ui,
+                &format!("{} is {}. Its new status:", choice.about, crate::shape::enum_words(&choice.current)),
+            );
             for state in &choice.states {
                 ui.radio_value(&mut choice.chosen, state.clone(), crate::shape::enum_words(state));
             }
@@ -445,6 +450,7 @@ impl CardEditor {
             answer.get_or_insert(false);
         }
         let confirmed = answer?;
+        dialog.after(ctx, false);
         let choice = self.confirm_state.take()?;
         confirmed.then_some(SupportRequest::ChangeState {
             user: choice.user,
@@ -461,10 +467,12 @@ impl CardEditor {
         }
         if let Some((_, question)) = &self.confirm_enroll {
             let mut answer = None;
+            let dialog = super::a11y::Dialog::new("find-user-confirm-enroll");
             let modal = egui::Modal::new(egui::Id::unique("find-user-confirm-enroll")).show(ctx, |ui| {
+                dialog.modal_contents(ui);
                 ui.set_max_width(420.0);
                 ui.strong("Enroll");
-                ui.label(question);
+                super::a11y::question(ui, question);
                 ui.add_space(8.0);
                 ui.horizontal(|ui| {
                     if ui.button("Confirm").clicked() {
@@ -479,15 +487,18 @@ impl CardEditor {
                 answer.get_or_insert(false);
             }
             let confirmed = answer?;
+            dialog.after(ctx, false);
             let (request, _) = self.confirm_enroll.take()?;
             return confirmed.then_some(request);
         }
         let pending = self.confirm.as_ref()?;
         let mut answer = None;
+        let dialog = super::a11y::Dialog::new("find-user-confirm");
         let modal = egui::Modal::new(egui::Id::unique("find-user-confirm")).show(ctx, |ui| {
+            dialog.modal_contents(ui);
             ui.set_max_width(420.0);
             ui.strong(pending.action.verb());
-            ui.label(&pending.question);
+            super::a11y::question(ui, &pending.question);
             ui.add_space(8.0);
             ui.horizontal(|ui| {
                 if ui.button("Confirm").clicked() {
@@ -502,6 +513,7 @@ impl CardEditor {
             answer.get_or_insert(false);
         }
         let confirmed = answer?;
+        dialog.after(ctx, false);
         let pending = self.confirm.take()?;
         confirmed.then_some(SupportRequest::Act { user_ref: pending.user_ref, action: pending.action })
     }
@@ -515,11 +527,11 @@ impl CardEditor {
                 });
             }
             Requested::Done(outcome) => {
-                ui.label(outcome);
+                super::a11y::polite(ui, outcome.as_str());
             }
             Requested::Failed { error: SupportError::Refused(_), .. } => refusals_ui(ui, &self.outcome, None),
             Requested::Failed { error, .. } => {
-                ui.colored_label(ui.visuals().error_fg_color, format!("{error:#}"));
+                super::a11y::alert(ui, format!("{error:#}"));
             }
             Requested::Idle => {}
         }

@@ -1,4 +1,5 @@
-//! The "View" menu: the theme (following the system where it says, or light, or dark) and
+//! The "View" menu: the theme (following the system where it says, or light, or dark, or high
+//! contrast: [`super::theme`]) and
 //! the text size (Ctrl+= and Ctrl+- as in a browser, Ctrl+0 to reset). Both live in egui's
 //! options, which eframe keeps with the window's size and place (`app.ron`), so they come back
 //! on the next start.
@@ -15,13 +16,28 @@ const STEP: f32 = 0.1;
 pub fn ui(ui: &mut egui::Ui) {
     ui.menu_button("View", |ui| {
         ui.label("Theme");
+        let high = super::theme::high_contrast(ui.ctx());
         let mut preference = ui.ctx().options(|o| o.theme_preference);
         let before = preference;
-        ui.radio_value(&mut preference, ThemePreference::System, "Follow the system");
-        ui.radio_value(&mut preference, ThemePreference::Light, "Light");
-        ui.radio_value(&mut preference, ThemePreference::Dark, "Dark");
-        if preference != before {
-            ui.ctx().set_theme(preference);
+        let mut chosen = false;
+        for (choice, words) in [
+            (ThemePreference::System, "Follow the system"),
+            (ThemePreference::Light, "Light"),
+            (ThemePreference::Dark, "Dark"),
+        ] {
+            if ui.radio(!high && preference == choice, words).clicked() {
+                preference = choice;
+                chosen = true;
+            }
+        }
+        if ui.radio(high, "High contrast").on_hover_text("White and yellow on black").clicked() {
+            super::theme::set_high_contrast(ui.ctx(), true);
+        }
+        if chosen {
+            super::theme::set_high_contrast(ui.ctx(), false);
+            if preference != before {
+                ui.ctx().set_theme(preference);
+            }
         }
         ui.separator();
         let zoom = ui.ctx().zoom_factor();

@@ -126,6 +126,8 @@ pub struct PlanView {
     pub sheet: Option<String>,
     /// What could not be read of the service to map the columns (a list's keys), to say.
     pub notes: Vec<String>,
+    /// Whether its empty cells were read as clearings.
+    pub empty_clears: bool,
 }
 
 /// How an apply ended.
@@ -257,7 +259,7 @@ fn journal(shared: &Shared) -> Result<&std::sync::Mutex<crate::store::Store>, St
 
 /// The file's name as the journal keeps it (absolute, so that the CLI and the app agree).
 fn journal_name(path: &Path) -> String {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
+    crate::platform::shown_path(path).display().to_string()
 }
 
 async fn plan(
@@ -362,6 +364,7 @@ async fn plan(
         resumable,
         sheet: request.sheet.clone(),
         notes: target.notes.clone(),
+        empty_clears: request.empty_clears,
     })
 }
 
@@ -426,7 +429,7 @@ async fn apply(
     progress.flush().await;
     let journal = session::lock(store).import_rows(id).map_err(|e| e.to_string())?;
     // What the whole journal says (a resume or a retry included), invalid and unchanged rows apart.
-    let applied = tally(&journal, &rows);
+    let applied = session::tally(&journal, &rows);
     let stopped = match outcome {
         Ok(_) => {
             if let Err(e) = session::lock(store).finish_import(id) {
@@ -453,21 +456,6 @@ async fn apply(
     let outcomes = Arc::new(session::outcomes_of(&request.rows, &journal, &rows));
     let (results, undo) = write_outputs(&request.file, request.sheet.clone(), target, rows, journal).await;
     Ok(ApplyOutcome { applied, invalid, stopped, left, failures, outcomes, results, undo })
-}
-
-/// What the journal says of the rows that write (`rows`: its plan, in journal order).
-fn tally(journal: &[crate::store::JournalRow], rows: &[PlannedRow]) -> Applied {
-    let mut applied = Applied::default();
-    for row in journal {
-        let action = rows.get(row.position as usize).map_or(Action::Update, |p| p.action);
-        match session::RowOutcome::of(row.state, action) {
-            session::RowOutcome::Applied => applied.done += 1,
-            session::RowOutcome::Failed => applied.failed += 1,
-            session::RowOutcome::Conflict => applied.conflicts += 1,
-            _ => {}
-        }
-    }
-    applied
 }
 
 /// Writes the results and undo files beside `file`.

@@ -204,7 +204,8 @@ pub(super) fn changes_of(
         if findings.is_empty() {
             continue;
         }
-        let label = format!("{} ({} rows, {})", export.file, export.rows, export.at.format("%Y-%m-%d %H:%M"));
+        let rows = crate::import::plan::counted(export.rows, "row", "rows");
+        let label = format!("{} ({rows}, {})", export.file, export.at.format("%Y-%m-%d %H:%M"));
         found.exports.push(Affected { source: Source::Export(export.id), label, findings, fix: None });
     }
     Ok(found)

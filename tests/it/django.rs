@@ -768,10 +768,11 @@ async fn emptied_cells_are_counted_in_the_plan_and_clear_with_empty_clears() {
     }
 }
 
-/// Issue 41 in the Import window, on a service that stores a cleared text as null: cells
-/// emptied are counted with the way to clear them; **Empty cells clear values** plans them as
-/// `department: … → (empty)`, and applied, the summary says every row applied and none failed,
-/// each row's outcome is `applied`, and the service holds null.
+/// Issue 41 in the Import window, on a service that stores a cleared text as null: a department
+/// cleared with `(empty)` plans as such, and cells emptied are counted with the way to clear
+/// them; **Empty cells clear values** plans those as `department: … → (empty)` too, and applied,
+/// the summary says every row applied and none failed, each row's outcome is `applied`, the
+/// results file says what the service holds, and it holds null.
 #[test]
 fn the_import_window_clears_emptied_departments_and_says_every_row_applied() {
     use egui_kittest::kittest::Queryable;
@@ -779,10 +780,11 @@ fn the_import_window_clears_emptied_departments_and_says_every_row_applied() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let before = crate::harness::off_ui_thread(|| runtime.block_on(service.learners()));
     let set = with_department(&before);
-    let emptied = &set[..3];
+    // One department cleared as the docs say, with (empty); three cells emptied.
+    let (said, emptied) = (set[0], &set[1..4]);
     let mut s = crate::harness::Session::start();
     let file = s.path("departments.csv");
-    let mut csv = String::from("ref,department\n");
+    let mut csv = format!("ref,department\n{said},(empty)\n");
     for r in emptied {
         csv.push_str(&format!("{r},\n"));
     }
@@ -793,28 +795,31 @@ fn the_import_window_clears_emptied_departments_and_says_every_row_applied() {
     s.type_into("File", p(&file));
     s.click("Plan");
     s.wait_for("the plan", |h| !h.state().import_busy());
-    s.wait_for_label("3 unchanged");
+    s.wait_for_label("1 to update");
+    assert!(s.harness.query_by_label("3 unchanged").is_some(), "{}", s.screen());
+    let was = |r: &str| before[r]["department"].as_str().unwrap().to_owned();
+    s.wait_for_text(&format!("department: {} → (empty)", was(said)));
     s.wait_for_text(
         "3 empty cells leave their values as they are; write (empty) to clear, or choose \"Empty cells clear values\"",
     );
     s.click("Empty cells clear values");
     s.wait_for("the plan again", |h| !h.state().import_busy());
-    s.wait_for_label("3 to update");
-    let was = before[emptied[0]]["department"].as_str().unwrap();
-    s.wait_for_text(&format!("department: {was} → (empty)"));
+    s.wait_for_label("4 to update");
+    s.wait_for_text(&format!("department: {} → (empty)", was(emptied[0])));
     assert!(s.text_containing("empty cells leave").is_none(), "{}", s.screen());
     s.click("Apply…");
-    s.wait_for_text("Apply 3 changes to django-service: 3 to update?");
+    s.wait_for_text("Apply 4 changes to django-service: 4 to update?");
     s.click("Apply now");
     s.wait_for("the apply", |h| !h.state().import_busy());
-    s.wait_for_text("Applied 3 rows; 0 failed, 0 conflicts, 0 invalid.");
-    assert!(s.harness.query_by_label("3 applied").is_some(), "every row's outcome:\n{}", s.screen());
+    s.wait_for_text("Applied 4 rows; 0 failed, 0 conflicts, 0 invalid.");
+    assert!(s.harness.query_by_label("4 applied").is_some(), "every row's outcome:\n{}", s.screen());
     let after = crate::harness::off_ui_thread(|| runtime.block_on(service.learners()));
-    for r in emptied {
+    for r in set[..4].iter() {
         assert_eq!(after[*r]["department"], Value::Null, "{r} cleared");
         only_changed(&before[*r], &after[*r], "department");
     }
     let results = std::fs::read_to_string(s.path("departments.results.csv")).unwrap();
-    assert_eq!(results.lines().filter(|l| l.contains(",updated,")).count(), 3, "{results}");
+    let updated = results.lines().filter(|l| l.contains(",updated,department: cleared; the service holds null"));
+    assert_eq!(updated.count(), 4, "{results}");
     s.settle();
 }

@@ -1245,3 +1245,42 @@ async fn a_bulk_apply_killed_at_40_percent_resumes_and_creates_every_user_once()
     assert_eq!(rows.len(), 100);
     assert!(rows.iter().all(|r| r[3] == "created"), "{rows:?}");
 }
+
+/// Issue 41 on the sandbox, whose departments are extra fields: emptied cells are counted and
+/// left; with `--empty-clears` the department clears (read back as cleared: planned again, the
+/// row is unchanged) while the name, which the service requires, is never emptied so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn empty_cells_are_counted_and_with_empty_clears_clear_all_but_required_fields() {
+    let server = sandbox(20).await;
+    let home = Home::new();
+    let before = extra_fields(&home, &server, "before.csv").await;
+    let (name, _, fields) = &before["u00001"];
+    let department = fields["department"].clone();
+    let file = home.out("emptied.csv");
+    std::fs::write(&file, "ref,name,Department\nu00001,,\n").unwrap();
+    let plan = home.out("plan.csv");
+    let said =
+        planned_as(&home, &server, &file, &plan, "0 to create, 0 to update, 0 to archive, 1 unchanged, 0 invalid")
+            .await;
+    assert!(
+        said.contains("2 empty cells leave their values as they are; write (empty) to clear, or use --empty-clears"),
+        "{said}"
+    );
+    let run = home.run(&server, &["import", p(&file), "--empty-clears", "--plan", p(&plan), "--apply"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert!(stdout(&run).contains("applied 1 row; 0 failed, 0 conflicts, 0 invalid"), "{}", text(&run));
+    assert!(
+        String::from_utf8_lossy(&run.stderr)
+            .contains("1 empty cell leaves its value as it is: the service requires a value there"),
+        "{}",
+        text(&run)
+    );
+    let planned = std::fs::read_to_string(&plan).unwrap();
+    assert!(planned.contains(&format!("extraFields.department: {department} → (empty)")), "{planned}");
+    assert!(!planned.contains("name:"), "the required name is left: {planned}");
+    let after = extra_fields(&home, &server, "after.csv").await;
+    assert_eq!(&after["u00001"].0, name, "the name as it was");
+    assert_eq!(after["u00001"].2.get("department").map(String::as_str), Some(""), "the department cleared");
+    let again = home.run(&server, &["import", p(&file), "--empty-clears"]).await;
+    assert!(stdout(&again).contains("1 unchanged"), "cleared is cleared: {}", text(&again));
+}

@@ -3,6 +3,7 @@
 
 mod harness;
 
+mod a11y_ui;
 mod appearance;
 mod bad_input;
 mod chart_ui;

@@ -95,7 +95,7 @@ fn an_operation_saved_with_ctrl_s_comes_back_runs_from_the_list_and_from_the_com
     // After a restart the list is there, and opening it selects its (restored) tab.
     let mut s = s.restart();
     s.wait_for("the saved operations", |h| !h.state().saved_operations().is_empty());
-    s.click("+");
+    s.click("New tab");
     s.click("Saved");
     entry(&s, "Active users").click();
     s.harness.step();

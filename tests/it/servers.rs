@@ -102,7 +102,7 @@ fn pages_fetch_all_and_export(server: Server) {
     assert_eq!(expected.len(), users, "{server:?}");
 
     // A new tab: its sample asks only for what this server's schema has.
-    s.click("+");
+    s.click("New tab");
     let sample = s.app().active_tab().query.clone();
     assert!(sample.contains("paginatedUsers(first: 50)"), "{server:?}: {sample}");
     let problems = orgql::query::lang::validate(s.app().schema_model().expect("a schema").schema(), &sample);

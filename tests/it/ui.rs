@@ -39,7 +39,7 @@ fn first_start_shows_the_sandbox_users() {
     s.run_query();
     assert_eq!(s.wait_for_text(" of 120"), "1–50 of 120");
     for column in ["ref", "name", "email", "isActive"] {
-        assert!(s.harness.query_by_role_and_label(Role::Button, column).is_some(), "a '{column}' header");
+        assert!(s.harness.query_by_role_and_label(Role::ColumnHeader, column).is_some(), "a '{column}' header");
     }
     let expected = s.expected_refs();
     assert_eq!(expected.len(), USERS);
@@ -479,7 +479,7 @@ fn only_changes_since_the_last_export_writes_the_users_a_mutation_changed() {
 
     let changes = s.path("changes.csv");
     let done = export_every_page(&mut s, &changes, true);
-    assert!(done.starts_with(&format!("Exported 1 rows to {}", changes.display())), "{done}");
+    assert!(done.starts_with(&format!("Exported 1 row to {}", changes.display())), "{done}");
     assert!(done.contains("(0 added, 1 changed, 0 removed since the export of"), "{done}");
     let mut reader = csv::Reader::from_path(&changes).expect("the changes file");
     let header: Vec<String> = reader.headers().expect("a header").iter().map(str::to_owned).collect();

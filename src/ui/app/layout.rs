@@ -15,6 +15,7 @@ impl OrgqlApp {
     /// Draws the whole window.
     pub(super) fn window_ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
+        crate::ui::theme::install(&ctx);
         self.title_ui(&ctx);
         egui::Panel::top("toolbar").show(ui, |ui| self.toolbar_ui(ui));
         self.problems_ui(ui);
@@ -50,6 +51,7 @@ impl OrgqlApp {
                 && self.state.schema().value().is_some(),
             rows: active.grid.is_some() && !active.busy(),
         };
+        crate::ui::a11y::focus_ring(&ctx);
         crate::timing::frame_end(&ctx, shown);
     }
 
@@ -60,10 +62,13 @@ impl OrgqlApp {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.title = title;
         }
+        // The main window is named by its title for screen readers too.
+        ctx.accesskit_node_builder(egui::accesskit_root_id(), |node| node.set_label(self.title.as_str()));
     }
 
     fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
+        // Wraps onto a second line when the window is narrow (150 % on a laptop).
+        ui.horizontal_wrapped(|ui| {
             ui.strong("orgql");
             ui.separator();
             let mut choice = self.state.connection().clone();
@@ -103,7 +108,9 @@ impl OrgqlApp {
     }
 
     fn queries_ui(&mut self, ui: &mut egui::Ui) {
-        egui::Panel::left("side").resizable(true).default_size(300.0).show(ui, |ui| {
+        // A quarter of a narrow window at most (150 % on a laptop leaves 853 points).
+        let side = 300f32.min(ui.ctx().content_rect().width() * 0.25);
+        egui::Panel::left("side").resizable(true).default_size(side).show(ui, |ui| {
             ui.horizontal(|ui| {
                 let mut side = self.state.side();
                 ui.selectable_value(&mut side, Side::Explorer, "Explorer");
@@ -190,7 +197,7 @@ impl OrgqlApp {
         egui::Panel::top("problems").show(ui, |ui| {
             let mut dismiss = false;
             ui.horizontal_wrapped(|ui| {
-                ui.colored_label(ui.visuals().warn_fg_color, self.state.problems().join(" · "));
+                crate::ui::a11y::polite_colored(ui, ui.visuals().warn_fg_color, self.state.problems().join(" · "));
                 dismiss = ui.button("Dismiss").clicked();
             });
             if dismiss {

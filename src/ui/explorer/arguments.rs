@@ -268,9 +268,9 @@ fn choice(
     egui::ComboBox::from_id_salt(("argument-choice", id))
         .selected_text(current.unwrap_or("(none)"))
         .show_ui(ui, |ui| {
-            ui.selectable_value(&mut picked, None, "(none)");
+            crate::ui::a11y::choose(ui, &mut picked, None, "(none)");
             for value in values {
-                ui.selectable_value(&mut picked, Some(value.clone()), value);
+                crate::ui::a11y::choose(ui, &mut picked, Some(value.clone()), value);
             }
         })
         .response

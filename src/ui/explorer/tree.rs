@@ -179,9 +179,9 @@ impl TreeView<'_> {
             }
             let hover = hover_text(field);
             response.on_hover_text(hover);
-            let type_text = egui::RichText::new(field.ty.to_string()).weak().monospace();
-            if ui.add(egui::Label::new(type_text).sense(egui::Sense::click())).on_hover_text("Show the docs").clicked()
-            {
+            // A link (to the type's docs), as a screen reader says it.
+            let type_text = egui::RichText::new(field.ty.to_string()).monospace();
+            if ui.add(egui::Link::new(type_text)).on_hover_text("Show the docs").clicked() {
                 *self.focus = Some(Focus::Field(parent.to_owned(), field.name.to_owned()));
             }
             if let Some(scope) = field.scope {

@@ -96,9 +96,14 @@ impl DeliveryList {
         egui::ComboBox::from_id_salt("webhook-type-filter")
             .selected_text(chosen)
             .show_ui(ui, |ui| {
-                ui.selectable_value(&mut filter.event_type, None, "Any type");
+                crate::ui::a11y::choose(ui, &mut filter.event_type, None, "Any type");
                 for (kind, count) in &self.types {
-                    ui.selectable_value(&mut filter.event_type, Some(kind.clone()), format!("{kind} ({count})"));
+                    crate::ui::a11y::choose(
+                        ui,
+                        &mut filter.event_type,
+                        Some(kind.clone()),
+                        format!("{kind} ({count})"),
+                    );
                 }
             })
             .response
@@ -108,7 +113,7 @@ impl DeliveryList {
             .selected_text(filter.verification.label())
             .show_ui(ui, |ui| {
                 for choice in VerificationFilter::ALL {
-                    ui.selectable_value(&mut filter.verification, choice, choice.label());
+                    crate::ui::a11y::choose(ui, &mut filter.verification, choice, choice.label());
                 }
             })
             .response
@@ -143,24 +148,41 @@ impl DeliveryList {
                 body.rows(ROW_HEIGHT, self.shown.len(), |mut row| {
                     let Some(delivery) = self.shown_newest_first(row.index()) else { return };
                     row.set_selected(selected == Some(delivery.id));
+                    let when = delivery.received_at.with_timezone(&chrono::Local).format("%H:%M:%S%.3f").to_string();
+                    // Each cell (a click selects the row) is named by its row: type, time, signature.
+                    let name = format!(
+                        "{} at {when}, signature {}",
+                        delivery.event_type.as_deref().unwrap_or("no type"),
+                        signature_words(delivery, altered)
+                    );
+                    let named = |ui: &egui::Ui| {
+                        ui.ctx().accesskit_node_builder(ui.unique_id(), |node| {
+                            node.set_role(egui::accesskit::Role::Row);
+                            node.set_label(name.as_str());
+                        });
+                    };
                     row.col(|ui| {
-                        let when = delivery.received_at.with_timezone(&chrono::Local).format("%H:%M:%S%.3f");
-                        ui.add(egui::Label::new(when.to_string()).selectable(false));
+                        named(ui);
+                        ui.add(egui::Label::new(when.as_str()).selectable(false));
                     });
                     row.col(|ui| {
+                        named(ui);
                         let kind = delivery.event_type.as_deref().unwrap_or("—");
                         ui.add(egui::Label::new(kind).truncate().selectable(false));
                     });
                     row.col(|ui| {
+                        named(ui);
                         signature_mark(ui, delivery, altered);
                     });
                     row.col(|ui| {
+                        named(ui);
                         ui.add(
                             egui::Label::new(size(usize::try_from(delivery.size).unwrap_or(usize::MAX)))
                                 .selectable(false),
                         );
                     });
                     row.col(|ui| {
+                        named(ui);
                         let request = format!("{} {}", delivery.method, delivery.path);
                         ui.add(egui::Label::new(request).truncate().selectable(false));
                     });
@@ -170,6 +192,16 @@ impl DeliveryList {
                 });
             });
         clicked
+    }
+}
+
+/// The signature's state in words, for screen readers.
+fn signature_words(delivery: &DeliverySummary, altered: bool) -> &'static str {
+    match delivery.verified {
+        Some(true) => "verified",
+        Some(false) if altered => "not verifiable through this relay",
+        Some(false) => "failed",
+        None => "not checked",
     }
 }
 

@@ -107,7 +107,7 @@ impl ListenerForm {
                 .selected_text(self.scheme.label())
                 .show_ui(ui, |ui| {
                     for kind in SchemeKind::ALL {
-                        ui.selectable_value(&mut self.scheme, kind, kind.label());
+                        crate::ui::a11y::choose(ui, &mut self.scheme, kind, kind.label());
                     }
                 })
                 .response

@@ -122,7 +122,7 @@ impl TunnelSection {
                 .selected_text(names.get(self.choice).cloned().unwrap_or_default())
                 .show_ui(ui, |ui| {
                     for (i, name) in names.iter().enumerate() {
-                        ui.selectable_value(&mut self.choice, i, name);
+                        crate::ui::a11y::choose(ui, &mut self.choice, i, name);
                     }
                 })
                 .response

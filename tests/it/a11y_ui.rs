@@ -1,0 +1,409 @@
+//! Every task by keyboard alone and through the accessibility tree (issue 40): the tests press
+//! keys only (no pointer) for what they prove, and read the focus, names, roles and values from
+//! the AccessKit tree that a screen reader reads. Setting a scene up (a second profile) may use
+//! the pointer; what is proven after it does not.
+
+use std::time::{Duration, Instant};
+
+use egui::accesskit::{Live, Role};
+use egui::{Key, Modifiers};
+use egui_kittest::kittest::{NodeT, Queryable};
+
+use crate::harness::{PATIENCE, Session, name_of, sandbox};
+
+/// The focused widget: its role and name.
+fn focused(s: &Session) -> Option<(Role, String)> {
+    s.harness
+        .root()
+        .children_recursive()
+        .find(|node| node.accesskit_node().is_focused())
+        .map(|node| (node.accesskit_node().role(), name_of(&node)))
+}
+
+/// Presses a key (with modifiers) and lets the app answer it (the harness hands the app one
+/// event a frame: the modifiers, the key down, the key up, the modifiers again).
+fn press_with(s: &mut Session, modifiers: Modifiers, key: Key) {
+    s.harness.key_press_modifiers(modifiers, key);
+    for _ in 0..if modifiers.is_none() { 2 } else { 4 } {
+        s.harness.step();
+    }
+}
+
+fn press(s: &mut Session, key: Key) {
+    press_with(s, Modifiers::NONE, key);
+}
+
+/// Presses Tab until the focused widget is `what`; returns how many presses it took (fails
+/// after `most`).
+#[track_caller]
+fn tab_until(s: &mut Session, what: &str, most: usize, found: impl Fn(Role, &str) -> bool) -> usize {
+    let mut path = Vec::new();
+    for presses in 1..=most {
+        press(s, Key::Tab);
+        if let Some((role, name)) = focused(s) {
+            if found(role, &name) {
+                return presses;
+            }
+            path.push(name);
+        } else {
+            path.push("(nothing)".to_owned());
+        }
+    }
+    panic!("{what} not reached in {most} presses of Tab: {path:?}");
+}
+
+/// Steps until the focused widget is named `name`.
+#[track_caller]
+fn wait_for_focus(s: &mut Session, name: &str) {
+    let started = Instant::now();
+    while focused(s).is_none_or(|(_, n)| n != name) {
+        assert!(started.elapsed() < PATIENCE, "the focus never reached '{name}'; it is on {:?}", focused(s));
+        s.harness.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Lets the app draw a few frames (a spinner may keep it repainting: no waiting to settle).
+fn frames(s: &mut Session) {
+    for _ in 0..8 {
+        s.harness.step();
+    }
+}
+
+/// The text the app last asked to put on the clipboard, within a few frames.
+fn copied(s: &mut Session) -> Option<String> {
+    for _ in 0..8 {
+        s.harness.step();
+        let text = s.harness.output().platform_output.commands.iter().find_map(|c| match c {
+            egui::OutputCommand::CopyText(text) => Some(text.clone()),
+            _ => None,
+        });
+        if text.is_some() {
+            return text;
+        }
+    }
+    None
+}
+
+#[test]
+fn the_keyboard_runs_the_query_and_reaches_row_50_of_the_grid() {
+    let mut s = Session::start();
+    frames(&mut s);
+    // Ctrl+Enter runs the query wherever the focus is.
+    s.harness.key_press_modifiers(Modifiers::COMMAND, Key::Enter);
+    s.harness.step();
+    s.wait_until_idle();
+    assert_eq!(s.wait_for_text(" of 120"), "1–50 of 120");
+    let expected = s.expected_refs();
+
+    // From the result's views (a screen reader jumps there), Tab reaches the grid: one stop,
+    // on its cursor (a cell), not one stop a cell.
+    s.harness.get_by_role_and_label(Role::Tab, "Grid").focus();
+    frames(&mut s);
+    tab_until(&mut s, "the grid", 20, |role, _| role == Role::Cell);
+    assert_eq!(focused(&s), Some((Role::Cell, expected[0].clone())), "the cursor starts on the first cell");
+    assert_eq!(s.app().results().grid_cursor(), (0, 0));
+
+    // PageDown, then the arrows, reach row 50, scrolled into view.
+    let mut presses = 0;
+    while s.app().results().grid_cursor().0 < 49 && presses < 20 {
+        press(&mut s, Key::PageDown);
+        presses += 1;
+    }
+    assert_eq!(s.app().results().grid_cursor(), (49, 0), "PageDown stops at the last row");
+    assert_eq!(focused(&s), Some((Role::Cell, expected[49].clone())), "row 50 has the focus:\n{}", s.screen());
+    let cell = s.harness.get_by(|n| n.is_focused());
+    let screen = s.harness.ctx.content_rect();
+    assert!(screen.contains_rect(cell.rect()), "row 50 is on screen: {:?} in {screen:?}", cell.rect());
+    // Its row says where it is among all the rows (what Orca reads as "row 50 of 50").
+    let row = cell.parent().expect("the cell's row");
+    assert_eq!(row.accesskit_node().role(), Role::Row);
+    assert_eq!(row.accesskit_node().data().position_in_set(), Some(50));
+    assert_eq!(row.accesskit_node().data().size_of_set(), Some(50));
+
+    // Ctrl+Home and Ctrl+End go to the first and the last cell; Home and End along the row.
+    press_with(&mut s, Modifiers::COMMAND, Key::Home);
+    assert_eq!(s.app().results().grid_cursor(), (0, 0));
+    press(&mut s, Key::End);
+    assert_eq!(s.app().results().grid_cursor(), (0, 3));
+    press(&mut s, Key::ArrowDown);
+    press(&mut s, Key::ArrowLeft);
+    assert_eq!(s.app().results().grid_cursor(), (1, 2));
+    press_with(&mut s, Modifiers::COMMAND, Key::End);
+    assert_eq!(s.app().results().grid_cursor(), (49, 3));
+    press_with(&mut s, Modifiers::COMMAND, Key::Home);
+
+    // Ctrl+C copies the cell; Shift+F10 opens its menu, with the focus on its first item.
+    // (One event: the harness runs a frame an event, and keeps the output of the last.)
+    s.harness.event(egui::Event::Key {
+        key: Key::C,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers: Modifiers::COMMAND,
+    });
+    let copy = copied(&mut s);
+    assert_eq!(copy, Some(expected[0].clone()), "Ctrl+C copies the cell; focus {:?}", focused(&s));
+    press_with(&mut s, Modifiers::SHIFT, Key::F10);
+    wait_for_focus(&mut s, "Copy cell");
+    press(&mut s, Key::ArrowDown);
+    wait_for_focus(&mut s, "Copy row");
+    s.harness.key_press(Key::Enter);
+    let row = copied(&mut s).expect("the row copied");
+    assert!(row.starts_with(&format!("{}\t", expected[0])), "{row}");
+    frames(&mut s);
+    assert!(s.harness.query_by_label("Copy cell").is_none(), "the menu closed");
+    assert_eq!(focused(&s).map(|(role, _)| role), Some(Role::Cell), "the focus is back on the grid");
+}
+
+#[test]
+fn the_grid_is_a_table_with_the_whole_result_s_counts_and_its_sort() {
+    let mut s = Session::start();
+    s.run_query();
+    s.click("Fetch all pages");
+    s.wait_for_text("All 120 rows fetched");
+    s.wait_until_idle();
+    let table = s.harness.get_by_role(Role::Table);
+    let data = table.accesskit_node().data().clone();
+    assert_eq!(data.row_count(), Some(121), "a header row and every row of the result, not only those drawn");
+    assert_eq!(data.column_count(), Some(4));
+    let rows: Vec<_> = table.children_recursive().filter(|n| n.accesskit_node().role() == Role::Row).collect();
+    assert!(rows.len() < 60, "only the rows on screen are drawn ({})", rows.len());
+    for row in rows.iter().skip(1) {
+        assert_eq!(row.accesskit_node().data().size_of_set(), Some(120));
+    }
+    let headers: Vec<String> = table
+        .children_recursive()
+        .filter(|n| n.accesskit_node().role() == Role::ColumnHeader)
+        .map(|n| name_of(&n))
+        .collect();
+    assert_eq!(headers, ["ref", "name", "email", "isActive"]);
+    // The sort is a property of its header, not a glyph in its name.
+    s.harness.get_by_role_and_label(Role::ColumnHeader, "name").click();
+    frames(&mut s);
+    let name = s.harness.get_by_role_and_label(Role::ColumnHeader, "name");
+    assert_eq!(name.accesskit_node().data().sort_direction(), Some(egui::accesskit::SortDirection::Ascending));
+    // The page's range and the fetch's outcome are live regions.
+    assert_eq!(s.harness.get_by_label("All 120 rows fetched").accesskit_node().live(), Live::Polite);
+}
+
+#[test]
+fn the_editor_is_left_forward_by_a_documented_key_and_export_is_ten_presses_from_run() {
+    let mut s = Session::start();
+    s.run_query();
+    // From Run: Tab reaches the editor, where Tab indents.
+    s.harness.get_by_label("Run").focus();
+    frames(&mut s);
+    assert_eq!(focused(&s), Some((Role::Button, "Run".to_owned())));
+    let mut presses = tab_until(&mut s, "the query", 5, |_, name| name == "Query");
+    let before = s.app().active_tab().query.clone();
+    press(&mut s, Key::Tab);
+    assert_eq!(focused(&s).map(|(_, n)| n), Some("Query".to_owned()), "Tab stays in the editor");
+    assert_ne!(s.app().active_tab().query, before, "and indents");
+    s.harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    frames(&mut s);
+    // Escape, then Tab: on to the next control (the variables), and the same again from there
+    // (to the divider between the editor and the result, a control of its own).
+    for next in ["Variables (JSON)", "Resize panel"] {
+        press(&mut s, Key::Escape);
+        press(&mut s, Key::Tab);
+        assert_eq!(focused(&s).map(|(_, n)| n), Some(next.to_owned()), "Escape then Tab leaves forward");
+    }
+    presses += 4 + tab_until(&mut s, "Export…", 6, |_, name| name == "Export…");
+    assert!(presses <= 11, "Export… is {presses} presses from Run with Escape, then Tab");
+
+    // Shift+Tab leaves the editor backward.
+    s.harness.get_by_label("Query").focus();
+    frames(&mut s);
+    press_with(&mut s, Modifiers::SHIFT, Key::Tab);
+    assert_eq!(focused(&s).map(|(_, n)| n), Some("Hide variables".to_owned()), "Shift+Tab leaves backward");
+
+    // Ctrl+M ("Tab moves focus", the documented key): Export… at most 10 presses from Run.
+    s.harness.get_by_label("Run").focus();
+    frames(&mut s);
+    let mut presses = tab_until(&mut s, "the query", 5, |_, name| name == "Query");
+    press_with(&mut s, Modifiers::COMMAND, Key::M);
+    press(&mut s, Key::Tab);
+    assert_eq!(focused(&s).map(|(_, n)| n), Some("Variables (JSON)".to_owned()), "Ctrl+M: Tab moves focus");
+    presses += 2 + tab_until(&mut s, "Export…", 6, |_, name| name == "Export…");
+    assert!(presses <= 10, "Export… is {presses} presses from Run with Ctrl+M");
+    // Enter on Export… opens its window.
+    press(&mut s, Key::Enter);
+    s.wait_for_label("Browse for the export file");
+}
+
+#[test]
+fn a_csv_is_exported_by_keys_alone() {
+    let mut s = Session::start();
+    s.run_query();
+    s.harness.get_by_label("Export…").focus();
+    frames(&mut s);
+    // Enter opens the window, its first control (the file) focused.
+    press(&mut s, Key::Enter);
+    s.wait_for_label("Browse for the export file");
+    wait_for_focus(&mut s, "File");
+    let file = s.path("keys.csv");
+    press_with(&mut s, Modifiers::COMMAND, Key::A);
+    s.harness.event(egui::Event::Text(file.display().to_string()));
+    s.harness.step();
+    tab_until(&mut s, "Export", 12, |role, name| role == Role::Button && name == "Export");
+    press(&mut s, Key::Enter);
+    let done = s.wait_for_text("Exported ");
+    assert_eq!(done, format!("Exported 50 rows to {}", file.display()));
+    let records = csv::Reader::from_path(&file).expect("the file").records().count();
+    assert_eq!(records, 50, "the 50 rows shown");
+    // The window closed and gave the focus back to Export…; Escape closes it too.
+    wait_for_focus(&mut s, "Export…");
+    press(&mut s, Key::Enter);
+    wait_for_focus(&mut s, "File");
+    press(&mut s, Key::Escape);
+    assert!(s.harness.query_by_label("Browse for the export file").is_none(), "Escape closed the window");
+    wait_for_focus(&mut s, "Export…");
+}
+
+#[test]
+fn a_connection_is_chosen_by_keys_alone_and_the_combo_says_its_value() {
+    let mut s = Session::start();
+    let server = s.runtime.block_on(sandbox(10));
+    s.add_profile("acme-test", server.base_url(), "sandbox-admin");
+    for _ in 0..8 {
+        s.harness.step();
+    }
+    // Back to the sandbox by keys: the combo, Enter opens its list, arrows choose, Enter closes it.
+    let combo = s.harness.get_by_role_and_label(Role::ComboBox, "Connection");
+    assert_eq!(combo.accesskit_node().value().as_deref(), Some("acme-test"), "the combo says its value");
+    combo.focus();
+    frames(&mut s);
+    press(&mut s, Key::Enter);
+    s.wait_for_label("Sandbox");
+    for _ in 0..3 {
+        if focused(&s).is_some_and(|(_, n)| n == "Sandbox") {
+            break;
+        }
+        press(&mut s, Key::ArrowDown);
+    }
+    if focused(&s).is_none_or(|(_, n)| n != "Sandbox") {
+        press(&mut s, Key::ArrowUp);
+    }
+    wait_for_focus(&mut s, "Sandbox");
+    press(&mut s, Key::Enter);
+    frames(&mut s);
+    assert!(
+        s.harness.query_by_role(Role::ListBox).is_none(),
+        "the list closed after a choice by keys:\n{}",
+        s.screen()
+    );
+    assert_eq!(s.app().state().connection_name(), "Sandbox");
+    let combo = s.harness.get_by_role_and_label(Role::ComboBox, "Connection");
+    assert_eq!(combo.accesskit_node().value().as_deref(), Some("Sandbox"));
+    assert!(combo.accesskit_node().is_focused(), "the focus is back on the combo");
+}
+
+/// Roles a person acts on: each needs a name that says what it acts on.
+fn is_control(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Button
+            | Role::Link
+            | Role::CheckBox
+            | Role::RadioButton
+            | Role::ComboBox
+            | Role::TextInput
+            | Role::MultilineTextInput
+            | Role::SearchInput
+            | Role::Tab
+            | Role::ColumnHeader
+            | Role::Slider
+            | Role::SpinButton
+            | Role::MenuItem
+            | Role::Window
+            | Role::Dialog
+            | Role::AlertDialog
+            | Role::Table
+    )
+}
+
+/// Every control on screen with an empty or bare-symbol name, with its role.
+fn unnamed(s: &Session) -> Vec<String> {
+    s.harness
+        .root()
+        .children_recursive()
+        .filter(|node| is_control(node.accesskit_node().role()))
+        .map(|node| (node.accesskit_node().role(), name_of(&node)))
+        .filter(|(_, name)| !name.chars().any(char::is_alphanumeric))
+        .map(|(role, name)| format!("{role:?} named {name:?}"))
+        .collect()
+}
+
+#[test]
+fn every_control_of_every_window_is_named_by_what_it_acts_on() {
+    let mut s = Session::start();
+    s.run_query();
+    let root = s.harness.root();
+    assert!(name_of(&root).contains("orgql"), "the main window is named: {:?}", name_of(&root));
+    let mut failures = Vec::new();
+    let mut check = |s: &mut Session, place: &str| {
+        for _ in 0..6 {
+            s.harness.step();
+        }
+        failures.extend(unnamed(s).into_iter().map(|f| format!("{place}: {f}")));
+    };
+    check(&mut s, "the query view");
+    // The tab bar's symbols are named by what they act on.
+    assert!(s.harness.query_by_label("Close the Users tab").is_some(), "{}", s.screen());
+    assert!(s.harness.query_by_label("New tab").is_some());
+    for view in ["Tree", "Raw", "Chart", "Grid"] {
+        s.harness.get_by_role_and_label(Role::Tab, view).click();
+        check(&mut s, view);
+    }
+    for side in ["History", "Saved", "Explorer"] {
+        s.click(side);
+        check(&mut s, side);
+    }
+    for (open, window) in [
+        ("Find user", "User to find"),
+        ("Profiles…", "Add profile"),
+        ("Import…", "Browse for the file to import"),
+        ("Export…", "Browse for the export file"),
+    ] {
+        s.harness.get_by_role_and_label(Role::Button, open).click();
+        s.wait_for_label(window);
+        check(&mut s, open);
+        press(&mut s, Key::Escape);
+        assert!(s.harness.query_by_label(window).is_none(), "Escape closed {open}:\n{}", s.screen());
+    }
+    s.harness.get_by_role_and_label(Role::Button, "Webhooks").click();
+    check(&mut s, "Webhooks");
+    assert!(failures.is_empty(), "unnamed or bare-symbol controls:\n{}", failures.join("\n"));
+    // Combos say their value.
+    let connection = s.harness.get_by_role_and_label(Role::ComboBox, "Connection");
+    assert_eq!(connection.accesskit_node().value().as_deref(), Some("Sandbox"));
+}
+
+#[test]
+fn at_150_percent_every_toolbar_control_is_on_screen_and_the_grid_shows_rows() {
+    let mut s = Session::start();
+    s.harness.ctx.set_zoom_factor(1.5);
+    frames(&mut s);
+    s.run_query();
+    frames(&mut s);
+    let screen = s.harness.ctx.content_rect();
+    for control in ["Connection", "Profiles…", "Find user", "Import…", "Schema changes…", "Queries", "Webhooks", "View"]
+    {
+        let node = s.harness.get_by_label(control);
+        assert!(screen.contains_rect(node.rect()), "{control} at {:?} is off the screen {screen:?}", node.rect());
+    }
+    let table = s.harness.get_by_role(Role::Table);
+    let cells: Vec<_> = table
+        .children_recursive()
+        .filter(|n| n.accesskit_node().role() == Role::Cell && screen.contains_rect(n.rect()))
+        .collect();
+    let all: Vec<_> = table
+        .children_recursive()
+        .filter(|n| n.accesskit_node().role() == Role::Cell)
+        .map(|n| n.rect())
+        .take(6)
+        .collect();
+    let rows: std::collections::BTreeSet<i64> = cells.iter().map(|n| n.rect().top().round() as i64).collect();
+    assert!(rows.len() >= 2, "the grid shows rows at 150 %: {} cells on screen of {screen:?}: {all:?}", cells.len());
+}
