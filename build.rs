@@ -1,4 +1,8 @@
-//! Link options of the `orgql` binary.
+//! Link options of the `orgql` binary, and its resources on Windows.
+//!
+//! Built for Windows, the `orgql` binary carries the icon (`packaging/windows/orgql.ico`: Explorer,
+//! the taskbar, the Start menu's shortcut) and its version information (name, version, publisher:
+//! the file's Properties) as resources, compiled by MinGW's `windres` through `winresource`.
 //!
 //! On Linux with glibc 2.36 or later, the binary's relative relocations are packed
 //! (`-z pack-relative-relocs`, DT_RELR): a position-independent binary of this size carries a
@@ -36,6 +40,30 @@ fn main() {
     if let Some(path) = path.filter(|_| os == "linux" && env == "gnu" && arch == "x86_64" && release && rust_lld()) {
         println!("cargo::rustc-link-arg-bins=-Wl,--symbol-ordering-file={}", path.display());
         println!("cargo::rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
+    }
+    if os == "windows" {
+        windows_resources();
+    }
+}
+
+/// The icon and the version information of `orgql.exe`.
+fn windows_resources() {
+    let icon = "packaging/windows/orgql.ico";
+    println!("cargo::rerun-if-changed={icon}");
+    let mut resources = winresource::WindowsResource::new();
+    resources
+        .set_icon(icon)
+        .set("FileDescription", "orgql")
+        .set("ProductName", "orgql")
+        .set("CompanyName", "orgql developers")
+        .set("LegalCopyright", "2026, the orgql developers (MIT OR Apache-2.0)")
+        .set("OriginalFilename", "orgql.exe")
+        .set("InternalName", "orgql");
+    if let Err(e) = resources.compile_for("orgql") {
+        // Without windres (x86_64-w64-mingw32-windres) the exe would have no icon: say how to get it.
+        panic!(
+            "the Windows resources did not compile ({e}); install MinGW's binutils: apt-get install binutils-mingw-w64-x86-64"
+        );
     }
 }
 

@@ -96,14 +96,7 @@ echo "deb-smoke: window $window: '$(DISPLAY="$display" xdotool getwindowname "$w
 sleep 2
 database="$home/.local/share/orgql/orgql.sqlite3"
 # The last run query in the app's history: "profile / outcome", or nothing yet.
-last_run() {
-    python3 - "$database" 2> /dev/null << 'EOF' || true
-import sqlite3, sys
-row = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True).execute(
-    "SELECT profile, outcome FROM history ORDER BY id DESC LIMIT 1").fetchone()
-print(" / ".join(row) if row else "")
-EOF
-}
+last_run() { python3 packaging/last-run.py "$database" 2> /dev/null || true; }
 # Waits up to $1 seconds for a run in the history.
 wait_for_run() {
     for _ in $(seq $(($1 * 5))); do

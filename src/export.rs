@@ -128,7 +128,7 @@ pub async fn export_all(
     cancel: &CancellationToken,
     progress: impl FnMut(Progress),
 ) -> Result<Exported, ExportError> {
-    crate::ui_thread::check("export file");
+    crate::platform::ui_thread::check("export file");
     let refused = |reason: &str| ExportError::File(FileError { path: out.to_path_buf(), reason: reason.to_owned() });
     let columns = pager.site().columns.clone();
     let about = crate::table::About { query: pager.query_text().to_owned(), connection: connection.to_owned() };

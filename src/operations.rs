@@ -45,7 +45,7 @@ fn folder_of(dir: &Path, collection: &str) -> PathBuf {
 
 /// Writes `operations` under `dir` (created when missing); returns how many were written.
 pub fn write_all(operations: &[SavedOperation], dir: &Path) -> Result<usize, String> {
-    crate::ui_thread::check("operation files");
+    crate::platform::ui_thread::check("operation files");
     let failed =
         |path: &Path, e: std::io::Error| format!("cannot write {} ({e}); choose another folder", path.display());
     for operation in operations {
@@ -73,7 +73,7 @@ pub fn write_all(operations: &[SavedOperation], dir: &Path) -> Result<usize, Str
 /// Reads every `.graphql` file under `dir`; returns the operations, and a sentence for each
 /// file that could not be read.
 pub fn read_all(dir: &Path) -> Result<(Vec<OperationFile>, Vec<String>), String> {
-    crate::ui_thread::check("operation files");
+    crate::platform::ui_thread::check("operation files");
     if !dir.is_dir() {
         return Err(format!("{} is not a folder; choose the folder the operations were exported to", dir.display()));
     }

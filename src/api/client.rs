@@ -226,7 +226,7 @@ impl Client {
         raw: bool,
         cancel: &CancellationToken,
     ) -> Result<AnswerExchange, ApiError> {
-        crate::ui_thread::check("HTTP");
+        crate::platform::ui_thread::check("HTTP");
         tokio::select! {
             biased;
             _ = cancel.cancelled() => Err(ApiError::Cancelled),
@@ -437,7 +437,7 @@ pub(crate) fn excerpt(body: &[u8]) -> String {
     } else {
         trimmed.chars().take(160).collect::<String>().trim().to_owned()
     };
-    crate::terminal::printable(&text).into_owned()
+    crate::platform::terminal::printable(&text).into_owned()
 }
 
 /// A `Retry-After` value: seconds, or an HTTP date (RFC 9110), as the time left from now.

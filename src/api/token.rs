@@ -240,7 +240,7 @@ impl Tokens {
     }
 
     async fn request(&self) -> Result<Token, ApiError> {
-        crate::ui_thread::check("HTTP");
+        crate::platform::ui_thread::check("HTTP");
         self.requested.fetch_add(1, Ordering::Relaxed);
         let scopes = self.credentials.scopes.iter().map(|s| oauth2::Scope::new(s.as_str().to_owned()));
         let request = self.oauth.exchange_client_credentials().add_scopes(scopes);
@@ -285,7 +285,8 @@ type OAuthError = RequestTokenError<TokenHttpError, oauth2::StandardErrorRespons
 fn token_error(err: OAuthError, timeout: Duration) -> ApiError {
     match err {
         RequestTokenError::ServerResponse(response) => {
-            let description = response.error_description().map(|d| crate::terminal::printable(d).into_owned());
+            let description =
+                response.error_description().map(|d| crate::platform::terminal::printable(d).into_owned());
             match response.error() {
                 BasicErrorResponseType::InvalidClient => ApiError::InvalidClient,
                 BasicErrorResponseType::InvalidScope => ApiError::TokenRefused {

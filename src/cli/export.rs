@@ -21,8 +21,8 @@ use crate::api::{Activity, Client, Pager};
 use crate::export::changes::{self, Baseline};
 use crate::export::resume::{self, ExportJob};
 use crate::export::{ExportError, Keeping, export_all};
+use crate::platform::signal::Interrupt;
 use crate::query::PagingOptions;
-use crate::signal::Interrupt;
 use crate::table::{CsvOptions, Format, OutKind, check_out};
 
 /// Options of `orgql export`.

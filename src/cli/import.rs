@@ -18,7 +18,7 @@ use crate::import::plan::counted;
 use crate::import::{
     self, Action, ApplyOptions, Counts, PlanError, PlanOptions, PlannedRow, Stopped, Target, Use, session,
 };
-use crate::signal::Interrupt;
+use crate::platform::signal::Interrupt;
 use crate::store::{JournalRow, Store};
 
 /// The exit status of an import applied with rows that failed or conflicted.
@@ -105,7 +105,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Failure> {
         (None, Some(base_url)) => base_url.clone(),
         (None, None) => "the default profile".to_owned(),
     };
-    let file_name = std::fs::canonicalize(&args.file).unwrap_or_else(|_| args.file.clone()).display().to_string();
+    let file_name = crate::platform::shown_path(&args.file).display().to_string();
     let store = open_store()?;
     let interrupt = Interrupt::listen();
     let cancel = interrupt.token();

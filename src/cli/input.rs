@@ -23,8 +23,8 @@ pub struct QueryInput {
     /// With --saved: the database the operation is kept in (default: orgql's).
     #[arg(long, value_name = "PATH", requires = "saved")]
     pub store: Option<PathBuf>,
-    /// Variables as a JSON object, e.g. '{"ref": "u00001"}'.
-    #[arg(long)]
+    /// Variables as a JSON object (the help shows an example quoted for this system's shell).
+    #[arg(long, help = variables_help())]
     pub variables: Option<String>,
     /// The operation to run when the document has several.
     #[arg(long)]
@@ -57,10 +57,18 @@ impl QueryInput {
         }
         match serde_json::from_str::<Value>(&text) {
             Ok(value @ Value::Object(_)) => Ok(Some(value)),
-            Ok(_) => Err(Failure::usage(format!("{source} must be a JSON object, e.g. '{{\"ref\": \"u00001\"}}'"))),
+            Ok(_) => Err(Failure::usage(format!(
+                "{source} must be a JSON object, e.g. {}",
+                crate::platform::shell_example(r#"{"ref": "u00001"}"#)
+            ))),
             Err(e) => Err(Failure::usage(format!("{source} is not valid JSON ({e})"))),
         }
     }
+}
+
+/// The help of `--variables`, its example quoted for this system's shell.
+fn variables_help() -> String {
+    format!("Variables as a JSON object, e.g. {}.", crate::platform::shell_example(r#"{"ref": "u00001"}"#))
 }
 
 /// The saved operation `name` of the database at `store` (orgql's by default).

@@ -55,10 +55,10 @@ fn open(path: &Path) -> Result<std::fs::File, Failure> {
         Failure::usage(format!("cannot write the log file {} ({e}); give --log-file another PATH", path.display()))
     };
     if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-        crate::owner_only::create_dir_all(dir).map_err(cannot)?;
+        crate::platform::private::create_dir_all(dir).map_err(cannot)?;
     }
     // Logs may name users and paths: the owner's only, like the database.
-    crate::owner_only::open_append(path).map_err(cannot)
+    crate::platform::private::open_append(path).map_err(cannot)
 }
 
 /// Starts logging to stderr and, when `file` is given, to that file as well.

@@ -96,6 +96,10 @@ impl From<ApiError> for Failure {
 
 /// Parses the arguments and runs the command.
 pub fn main() -> ExitCode {
+    // A command (anything but the app alone) prints to the console it was started from.
+    if std::env::args_os().nth(1).is_some() {
+        crate::platform::attach_console();
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return usage_error(err),
@@ -136,7 +140,7 @@ pub fn main() -> ExitCode {
 /// Says why on stderr and gives the exit status.
 fn fail(failure: Failure) -> ExitCode {
     // A message may quote what a service or a file said: shown, never obeyed by the terminal.
-    eprintln!("orgql: {}", crate::terminal::printable_lines(&failure.message));
+    eprintln!("orgql: {}", crate::platform::terminal::printable_lines(&failure.message));
     ExitCode::from(failure.code)
 }
 
@@ -162,7 +166,7 @@ fn usage_error(err: clap::Error) -> ExitCode {
 
 /// Opens the desktop app: `main` owns the runtime and hands the app a handle.
 fn desktop() -> Result<(), Failure> {
-    crate::resident::return_freed_memory_at_once();
+    crate::platform::resident::return_freed_memory_at_once();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -214,7 +218,7 @@ fn block_on_one_thread(future: impl Future<Output = Result<(), Failure>>) -> Res
     runtime.block_on(future)
 }
 
-/// A token cancelled by a stop signal ([`crate::signal::Interrupt`]).
+/// A token cancelled by a stop signal ([`crate::platform::signal::Interrupt`]).
 fn cancel_on_ctrl_c() -> CancellationToken {
-    crate::signal::Interrupt::listen().token()
+    crate::platform::signal::Interrupt::listen().token()
 }

@@ -66,7 +66,7 @@ pub fn run(command: OperationsCommand) -> Result<(), Failure> {
         OperationsCommand::List(store) => {
             for operation in open_store(store)?.operations().map_err(store_failed)? {
                 let when = operation.saved_at.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M");
-                println!("{}\t{when}", crate::terminal::printable(&operation.path()));
+                println!("{}\t{when}", crate::platform::terminal::printable(&operation.path()));
             }
         }
         OperationsCommand::Export { dir, store } => {

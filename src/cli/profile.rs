@@ -7,10 +7,10 @@ use clap::{Args, Subcommand};
 use super::Failure;
 use super::connection::secret_store;
 use crate::api::BaseUrl;
+use crate::platform::terminal::printable;
 use crate::profiles::{Profile, ProfileFile, SECRET_ENV};
 use crate::scopes::ScopeSet;
 use crate::secret::Secret;
-use crate::terminal::printable;
 
 /// The profile subcommands.
 #[derive(Subcommand, Debug)]

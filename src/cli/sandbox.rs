@@ -137,7 +137,7 @@ pub fn run(args: SandboxArgs) -> ExitCode {
         };
         // Listening for the stop before saying where the sandbox is: whoever reads that line may
         // send SIGTERM at once.
-        let stop = crate::signal::Interrupt::listen();
+        let stop = crate::platform::signal::Interrupt::listen();
         let variant = match config.variant {
             Variant::Full if config.schema == crate::sandbox::schema::Edition::Next => {
                 "full, next schema: User.displayName added, User.name deprecated, paginatedUsers(email:) removed"

@@ -186,7 +186,7 @@ async fn changes(args: ChangesArgs) -> Result<(), Failure> {
         Summary::of(&changes).phrase()
     );
     for change in &changes {
-        println!("{}", crate::terminal::printable(&change.to_string()));
+        println!("{}", crate::platform::terminal::printable(&change.to_string()));
     }
     Ok(())
 }

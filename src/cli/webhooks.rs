@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use super::Failure;
+use crate::platform::terminal::printable;
 use crate::store::{Delivery, Store};
-use crate::terminal::printable;
 use crate::webhooks::Scheme;
 use crate::webhooks::export::export_jsonl;
 use crate::webhooks::listener::{DEFAULT_BODY_LIMIT, Listener, ListenerConfig, Retention};
@@ -182,7 +182,7 @@ async fn listen(args: ListenArgs) -> Result<(), Failure> {
     let listener = Listener::start(config).await.map_err(Failure::usage)?;
     let mut events = listener.subscribe();
     // Listening for the stop before saying where: whoever reads that line may stop it at once.
-    let stop = crate::signal::Interrupt::listen();
+    let stop = crate::platform::signal::Interrupt::listen();
     println!(
         "orgql webhooks listening at http://{} — storing into {}{}; Ctrl+C stops",
         listener.addr(),

@@ -310,7 +310,7 @@ impl Baseline {
     /// guard and `; `-joined lists as the export writes them): `guarded` says the export being
     /// made guards formulas, so that the file's cells are compared with the cells as written.
     pub fn from_csv_file(path: &Path, columns: &[String], key_column: usize, guarded: bool) -> Result<Self, String> {
-        crate::ui_thread::check("changes baseline");
+        crate::platform::ui_thread::check("changes baseline");
         let unreadable = |e: &dyn std::fmt::Display| format!("{} cannot be read as CSV ({e})", path.display());
         let bytes = std::fs::read(path).map_err(|e| unreadable(&e))?;
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);

@@ -106,7 +106,7 @@ fn with_suffix(out: &Path, suffix: &str) -> PathBuf {
 /// nothing and writes nothing when there is no such partial (a workbook, a pipe, nothing kept);
 /// an error is one sentence (the partial itself is kept either way).
 pub fn record(out: &Path, job: &ExportJob, reached: &Reached, partial: &Partial) -> Result<bool, String> {
-    crate::ui_thread::check("export resume point");
+    crate::platform::ui_thread::check("export resume point");
     let expected = partial_path(out);
     if partial.path.as_deref() != Some(expected.as_path()) {
         return Ok(false);
@@ -138,7 +138,7 @@ pub fn record(out: &Path, job: &ExportJob, reached: &Reached, partial: &Partial)
 /// variables, connection, format and options) and against its partial (there, and as long as
 /// it was left). Every refusal is one sentence saying what to do.
 pub fn load(out: &Path, asked: &ExportJob) -> Result<Continue, String> {
-    crate::ui_thread::check("export resume point");
+    crate::platform::ui_thread::check("export resume point");
     let point_file = point_path(out);
     let again = "export again without resuming";
     let text = match std::fs::read(&point_file) {
@@ -188,7 +188,7 @@ pub fn load(out: &Path, asked: &ExportJob) -> Result<Continue, String> {
 /// Forgets the interrupted export of `out` once `out` is complete: its resume point, and with
 /// `partial` (a resumed export) its partial too, whose rows are now in `out`.
 pub fn forget(out: &Path, partial: bool) {
-    crate::ui_thread::check("export resume point");
+    crate::platform::ui_thread::check("export resume point");
     let mut files = vec![point_path(out)];
     if partial {
         files.push(partial_path(out));

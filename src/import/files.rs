@@ -15,17 +15,7 @@ use crate::store::{JournalRow, RowState};
 
 /// Creates (or empties) `path` readable by its owner only (0600 on Unix).
 pub fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.create(true).write(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let file = options.open(path)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    }
-    Ok(file)
+    crate::platform::private::create_truncated(path)
 }
 
 /// A cell a spreadsheet will not run as a formula (orgql's reader takes the `'` off again).
@@ -75,7 +65,8 @@ impl PlanWriter {
             PlanWriter { path: path.to_path_buf(), to: PlanTo::Xlsx(Box::new(book)), rows: 0 }
         } else {
             let file = create_private(path).map_err(|e| plan_error(path, &e))?;
-            let csv = csv::Writer::from_writer(std::io::BufWriter::new(file));
+            let csv = crate::table::csv::for_people(std::io::BufWriter::new(file), false)
+                .map_err(|e| plan_error(path, &e))?;
             PlanWriter { path: path.to_path_buf(), to: PlanTo::Csv(Box::new(csv)), rows: 0 }
         };
         writer.write_cells(&PLAN_HEADER.map(str::to_owned))?;
@@ -136,7 +127,7 @@ pub fn write_results(
     let by_row: HashMap<u64, &JournalRow> = journal.iter().filter(|j| j.row > 0).map(|j| (j.row, j)).collect();
     let planned: HashMap<u64, &PlannedRow> = plan.iter().filter(|p| p.row > 0).map(|p| (p.row, p)).collect();
     let file = create_private(path).map_err(|e| fail(&e))?;
-    let mut csv = csv::WriterBuilder::new().flexible(true).from_writer(std::io::BufWriter::new(file));
+    let mut csv = crate::table::csv::for_people(std::io::BufWriter::new(file), true).map_err(|e| fail(&e))?;
     let mut header: Vec<String> = table.header.clone();
     header.extend(["outcome", "message", "field", "created_id"].map(str::to_owned));
     csv.write_record(header.iter().map(|c| safe(c))).map_err(|e| fail(&e))?;
@@ -200,7 +191,7 @@ pub fn write_undo(path: &Path, target: &Target, journal: &[JournalRow]) -> Resul
     let groups = applied.iter().any(|p| !p.add_groups.is_empty() || !p.remove_groups.is_empty())
         && applied.iter().all(|p| p.action == Action::Create || p.groups_before.is_some());
     let file = create_private(path).map_err(|e| fail(&e))?;
-    let mut csv = csv::Writer::from_writer(std::io::BufWriter::new(file));
+    let mut csv = crate::table::csv::for_people(std::io::BufWriter::new(file), false).map_err(|e| fail(&e))?;
     let mut header = vec!["ref".to_owned()];
     header.extend(columns.iter().cloned());
     if groups {

@@ -46,7 +46,7 @@ mod scope_list {
                 Err(_) => {
                     tracing::warn!(
                         "profiles.toml names the scope '{}', which orgql does not know; it is left out",
-                        crate::terminal::printable(word)
+                        crate::platform::terminal::printable(word)
                     );
                     None
                 }
@@ -137,7 +137,7 @@ impl ProfileFile {
 
     /// Every profile, sorted by name; none when the file does not exist yet.
     pub fn load(&self) -> Result<Vec<Profile>, ProfileError> {
-        crate::ui_thread::check("profiles file");
+        crate::platform::ui_thread::check("profiles file");
         let bytes = match std::fs::read(&self.path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -173,7 +173,7 @@ impl ProfileFile {
 
     /// Writes the file whole, through a temporary file and a rename, so that it is never half written.
     fn save(&self, profiles: Vec<Profile>) -> Result<(), ProfileError> {
-        crate::ui_thread::check("profiles file");
+        crate::platform::ui_thread::check("profiles file");
         let contents = FileContents { profiles: profiles.into_iter().map(|p| (p.name.clone(), p)).collect() };
         let text = toml::to_string_pretty(&contents)
             .map_err(|e| ProfileError::Format { path: self.path.clone(), message: e.to_string() })?;

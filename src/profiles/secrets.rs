@@ -46,7 +46,7 @@ pub enum SecretError {
 impl SecretStore {
     /// The platform's keyring, or `Unavailable` with the reason (for example, no D-Bus session).
     pub fn system() -> Self {
-        crate::ui_thread::check("keyring");
+        crate::platform::ui_thread::check("keyring");
         match keyring::Entry::store_status() {
             Ok(()) => match keyring_core::get_default_store() {
                 Some(store) => SecretStore::Keyring(store),
@@ -72,7 +72,7 @@ impl SecretStore {
     /// The entry of `user`: every get, set and delete goes through here, so that none runs on
     /// the UI thread.
     fn entry(&self, user: &str) -> Result<keyring_core::Entry, SecretError> {
-        crate::ui_thread::check("keyring");
+        crate::platform::ui_thread::check("keyring");
         match self {
             SecretStore::Keyring(store) => {
                 store.build(SERVICE, user, None).map_err(|e| SecretError::Keyring(describe(&e)))
@@ -159,7 +159,7 @@ impl SecretStore {
     /// service the keyring can list (the Secret Service, the mock and the Keychain can; the
     /// Credential Manager cannot, and then the named ones are all). None without a keyring.
     pub fn kept_entries(&self, profiles: &[String], token_keys: &[String]) -> Result<Vec<KeptEntry>, SecretError> {
-        crate::ui_thread::check("keyring");
+        crate::platform::ui_thread::check("keyring");
         let SecretStore::Keyring(store) = self else { return Ok(Vec::new()) };
         let mut named: Vec<KeptEntry> = profiles
             .iter()
@@ -171,8 +171,12 @@ impl SecretStore {
             }])
             .collect();
         let spec = std::collections::HashMap::from([("service", SERVICE)]);
+        // The Credential Manager searches by a pattern of the entry's name (`USER.orgql`) only.
+        let pattern = format!(r"\.{SERVICE}$");
+        let by_pattern = std::collections::HashMap::from([("pattern", pattern.as_str())]);
         // A keyring that cannot search (or refuses the query) leaves the named entries.
-        for entry in store.search(&spec).unwrap_or_default() {
+        let found = store.search(&spec).or_else(|_| store.search(&by_pattern)).unwrap_or_default();
+        for entry in found {
             if let Some((service, user)) = entry.get_specifiers()
                 && service == SERVICE
                 && !named.iter().any(|kept| kept.user == user)
@@ -230,11 +234,22 @@ impl TokenStore for SecretStore {
     fn save(&self, key: &str, token: &Token) {
         let Ok(entry) = self.entry(key) else { return };
         match serde_json::to_string(token) {
-            Ok(text) => {
-                if let Err(e) = entry.set_password(&text) {
-                    tracing::debug!("the token could not be kept in the keyring: {}", describe(&e));
+            Ok(text) => match entry.set_password(&text) {
+                Ok(()) => {}
+                // The Credential Manager keeps at most 2,560 bytes an entry; a service's long
+                // token (a JWT with many claims) is then asked for again by each command.
+                Err(KeyringError::TooLong(_, limit)) => {
+                    static SAID: std::sync::Once = std::sync::Once::new();
+                    SAID.call_once(|| {
+                        tracing::info!(
+                            "the access token ({} bytes) is longer than the OS keyring keeps in one entry ({limit}); \
+                             it is not cached, and each command asks the service for a new one",
+                            text.len()
+                        );
+                    });
                 }
-            }
+                Err(e) => tracing::debug!("the token could not be kept in the keyring: {}", describe(&e)),
+            },
             Err(e) => tracing::debug!("the token could not be encoded: {e}"),
         }
     }

@@ -1,4 +1,4 @@
-//! The sandbox's request bodies read under a [`BodyBudget`] (`crate::inflight`) before any
+//! The sandbox's request bodies read under a [`BodyBudget`] (`crate::serve::inflight`) before any
 //! handler sees them: 800 unfinished 1 MiB bodies no longer hold 800 MiB, and one address's
 //! flood does not keep a token request or another client's query waiting, even from its own
 //! address (each body's share is read at once); a body that falls behind its pace is answered 408
@@ -10,7 +10,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 
-use crate::inflight::{BodyBudget, BodyError, announced_length};
+use crate::serve::inflight::{BodyBudget, BodyError, announced_length};
 
 /// The middleware: the body read whole under the budget, then the request handed on.
 pub(super) async fn read_under_budget(
@@ -24,7 +24,7 @@ pub(super) async fn read_under_budget(
         // The handlers' own limit refuses it before reading a byte, in the spec's shape.
         return next.run(Request::from_parts(parts, body)).await;
     }
-    let sender = match parts.extensions.get::<crate::forwarded::Connection>() {
+    let sender = match parts.extensions.get::<crate::serve::forwarded::Connection>() {
         Some(connection) => connection.sender(&parts.headers).await.address,
         None => std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED),
     };

@@ -58,8 +58,8 @@ impl AppState {
 }
 
 /// The router over the shared state. `body_limit` caps request bodies, `budget` shares and paces
-/// them (`crate::inflight`).
-pub fn router(state: Arc<AppState>, body_limit: usize, budget: crate::inflight::BudgetLimits) -> Router {
+/// them (`crate::serve::inflight`).
+pub fn router(state: Arc<AppState>, body_limit: usize, budget: crate::serve::inflight::BudgetLimits) -> Router {
     Router::new()
         .route(TOKEN_PATH, post(token).fallback(method_not_allowed))
         .route(GRAPHQL_PATH, post(graphql).fallback(method_not_allowed))
@@ -68,7 +68,7 @@ pub fn router(state: Arc<AppState>, body_limit: usize, budget: crate::inflight::
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(axum::middleware::from_fn_with_state(
-            (crate::inflight::BodyBudget::new(budget), body_limit),
+            (crate::serve::inflight::BodyBudget::new(budget), body_limit),
             super::bodies::read_under_budget,
         ))
         .with_state(state)

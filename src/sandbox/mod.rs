@@ -76,8 +76,8 @@ pub struct Config {
     pub connections: crate::serve::ConnectionLimits,
     /// Which version of its schema the full variant serves ([`schema::next`]).
     pub schema: schema::Edition,
-    /// The request bodies' shares, budget and pace (`crate::inflight`).
-    pub budget: crate::inflight::BudgetLimits,
+    /// The request bodies' shares, budget and pace (`crate::serve::inflight`).
+    pub budget: crate::serve::inflight::BudgetLimits,
 }
 
 impl Default for Config {
@@ -96,7 +96,7 @@ impl Default for Config {
             webhook_retry: Duration::from_millis(500),
             connections: crate::serve::ConnectionLimits::default(),
             schema: schema::Edition::Current,
-            budget: crate::inflight::BudgetLimits::default(),
+            budget: crate::serve::inflight::BudgetLimits::default(),
         }
     }
 }
@@ -167,7 +167,7 @@ impl Server {
         let task = tokio::spawn(async move {
             let listener = crate::serve::LimitedListener::new(listener, connections);
             // The sandbox believes no forwarder: it is not put behind a tunnel.
-            crate::serve::serve(listener, app, crate::forwarded::Forwarders::default(), stop).await;
+            crate::serve::serve(listener, app, crate::serve::forwarded::Forwarders::default(), stop).await;
         });
         tracing::info!(%addr, users, seed, variant = config.variant.name(), schema = config.schema.name(), "sandbox listening");
         Ok(RunningServer {

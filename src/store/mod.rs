@@ -306,11 +306,11 @@ impl Store {
 
     /// Opens (creating when needed) the database at `path` and brings its tables up to date.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        crate::ui_thread::check(STORE_ENTRY);
+        crate::platform::ui_thread::check(STORE_ENTRY);
         let error =
             |reason: &dyn std::fmt::Display| StoreError { path: path.to_path_buf(), reason: reason.to_string() };
         if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-            crate::owner_only::create_dir_all(dir).map_err(|e| error(&e))?;
+            crate::platform::private::create_dir_all(dir).map_err(|e| error(&e))?;
         }
         // Created owner-only before SQLite opens it, so it is never readable by others, even
         // empty. Never opened by anything but SQLite once it exists: closing a descriptor of it
@@ -319,7 +319,7 @@ impl Store {
         // on a file this one has just created and closes.
         static OPENING: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let opening = OPENING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        crate::owner_only::create_new(path).map_err(|e| error(&e))?;
+        crate::platform::private::create_new(path).map_err(|e| error(&e))?;
         let mut conn = Connection::open(path).map_err(|e| error(&e))?;
         drop(opening);
         // Every transaction takes the write lock when it begins (waiting for it as long as the
@@ -329,11 +329,7 @@ impl Store {
         conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
         // The history, deliveries and workspace hold personal data: the owner's only (SQLite
         // gives its -wal and -shm files the same permissions).
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|e| error(&e))?;
-        }
+        crate::platform::private::make_private(path).map_err(|e| error(&e))?;
         // First: another connection (the app's worker, an attachment's copier, a listener) may
         // hold the lock while this one switches to WAL or migrates, and must be waited for, not
         // failed with "database is locked".
@@ -359,7 +355,7 @@ impl Store {
 
     /// The connection, for every statement: blocking, so never on the UI thread.
     fn conn(&self) -> &Connection {
-        crate::ui_thread::check(STORE_ENTRY);
+        crate::platform::ui_thread::check(STORE_ENTRY);
         &self.conn
     }
 

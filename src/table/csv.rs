@@ -12,6 +12,18 @@ use crate::query::{Column, ConnectionSite};
 /// The UTF-8 byte order mark, which tells spreadsheet programs the file is UTF-8.
 const BOM: &[u8] = "\u{feff}".as_bytes();
 
+/// A CSV writer for a file people open (an import's plan, results and undo file) in the form of
+/// the export with `--bom`: the UTF-8 BOM first, so that Excel reads "Seán" as such, and CRLF
+/// records. `flexible`: rows may have different lengths.
+///
+/// # Errors
+///
+/// When the BOM cannot be written.
+pub fn for_people<W: Write>(mut writer: W, flexible: bool) -> io::Result<::csv::Writer<W>> {
+    writer.write_all(BOM)?;
+    Ok(::csv::WriterBuilder::new().terminator(::csv::Terminator::CRLF).flexible(flexible).from_writer(writer))
+}
+
 /// How the CSV is written.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CsvOptions {
@@ -183,6 +195,15 @@ mod tests {
     use super::*;
     use crate::query::locate;
     use serde_json::json;
+
+    #[test]
+    fn files_for_people_start_with_a_bom_and_end_lines_with_crlf() {
+        let mut csv = for_people(Vec::new(), true).unwrap();
+        csv.write_record(["ref", "name"]).unwrap();
+        csv.write_record(["u1", "Seán", "extra"]).unwrap();
+        let bytes = csv.into_inner().unwrap();
+        assert_eq!(bytes, "\u{feff}ref,name\r\nu1,Seán,extra\r\n".as_bytes());
+    }
 
     fn columns(names: &[&str]) -> Vec<Column> {
         names.iter().map(|name| Column { name: name.to_string(), keys: vec![name.to_string()] }).collect()

@@ -42,7 +42,7 @@ pub enum OutKind {
 /// Decides how `out` is written, or refuses it (a folder, a missing folder, a socket, a block
 /// device) — before any page is fetched.
 pub fn check_out(out: &Path) -> Result<OutKind, FileError> {
-    crate::ui_thread::check("export file");
+    crate::platform::ui_thread::check("export file");
     let error = |reason: String| FileError { path: out.to_path_buf(), reason };
     match std::fs::metadata(out) {
         Ok(meta) => {
@@ -72,7 +72,7 @@ pub fn check_out(out: &Path) -> Result<OutKind, FileError> {
 /// The first free name beside `path`, as file managers propose: `users (2).csv`, then
 /// `users (3).csv`… (a name that already ends in ` (N)` counts on from it).
 pub fn free_name(path: &Path) -> PathBuf {
-    crate::ui_thread::check("export file");
+    crate::platform::ui_thread::check("export file");
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let (base, first) = match stem.rsplit_once(" (") {
         Some((base, number)) => match number.strip_suffix(')').and_then(|n| n.parse::<u32>().ok()) {
@@ -152,7 +152,7 @@ impl CsvFile {
     /// Starts `out` with the header of `columns`: in its folder under a temporary name, or in
     /// place for a pipe or a device (see [`check_out`]).
     pub fn create(out: &Path, columns: &[Column], options: CsvOptions) -> Result<Self, FileError> {
-        crate::ui_thread::check("export file");
+        crate::platform::ui_thread::check("export file");
         let kind = check_out(out)?;
         let error = |reason: &dyn std::fmt::Display| FileError { path: out.to_path_buf(), reason: reason.to_string() };
         let (sink, file) = match kind {
@@ -193,7 +193,7 @@ impl CsvFile {
         options: CsvOptions,
         rows: u64,
     ) -> Result<Self, FileError> {
-        crate::ui_thread::check("export file");
+        crate::platform::ui_thread::check("export file");
         let kind = check_out(out)?;
         let error = |reason: &dyn std::fmt::Display| FileError { path: out.to_path_buf(), reason: reason.to_string() };
         if kind == OutKind::InPlace {
@@ -262,7 +262,7 @@ impl CsvFile {
     /// Flushes and renames the file to its name; returns the rows written. When that fails, what
     /// the file holds is kept as `F.partial`.
     pub fn commit(mut self) -> Result<u64, CommitError> {
-        crate::ui_thread::check("export file");
+        crate::platform::ui_thread::check("export file");
         if let Err(mut failed) = self.end_page() {
             failed.partial = self.keep_partial();
             return Err(failed);
@@ -295,7 +295,7 @@ impl CsvFile {
     /// Keeps what was flushed as `F.partial`, cut to the last whole page, and says how many
     /// rows that holds.
     pub fn keep_partial(self) -> Partial {
-        crate::ui_thread::check("export file");
+        crate::platform::ui_thread::check("export file");
         let CsvFile { sink, out, writer, durable_rows, durable_len, .. } = self;
         // Dropping the writer may still write some of what it buffers: cut it off below.
         drop(writer);
@@ -326,16 +326,8 @@ fn keep(temp: tempfile::NamedTempFile, out: &Path, rows: u64) -> Partial {
 }
 
 /// A pipe or a device (`/dev/stdout`, a FIFO): written where it is, never replaced.
-#[cfg(unix)]
 fn written_in_place(kind: &std::fs::FileType) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    kind.is_fifo() || kind.is_char_device()
-}
-
-/// Windows has neither FIFOs in the file system nor character devices by path.
-#[cfg(not(unix))]
-fn written_in_place(_kind: &std::fs::FileType) -> bool {
-    false
+    crate::platform::private::written_in_place(kind)
 }
 
 #[cfg(all(test, unix))]

@@ -56,7 +56,7 @@ impl XlsxFile {
     /// Starts a workbook for `out` with `columns`; a pipe or a device is refused (a workbook is
     /// a zip archive, written whole), as are folders and missing folders ([`check_out`]).
     pub fn create(out: &Path, columns: &[Column], about: About) -> Result<Self, FileError> {
-        crate::ui_thread::check("export file");
+        crate::platform::ui_thread::check("export file");
         let error = |reason: String| FileError { path: out.to_path_buf(), reason };
         if check_out(out)? == OutKind::InPlace {
             return Err(error("an XLSX workbook is written whole and cannot go to a pipe or a device".into()));
@@ -198,7 +198,7 @@ impl XlsxFile {
     /// Saves the workbook under its name (through a temporary file beside it, owner-only);
     /// returns the rows written. When that fails, what was written is kept as `F.partial`.
     pub fn commit(mut self) -> Result<u64, CommitError> {
-        crate::ui_thread::check("export file");
+        crate::platform::ui_thread::check("export file");
         let folder = match self.out.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
             _ => PathBuf::from("."),
@@ -223,18 +223,14 @@ impl XlsxFile {
     /// Saves what was written as `F.partial` (a workbook of its own), and says how many rows
     /// that holds.
     pub fn keep_partial(mut self) -> Partial {
-        crate::ui_thread::check("export file");
+        crate::platform::ui_thread::check("export file");
         let mut name = self.out.as_os_str().to_owned();
         name.push(".partial");
         let path = PathBuf::from(name);
         match self.save_as(&path) {
             Ok(()) => {
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::PermissionsExt;
-                    if let Err(e) = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)) {
-                        tracing::warn!("the partial workbook could not be made owner-only: {e}");
-                    }
+                if let Err(e) = crate::platform::private::make_private(&path) {
+                    tracing::warn!("the partial workbook could not be made owner-only: {e}");
                 }
                 Partial { path: Some(path), rows: self.rows }
             }

@@ -36,14 +36,47 @@
 //! Debian (checked on bookworm): `fonts-noto-core` (Devanagari, Thai, …; Arabic and Hebrew also come
 //! with `fonts-dejavu-core`), `fonts-noto-cjk` (or the much lighter `fonts-droid-fallback`) and
 //! `fonts-noto-color-emoji` (drawn in colour).
+//!
+//! # On Windows
+//!
+//! [`crate::platform::system_font_files`] names the font files to use instead of the system's
+//! fallback: Segoe UI and the CJK, Arabic, Indic, Thai and emoji fonts Windows ships in
+//! `%WINDIR%\Fonts`, then every other font there. [`FontFiles`] memory-maps them one by one as
+//! characters need them and gives egui the first face that draws the character (under Wine,
+//! DirectWrite's fallback found none of them).
+//!
+//! # The app's own marks
+//!
+//! ✓ ✗ ● → ⚠ and the other marks the app draws come from a font orgql ships,
+//! `assets/fonts/orgql-marks.ttf` (cut out of DejaVu Sans by `assets/fonts/make-marks.sh`, 20 KB),
+//! installed after egui's own fonts at the start ([`install_marks`]): egui's fonts lack ✓ and ✗,
+//! and have the arrows and shapes only in their monospace face, so these would otherwise depend
+//! on the system's fonts, and be boxes where it has none.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use egui::{FallbackRequest, FontFamily, FontProvider};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use egui::{FallbackRequest, FontData, FontFamily, FontInsert, FontPriority, FontProvider, InsertFontFamily};
 use egui_system_font_provider::SystemFontProvider;
+
+/// The app's own marks (see the module's documentation).
+const MARKS: &[u8] = include_bytes!("../../assets/fonts/orgql-marks.ttf");
+
+/// Adds the app's marks font after egui's own fonts, for both families.
+pub fn install_marks(ctx: &egui::Context) {
+    ctx.add_font(FontInsert {
+        name: "orgql-marks".to_owned(),
+        data: FontData::from_static(MARKS),
+        families: [FontFamily::Proportional, FontFamily::Monospace]
+            .map(|family| InsertFontFamily { family, priority: FontPriority::Lowest })
+            .to_vec(),
+    });
+}
 
 /// The scripts (and emoji) that egui's fonts lack and names are written in, each with a character
 /// of it: the system fonts are asked for these up front, to log what the machine covers.
@@ -84,10 +117,14 @@ pub fn install_system_fonts(ctx: &egui::Context) {
 }
 
 /// Finds the system fonts (blocking: call it off the UI thread) and logs which scripts of
-/// [`SAMPLES`] they cover.
-pub fn load_system_fonts() -> SystemFontProvider {
+/// [`SAMPLES`] they cover: the files [`crate::platform::system_font_files`] names where it names
+/// some (Windows), else the system's own fallback.
+pub fn load_system_fonts() -> SystemFonts {
     let started = Instant::now();
-    let provider = SystemFontProvider::new();
+    let provider = match crate::platform::system_font_files() {
+        Some(files) => SystemFonts::Files(FontFiles::new(files)),
+        None => SystemFonts::Fallback(Box::new(SystemFontProvider::new())),
+    };
     for Coverage { script, font } in coverage(&provider) {
         match font {
             Some(font) => tracing::debug!("{script}: {font}"),
@@ -107,6 +144,84 @@ pub fn coverage(provider: &dyn FontProvider) -> Vec<Coverage> {
             Coverage { script, font: provider.font_for(&request).map(|insert| insert.name) }
         })
         .collect()
+}
+
+/// The system's fonts, found one of two ways.
+pub enum SystemFonts {
+    /// By the system's own fallback (fontconfig, CoreText).
+    Fallback(Box<SystemFontProvider>),
+    /// In the files the platform names (Windows).
+    Files(FontFiles),
+}
+
+impl FontProvider for SystemFonts {
+    fn font_for(&self, request: &FallbackRequest<'_>) -> Option<FontInsert> {
+        match self {
+            SystemFonts::Fallback(provider) => provider.font_for(request),
+            SystemFonts::Files(provider) => provider.font_for(request),
+        }
+    }
+}
+
+/// Fonts from a list of files, asked in order for each character egui's fonts lack; each file is
+/// memory-mapped the first time it is looked into (a 20 MB CJK collection costs the pages of the
+/// glyphs drawn). Every face of a collection (`.ttc`) is looked into.
+pub struct FontFiles {
+    files: Vec<PathBuf>,
+    /// The mapped files, as they are opened (`None`: not yet; `Some(None)`: unreadable).
+    opened: Mutex<Vec<Option<Option<egui::epaint::text::Blob>>>>,
+}
+
+impl FontFiles {
+    /// The fonts of `files`, best first.
+    pub fn new(files: Vec<PathBuf>) -> Self {
+        let opened = Mutex::new(vec![None; files.len()]);
+        FontFiles { files, opened }
+    }
+}
+
+/// The file at `path` mapped into memory.
+fn map_font(path: &std::path::Path) -> Option<egui::epaint::text::Blob> {
+    let file = std::fs::File::open(path).ok()?;
+    // SAFETY: the font files of the system's font folder are not written while orgql runs (they
+    // are in use by every program); fontique maps them the same way.
+    let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    Some(Arc::new(map))
+}
+
+/// The index of the face of `data` (a font or a collection) that draws `c`, if one does: an
+/// outline, a colour glyph or a bitmap, as egui draws them.
+fn face_drawing(data: &[u8], c: char) -> Option<u32> {
+    use skrifa::MetadataProvider as _;
+    let faces = match skrifa::raw::FileRef::new(data).ok()? {
+        skrifa::raw::FileRef::Font(_) => 1,
+        skrifa::raw::FileRef::Collection(collection) => collection.len(),
+    };
+    (0..faces).find(|&index| {
+        let Ok(font) = skrifa::FontRef::from_index(data, index) else { return false };
+        let Some(glyph) = font.charmap().map(c).filter(|g| *g != skrifa::GlyphId::NOTDEF) else { return false };
+        font.outline_glyphs().get(glyph).is_some()
+            || font.color_glyphs().get(glyph).is_some()
+            || font.bitmap_strikes().glyph_for_size(skrifa::instance::Size::unscaled(), glyph).is_some()
+    })
+}
+
+impl FontProvider for FontFiles {
+    fn font_for(&self, request: &FallbackRequest<'_>) -> Option<FontInsert> {
+        let c = request.cluster.chars().next()?;
+        let mut opened = self.opened.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (path, slot) in self.files.iter().zip(opened.iter_mut()) {
+            let Some(blob) = slot.get_or_insert_with(|| map_font(path)) else { continue };
+            let Some(index) = face_drawing((**blob).as_ref(), c) else { continue };
+            let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            return Some(FontInsert {
+                name: format!("file:{file}:{index}"),
+                data: FontData::from_blob(blob.clone(), index),
+                families: vec![InsertFontFamily { family: request.family.clone(), priority: FontPriority::Lowest }],
+            });
+        }
+        None
+    }
 }
 
 /// Runs `load` on the `orgql-fonts` thread and adds the provider it returns to `ctx`. The thread's
@@ -176,6 +291,75 @@ mod tests {
         assert!(asked.contains(&(FontFamily::Proportional, "张".to_owned())), "{asked:?}");
         assert!(asked.contains(&(FontFamily::Monospace, "张".to_owned())), "{asked:?}");
         assert!(!asked.iter().any(|(_, c)| c == "Z" || c == "ë"), "{asked:?}");
+    }
+
+    /// Every mark the app's screens draw (a character of `src/ui` that is neither ASCII nor a
+    /// letter: ✓ ✗ ● → ⚠ …) is drawn by egui's fonts or orgql's marks font, in both families,
+    /// with no system font at all (a fresh Windows or Wine, a minimal Linux).
+    #[test]
+    fn the_app_s_marks_are_drawn_with_no_system_font() {
+        let mut marks = std::collections::BTreeSet::new();
+        let mut folders = vec![std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src/ui"))];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).expect("src/ui").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).expect("a source file");
+                    // Code only: names in tests and comments are people's, not marks.
+                    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+                    for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                        // Emoji (U+1F000 on: a sample name, the emoji script's sample) are
+                        // people's, drawn by the system's emoji font.
+                        marks.extend(line.chars().filter(|&c| !c.is_ascii() && !c.is_alphabetic() && c < '\u{1f000}'));
+                    }
+                }
+            }
+        }
+        assert!(marks.contains(&'✓') && marks.contains(&'→'), "{marks:?}");
+        let ctx = egui::Context::default();
+        install_marks(&ctx);
+        frame(&ctx);
+        let missing: Vec<(char, &str)> = marks
+            .iter()
+            .flat_map(|&c| [(c, "proportional"), (c, "monospace")])
+            .filter(|&(c, family)| {
+                let font = if family == "monospace" { FontId::monospace(14.0) } else { FontId::proportional(14.0) };
+                !ctx.fonts_mut(|f| f.has_glyph(&font, c))
+            })
+            .collect();
+        assert!(missing.is_empty(), "not drawn without system fonts (run assets/fonts/make-marks.sh): {missing:?}");
+        // Without the marks font, egui's own fonts lack ✓ in proportional text.
+        let bare = egui::Context::default();
+        frame(&bare);
+        assert!(!bare.fonts_mut(|f| f.has_glyph(&FontId::proportional(14.0), '✓')));
+    }
+
+    /// The Windows way: fonts from files, the first that draws a character; files that are not
+    /// fonts or are gone are passed over.
+    #[test]
+    fn font_files_give_the_first_file_that_draws_a_character() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let garbage = dir.path().join("broken.ttf");
+        std::fs::write(&garbage, b"not a font").expect("written");
+        let marks = dir.path().join("marks.ttf");
+        std::fs::write(&marks, MARKS).expect("written");
+        let provider = FontFiles::new(vec![dir.path().join("gone.ttf"), garbage, marks]);
+        let ask = |cluster: &str, family: FontFamily| {
+            provider.font_for(&FallbackRequest { cluster, family: &family }).map(|insert| {
+                assert_eq!(insert.families[0].family, family);
+                insert.name
+            })
+        };
+        assert_eq!(ask("✓", FontFamily::Proportional).as_deref(), Some("file:marks.ttf:0"));
+        assert_eq!(ask("→", FontFamily::Monospace).as_deref(), Some("file:marks.ttf:0"));
+        assert_eq!(ask("张", FontFamily::Proportional), None);
+        assert_eq!(load_files_coverage(&provider), [None, None, None, None, None, None]);
+    }
+
+    fn load_files_coverage(provider: &FontFiles) -> Vec<Option<String>> {
+        coverage(provider).into_iter().map(|c| c.font).collect()
     }
 
     #[test]

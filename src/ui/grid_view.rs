@@ -228,8 +228,8 @@ impl GridView {
                 _ => None,
             };
             let arrow = match direction {
-                Some(SortDirection::Ascending) => " ⏶",
-                Some(_) => " ⏷",
+                Some(SortDirection::Ascending) => " ▴",
+                Some(_) => " ▾",
                 None => "",
             };
             let button = egui::Button::new(format!("{name}{arrow}")).truncate().min_size(egui::vec2(width, height));

@@ -63,15 +63,15 @@ use std::sync::Arc;
 /// The window's title.
 pub const TITLE: &str = "orgql — GraphQL explorer";
 
-/// Gives back what only the start needed ([`crate::resident`]) once the start is over, on a
+/// Gives back what only the start needed ([`crate::platform::resident`]) once the start is over, on a
 /// blocking thread of the runtime; a failure is logged, never shown (nothing is lost by it).
 fn release_startup_pages_later(runtime: &tokio::runtime::Handle) {
-    if crate::resident::turned_off() {
+    if crate::platform::resident::turned_off() {
         return;
     }
     runtime.spawn(async {
-        tokio::time::sleep(crate::resident::AFTER_START).await;
-        match tokio::task::spawn_blocking(crate::resident::release_startup_pages).await {
+        tokio::time::sleep(crate::platform::resident::AFTER_START).await;
+        match tokio::task::spawn_blocking(crate::platform::resident::release_startup_pages).await {
             Ok(Ok(released)) => {
                 crate::timing::mark("startup_pages_released");
                 tracing::debug!(?released, "start-up pages released");
@@ -80,6 +80,18 @@ fn release_startup_pages_later(runtime: &tokio::runtime::Handle) {
             Err(e) => tracing::debug!("start-up pages kept: {e}"),
         }
     });
+}
+
+/// The first window's inner size: 1280×800 points, or less where the screen's work area is
+/// smaller, leaving room for the title bar and the frame (a restart keeps the size it was left at).
+pub fn first_window_size(work_area: Option<[f32; 2]>) -> [f32; 2] {
+    /// The title bar and the frame around the inner size (Windows 11 at 100 %: 31 + 8).
+    const CHROME: [f32; 2] = [16.0, 40.0];
+    let wanted: [f32; 2] = [1280.0, 800.0];
+    match work_area {
+        Some(area) => [0, 1].map(|i| wanted[i].min(area[i] - CHROME[i]).max(320.0)),
+        None => wanted,
+    }
 }
 
 /// Opens the window and runs the app until it closes.
@@ -95,7 +107,7 @@ pub fn run_native(config: AppConfig) -> Result<(), String> {
                 ))
                 .unwrap_or_default(),
             )
-            .with_inner_size([1280.0, 800.0])
+            .with_inner_size(first_window_size(crate::platform::work_area()))
             .with_min_inner_size([640.0, 400.0]),
         ..Default::default()
     };
@@ -104,6 +116,7 @@ pub fn run_native(config: AppConfig) -> Result<(), String> {
         options,
         Box::new(move |cc| {
             crate::timing::mark("window_created");
+            fonts::install_marks(&cc.egui_ctx);
             fonts::install_after_first_frame(&cc.egui_ctx);
             let ctx = cc.egui_ctx.clone();
             let repaint = Arc::new(move || ctx.request_repaint());
@@ -114,4 +127,16 @@ pub fn run_native(config: AppConfig) -> Result<(), String> {
         }),
     )
     .map_err(|e| format!("the window could not be opened ({e}); check that a display is available"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_first_window_fits_the_work_area() {
+        assert_eq!(super::first_window_size(None), [1280.0, 800.0]);
+        assert_eq!(super::first_window_size(Some([1920.0, 1040.0])), [1280.0, 800.0]);
+        // A 1280×800 screen with a 40-point taskbar: the title bar and the frame fit too.
+        assert_eq!(super::first_window_size(Some([1280.0, 760.0])), [1264.0, 720.0]);
+        assert_eq!(super::first_window_size(Some([100.0, 100.0])), [320.0, 320.0]);
+    }
 }

@@ -82,7 +82,7 @@ pub fn export_jsonl(store: &Store, out: &mut dyn Write) -> Result<u64, ExportErr
 
 /// Writes the stored deliveries that pass `filter`, oldest first, one JSON line each; returns how many.
 pub fn export_matching(store: &Store, out: &mut dyn Write, filter: &DeliveryFilter) -> Result<u64, ExportError> {
-    crate::ui_thread::check("export file");
+    crate::platform::ui_thread::check("export file");
     let mut written = 0;
     let mut last = 0;
     loop {

@@ -19,7 +19,7 @@ use super::scheme::Scheme;
 use super::share::Sharing;
 use super::standard::Secret;
 use super::verify::{Verification, verify};
-use crate::inflight::BodyError;
+use crate::serve::inflight::BodyError;
 use crate::store::{Delivery, NewDelivery, Store, StoreError};
 
 /// The address the listener binds by default.
@@ -57,9 +57,9 @@ pub struct ListenerConfig {
     /// How long deliveries are kept (default: for ever).
     pub retention: Retention,
     /// The body bytes held while deliveries arrive, in all and per sender, each body's share and
-    /// its pace (`crate::inflight`): a body that trickles is answered 408, and stored as
+    /// its pace (`crate::serve::inflight`): a body that trickles is answered 408, and stored as
     /// unreadable.
-    pub budget: crate::inflight::BudgetLimits,
+    pub budget: crate::serve::inflight::BudgetLimits,
     /// Forwarders whose `X-Forwarded-For` / `Cf-Connecting-Ip` are believed (`--trust-proxy`);
     /// the tunnel orgql starts is added with [`RunningListener::forwarders`].
     pub trusted_proxies: Vec<std::net::IpAddr>,
@@ -92,7 +92,7 @@ impl ListenerConfig {
             connections: crate::serve::ConnectionLimits::default(),
             share_token: None,
             retention: Retention::default(),
-            budget: crate::inflight::BudgetLimits::default(),
+            budget: crate::serve::inflight::BudgetLimits::default(),
             trusted_proxies: Vec::new(),
         }
     }
@@ -135,7 +135,7 @@ struct Shared {
     reject_invalid: bool,
     body_limit: usize,
     events: broadcast::Sender<Delivery>,
-    budget: crate::inflight::BodyBudget,
+    budget: crate::serve::inflight::BodyBudget,
 }
 
 impl Listener {
@@ -191,7 +191,7 @@ impl Listener {
             reject_invalid: config.reject_invalid,
             body_limit: config.body_limit,
             events: events.clone(),
-            budget: crate::inflight::BodyBudget::new(config.budget),
+            budget: crate::serve::inflight::BodyBudget::new(config.budget),
         });
         if config.retention != Retention::default() {
             tokio::spawn(retention(shared.clone(), config.retention, shutdown.clone()));
@@ -205,7 +205,7 @@ impl Listener {
         }
         let stop = shutdown.clone();
         let listener = crate::serve::LimitedListener::new(listener, config.connections);
-        let forwarders = crate::forwarded::Forwarders::new(config.trusted_proxies.clone());
+        let forwarders = crate::serve::forwarded::Forwarders::new(config.trusted_proxies.clone());
         let serving = forwarders.clone();
         let task = tokio::spawn(async move { crate::serve::serve(listener, app, serving, stop).await });
         Ok(RunningListener { addr, shutdown, task, events, forwarders })
@@ -218,13 +218,13 @@ pub struct RunningListener {
     shutdown: CancellationToken,
     task: JoinHandle<()>,
     events: broadcast::Sender<Delivery>,
-    forwarders: crate::forwarded::Forwarders,
+    forwarders: crate::serve::forwarded::Forwarders,
 }
 
 impl RunningListener {
     /// The forwarders it believes: give it the tunnel started for it
-    /// ([`crate::forwarded::Forwarders::trust_tunnel`]).
-    pub fn forwarders(&self) -> &crate::forwarded::Forwarders {
+    /// ([`crate::serve::forwarded::Forwarders::trust_tunnel`]).
+    pub fn forwarders(&self) -> &crate::serve::forwarded::Forwarders {
         &self.forwarders
     }
 
@@ -272,7 +272,7 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     let (parts, body) = request.into_parts();
     let headers: Vec<(String, Vec<u8>)> =
         parts.headers.iter().map(|(name, value)| (name.as_str().to_owned(), value.as_bytes().to_vec())).collect();
-    let announced = crate::inflight::announced_length(&parts.headers);
+    let announced = crate::serve::inflight::announced_length(&parts.headers);
     let mut delivery = NewDelivery {
         received_at,
         method: parts.method.as_str().to_owned(),
@@ -285,9 +285,12 @@ async fn receive(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         size: 0,
         sender: None,
     };
-    let sender = match parts.extensions.get::<crate::forwarded::Connection>() {
+    let sender = match parts.extensions.get::<crate::serve::forwarded::Connection>() {
         Some(connection) => connection.sender(&parts.headers).await,
-        None => crate::forwarded::Sender { address: std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), via: None },
+        None => crate::serve::forwarded::Sender {
+            address: std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED),
+            via: None,
+        },
     };
     delivery.sender =
         Some(crate::store::DeliverySender { address: sender.address.to_string(), via: sender.via.clone() });

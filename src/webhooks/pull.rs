@@ -32,9 +32,9 @@ use super::scheme::Scheme;
 use super::sse::{SseEvent, SseParser};
 use super::verify::{Verification, verify};
 use super::wire::{WireDelivery, WirePage};
+use crate::platform::terminal::printable;
 use crate::secret::Secret;
 use crate::store::{NewDelivery, PullGap, Pulled, Store, StoreError};
-use crate::terminal::printable;
 
 /// The largest event or page read from a remote (64 MiB; a page holds at most 8 MiB of bodies,
 /// 11 MiB in base64).

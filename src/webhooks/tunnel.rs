@@ -100,45 +100,12 @@ impl TunnelKind {
                 c.args(["funnel", &port.to_string()]);
                 c
             }
-            TunnelKind::Command(text) => {
-                let mut text = text.replace("{port}", &port.to_string());
-                // A simple command replaces the shell (`exec`), so that the program itself is the
-                // child that is told when orgql dies; a list or a pipeline keeps its shell.
-                let compound = text.contains([';', '&', '|', '\n', '`', '(']);
-                if !compound && !cfg!(windows) {
-                    text = format!("exec {text}");
-                }
-                if cfg!(windows) {
-                    let mut c = Command::new("cmd");
-                    c.args(["/C", &text]);
-                    c
-                } else {
-                    let mut c = Command::new("sh");
-                    c.args(["-c", &text]);
-                    c
-                }
-            }
+            TunnelKind::Command(text) => crate::platform::shell_command(&text.replace("{port}", &port.to_string())),
         };
         command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt as _;
-            command.process_group(0);
-        }
-        // Its own group keeps a terminal's Ctrl+C from reaching it before orgql stops it; so that
-        // it does not outlive an orgql that is killed outright (SIGKILL, a window closed by the
-        // system), Linux is asked to send it SIGTERM when orgql dies.
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::unix::process::CommandExt as _;
-            // SAFETY: prctl(2) is async-signal-safe and touches no memory of the parent.
-            unsafe {
-                command.pre_exec(|| {
-                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-                    Ok(())
-                });
-            }
-        }
+        // Its own group keeps a terminal's Ctrl+C from reaching it before orgql stops it (and on
+        // Linux it is sent SIGTERM when orgql dies).
+        crate::platform::in_own_group(&mut command);
         command
     }
 
@@ -202,8 +169,8 @@ pub fn available() -> Vec<(TunnelKind, Option<PathBuf>)> {
 
 fn on_path(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    let names: Vec<String> = if cfg!(windows) { vec![format!("{program}.exe")] } else { vec![program.to_owned()] };
-    std::env::split_paths(&path).flat_map(|dir| names.iter().map(move |n| dir.join(n))).find(|p| p.is_file())
+    let name = crate::platform::program_file_name(program);
+    std::env::split_paths(&path).map(|dir| dir.join(&name)).find(|p| p.is_file())
 }
 
 /// What a tunnel reports.
@@ -234,13 +201,13 @@ pub enum TunnelEvent {
 pub struct RunningTunnel {
     cancel: CancellationToken,
     task: tokio::task::JoinHandle<()>,
-    process: crate::forwarded::TunnelProcess,
+    process: crate::serve::forwarded::TunnelProcess,
 }
 
 impl RunningTunnel {
     /// The program's process (group) while it runs, for believing what it forwards
-    /// ([`crate::forwarded::Forwarders::trust_tunnel`]).
-    pub fn process(&self) -> crate::forwarded::TunnelProcess {
+    /// ([`crate::serve::forwarded::Forwarders::trust_tunnel`]).
+    pub fn process(&self) -> crate::serve::forwarded::TunnelProcess {
         self.process.clone()
     }
 
@@ -262,7 +229,7 @@ pub fn start(kind: TunnelKind, port: u16) -> (RunningTunnel, mpsc::Receiver<Tunn
     let (events, receiver) = mpsc::channel(64);
     let cancel = CancellationToken::new();
     let stop = cancel.clone();
-    let process = crate::forwarded::TunnelProcess::default();
+    let process = crate::serve::forwarded::TunnelProcess::default();
     let running = process.clone();
     let task = tokio::spawn(async move {
         supervise(kind, port, events, stop, &running).await;
@@ -279,14 +246,8 @@ struct Running {
 impl Running {
     fn kill(&self) {
         let mut child = self.child.lock().unwrap_or_else(PoisonError::into_inner);
-        #[cfg(unix)]
-        if let Ok(pid) = i32::try_from(child.id()) {
-            // The whole group: a shell's children, and cloudflared's own.
-            // SAFETY: kill(2) with a negative pid signals that process group; no memory is touched.
-            unsafe {
-                libc::kill(-pid, libc::SIGTERM);
-            }
-        }
+        // The whole group: a shell's children, and cloudflared's own.
+        crate::platform::stop_group(&child);
         let _ = child.kill();
         let _ = child.wait();
     }
@@ -312,7 +273,7 @@ async fn supervise(
     port: u16,
     events: mpsc::Sender<TunnelEvent>,
     stop: CancellationToken,
-    process: &crate::forwarded::TunnelProcess,
+    process: &crate::serve::forwarded::TunnelProcess,
 ) {
     let mut attempt = 0;
     let mut wait = Duration::from_secs(1);
@@ -355,7 +316,7 @@ async fn run_once(
     events: &mpsc::Sender<TunnelEvent>,
     stop: &CancellationToken,
     previous: &mut Option<String>,
-    process: &crate::forwarded::TunnelProcess,
+    process: &crate::serve::forwarded::TunnelProcess,
 ) -> Outcome {
     let mut command = kind.command(port);
     let mut child = match command.spawn() {
@@ -405,7 +366,7 @@ async fn run_once(
                         announce(events, found, previous).await;
                     }
                     if !line.trim().is_empty() {
-                        last_line = crate::terminal::printable(line.trim()).chars().take(300).collect();
+                        last_line = crate::platform::terminal::printable(line.trim()).chars().take(300).collect();
                     }
                 }
                 None => open = false,

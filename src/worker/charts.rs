@@ -89,7 +89,7 @@ fn capitalised(text: &str) -> String {
 
 /// Writes `image` to `path` (through a file beside it, renamed when complete).
 pub fn write(path: &Path, image: &ChartImage) -> Result<(), String> {
-    crate::ui_thread::check("chart file");
+    crate::platform::ui_thread::check("chart file");
     let bytes = match image {
         ChartImage::Svg(text) => text.as_bytes().to_vec(),
         ChartImage::Png { size, rgba } => png_bytes(*size, rgba)?,

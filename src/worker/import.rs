@@ -259,7 +259,7 @@ fn journal(shared: &Shared) -> Result<&std::sync::Mutex<crate::store::Store>, St
 
 /// The file's name as the journal keeps it (absolute, so that the CLI and the app agree).
 fn journal_name(path: &Path) -> String {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
+    crate::platform::shown_path(path).display().to_string()
 }
 
 async fn plan(

@@ -6,8 +6,8 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use orgql::inflight::{BudgetLimits, Pace};
 use orgql::serve::ConnectionLimits;
+use orgql::serve::inflight::{BudgetLimits, Pace};
 use orgql::store::{DeliverySender, Store};
 use orgql::webhooks::standard::Secret;
 use orgql::webhooks::{Listener, ListenerConfig, Scheme};

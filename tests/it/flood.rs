@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use orgql::inflight::BudgetLimits;
+use orgql::serve::inflight::BudgetLimits;
 use orgql::webhooks::standard::Secret;
 use orgql::webhooks::{Listener, ListenerConfig, Scheme};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

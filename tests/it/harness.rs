@@ -393,7 +393,7 @@ impl Session {
 
 /// Runs `work` on a thread of its own and returns what it returns: for a test's own blocking
 /// calls (the store, the keyring) once the app has made the test's thread its UI thread, where
-/// the guard of `orgql::ui_thread` refuses them.
+/// the guard of `orgql::platform::ui_thread` refuses them.
 pub fn off_ui_thread<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|scope| match scope.spawn(work).join() {
         Ok(value) => value,

@@ -16,7 +16,7 @@ use super::super::connection::ConnectionArgs;
 use super::super::schema::fetch;
 use super::{StoreArg, open_store};
 use crate::operation_check::{Finding, Fixed, Verdict, check, fix};
-use crate::terminal::printable;
+use crate::platform::terminal::printable;
 
 /// Options of `orgql operations check`.
 #[derive(Args, Debug)]

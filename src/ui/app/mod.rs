@@ -87,10 +87,10 @@ pub struct OrgqlApp {
 
 impl OrgqlApp {
     /// The app, with its worker started on `config.runtime`; `repaint` wakes the UI. The
-    /// calling thread is marked as the UI thread ([`crate::ui_thread`]): it runs the frames, and
+    /// calling thread is marked as the UI thread ([`crate::platform::ui_thread`]): it runs the frames, and
     /// the worker opens the store and reads the profiles file.
     pub fn new(config: AppConfig, repaint: crate::worker::Repaint) -> Self {
-        crate::ui_thread::mark();
+        crate::platform::ui_thread::mark();
         let has_store = config.store_path.is_some();
         let profiles_known = config.profiles.is_none();
         let (worker, events) = Worker::spawn(

@@ -10,8 +10,14 @@
 //! hyper's own settings, and hyper's `header_read_timeout` (a slowloris that sends its headers a
 //! byte at a time is closed when [`ConnectionLimits::header_timeout`] has passed, however often a
 //! byte arrives) needs the timer and connection builder of hyper-util, which `serve` sets up. It
-//! also hands every request its [`crate::forwarded::Connection`] (the peer, and whether it is a
+//! also hands every request its [`crate::serve::forwarded::Connection`] (the peer, and whether it is a
 //! forwarder to believe). A listener of our own is the one place both servers share.
+//!
+//! The room of both servers' connection loop: this file, [`inflight`] (the body budget every
+//! request body is read under) and [`forwarded`] (who really sent a request behind a forwarder).
+
+pub mod forwarded;
+pub mod inflight;
 
 use std::io;
 use std::net::SocketAddr;
@@ -38,7 +44,7 @@ pub struct ConnectionLimits {
     /// Connections one address other than loopback may hold at once (default 128); past it a
     /// new one is answered 429 and closed. Loopback peers are not counted: a tunnel or a reverse
     /// proxy on the same machine carries every sender (their requests are counted per client by
-    /// [`crate::inflight`] when the forwarder is believed, [`crate::forwarded`]).
+    /// [`crate::serve::inflight`] when the forwarder is believed, [`crate::serve::forwarded`]).
     pub per_address: usize,
     /// How long a request's headers may take to arrive whole (default 5 s; hyper's
     /// `header_read_timeout`, counted from the end of the previous answer on a keep-alive
@@ -261,11 +267,11 @@ pub const READ_BUFFER: usize = 32 * 1024;
 
 /// Serves `router` on `listener` until `stop` is cancelled, then waits for the requests under
 /// way (idle keep-alive connections are closed at once). Each request carries the extensions
-/// `ConnectInfo<Peer>` and [`crate::forwarded::Connection`] (judged against `forwarders`).
+/// `ConnectInfo<Peer>` and [`crate::serve::forwarded::Connection`] (judged against `forwarders`).
 pub async fn serve(
     mut listener: LimitedListener,
     router: axum::Router,
-    forwarders: crate::forwarded::Forwarders,
+    forwarders: crate::serve::forwarded::Forwarders,
     stop: tokio_util::sync::CancellationToken,
 ) {
     use axum::serve::Listener as _;
@@ -289,7 +295,7 @@ pub async fn serve(
             accepted = listener.accept() => accepted,
         };
         while connections.try_join_next().is_some() {}
-        let connection = crate::forwarded::Connection::new(peer, local, forwarders.clone());
+        let connection = crate::serve::forwarded::Connection::new(peer, local, forwarders.clone());
         let router = router.clone();
         let service = hyper::service::service_fn(move |mut request: axum::http::Request<hyper::body::Incoming>| {
             request.extensions_mut().insert(axum::extract::ConnectInfo(Peer(peer)));

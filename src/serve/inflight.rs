@@ -21,7 +21,7 @@
 //!   [`BodyError::Slow`]: the servers answer 408 and close the connection, and its share of the
 //!   budget is freed at once.
 //!
-//! The address is the sender's ([`crate::forwarded`]): the peer's, or the client a trusted
+//! The address is the sender's ([`crate::serve::forwarded`]): the peer's, or the client a trusted
 //! forwarder (the tunnel orgql started, a `--trust-proxy` address) names.
 
 use std::collections::HashMap;

@@ -82,7 +82,7 @@ impl Forwarders {
         if !peer.ip().is_loopback() {
             return None;
         }
-        held_by_group(peer, local, pid).then_some(name)
+        crate::platform::connection_held_by_group(peer, local, pid).then_some(name)
     }
 }
 
@@ -152,88 +152,6 @@ pub fn named_client(headers: &HeaderMap, proxies: &[IpAddr]) -> Option<IpAddr> {
         .or_else(|| one("x-real-ip"))
 }
 
-/// Whether the client end of the connection `peer` → `local` is held by a process of group `pgid`.
-#[cfg(target_os = "linux")]
-fn held_by_group(peer: SocketAddr, local: SocketAddr, pgid: u32) -> bool {
-    let Some(inode) = socket_inode(peer, local) else { return false };
-    let wanted = format!("socket:[{inode}]");
-    let Ok(processes) = std::fs::read_dir("/proc") else { return false };
-    for process in processes.flatten() {
-        let name = process.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
-        if process_group(pid) != Some(pgid) {
-            continue;
-        }
-        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { continue };
-        if fds.flatten().any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l.as_os_str() == wanted.as_str())) {
-            return true;
-        }
-    }
-    false
-}
-
-/// Without `/proc`: every loopback connection counts as the tunnel's while it runs.
-#[cfg(not(target_os = "linux"))]
-fn held_by_group(_peer: SocketAddr, _local: SocketAddr, _pgid: u32) -> bool {
-    true
-}
-
-/// The process group of `pid` (the fifth field of `/proc/PID/stat`, after the parenthesised name).
-#[cfg(target_os = "linux")]
-fn process_group(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after_name = &stat[stat.rfind(')')? + 1..];
-    after_name.split_whitespace().nth(2)?.parse().ok()
-}
-
-/// The inode of the socket whose own address is `peer` and whose remote is `local`.
-#[cfg(target_os = "linux")]
-fn socket_inode(peer: SocketAddr, local: SocketAddr) -> Option<u64> {
-    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        let Ok(text) = std::fs::read_to_string(table) else { continue };
-        for line in text.lines().skip(1) {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            if fields.len() < 10 {
-                continue;
-            }
-            if same_address(fields[1], peer) && same_address(fields[2], local) {
-                return fields[9].parse().ok();
-            }
-        }
-    }
-    None
-}
-
-/// Whether `/proc/net/tcp`'s `HEXADDR:HEXPORT` is `addr` (an IPv4 address also matches its
-/// IPv4-mapped IPv6 form).
-#[cfg(target_os = "linux")]
-fn same_address(field: &str, addr: SocketAddr) -> bool {
-    let Some((ip, port)) = field.split_once(':') else { return false };
-    if u16::from_str_radix(port, 16).ok() != Some(addr.port()) {
-        return false;
-    }
-    // Each 32-bit word is printed as the host reads it.
-    let words: Option<Vec<[u8; 4]>> =
-        (0..ip.len() / 8).map(|i| u32::from_str_radix(&ip[i * 8..i * 8 + 8], 16).ok().map(u32::to_ne_bytes)).collect();
-    let Some(words) = words else { return false };
-    let parsed = match words.as_slice() {
-        [v4] => IpAddr::from(*v4),
-        [a, b, c, d] => {
-            let mut bytes = [0u8; 16];
-            for (i, word) in [a, b, c, d].into_iter().enumerate() {
-                bytes[i * 4..i * 4 + 4].copy_from_slice(word);
-            }
-            IpAddr::from(bytes)
-        }
-        _ => return false,
-    };
-    let canonical = |ip: IpAddr| match ip {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-        v4 => v4,
-    };
-    canonical(parsed) == canonical(addr.ip())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,18 +165,5 @@ mod tests {
         headers.insert("cf-connecting-ip", "203.0.113.7".parse().unwrap());
         assert_eq!(named_client(&headers, &[proxy]), Some("203.0.113.7".parse().unwrap()));
         assert_eq!(named_client(&HeaderMap::new(), &[]), None);
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn a_loopback_connection_is_found_held_by_its_own_process_group_only() {
-        let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let local = server.local_addr().unwrap();
-        let client = std::net::TcpStream::connect(local).unwrap();
-        let (_accepted, peer) = server.accept().unwrap();
-        assert_eq!(peer, client.local_addr().unwrap());
-        let own_group = process_group(std::process::id()).unwrap();
-        assert!(held_by_group(peer, local, own_group));
-        assert!(!held_by_group(peer, local, own_group + 1_000_000));
     }
 }

@@ -1,0 +1,275 @@
+#!/usr/bin/env bash
+# The Windows installer tried as a Windows user would, under Wine on a virtual X server (Xvfb):
+# build the MSI (packaging/windows/build.sh), then in a fresh Wine prefix
+#
+#  - install it silently (msiexec /i … /qn); the Start-menu shortcut and the Installed-apps entry
+#    with orgql's version are there;
+#  - from a console: `orgql --version`; a usage error's exit status (2); `orgql sandbox` served by
+#    the Windows build, and an export of its 500 users equal byte for byte to the Linux build's
+#    export of the Linux build's sandbox (same seed);
+#  - a profile whose secret is piped in (kept in the Credential Manager), then a query with it; no
+#    file under the prefix holds the secret in clear;
+#  - the installed program started with no arguments as Explorer starts it (`wine start`): no
+#    console window; Ctrl+Enter runs the sample query, its rows are on screen (screenshot kept),
+#    with a CJK and an Arabic font in C:\Windows\Fonts as Windows has them; its data is under the
+#    application-data folders;
+#  - uninstall (msiexec /x … /qn): program, shortcut and entry gone, the person's data kept.
+#
+# Run by .ci/run; by hand: `bash packaging/windows/smoke.sh` (MSI=path skips the build; as root,
+# or with sudo, to install what it lacks). Where Wine cannot be installed it says so and skips.
+# Rust's standard library imports ProcessPrng from bcryptprimitives.dll (Windows 10 and later
+# have it; Wine 8 does not): the prefix gets a stand-in of a few lines of C over RtlGenRandom,
+# built here with MinGW's gcc.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+started=$(date +%s)
+say() { echo "windows-smoke: $*"; }
+
+# What it needs, installed when missing; without Wine, a note and no failure.
+packages=(wine wine64 xvfb xauth xdotool imagemagick gcc-mingw-w64-x86-64)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2> /dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+    say "installing ${missing[*]}"
+    as_root=()
+    [ "$(id -u)" -eq 0 ] || as_root=(sudo -n)
+    if ! { "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+        "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
+        > /tmp/orgql-windows-smoke-apt.log 2>&1; then
+        say "SKIPPED: Wine and the tools could not be installed (see /tmp/orgql-windows-smoke-apt.log)"
+        exit 0
+    fi
+fi
+command -v wine > /dev/null || { say "SKIPPED: no wine on this machine"; exit 0; }
+
+if [ -z "${MSI:-}" ]; then
+    build_started=$(date +%s)
+    MSI=$(bash packaging/windows/build.sh | tail -n 1)
+    say "built $MSI in $(($(date +%s) - build_started)) s ($(du -k "$MSI" | cut -f1) KB)"
+fi
+[ -f "$MSI" ] || { say "no MSI at '$MSI'" >&2; exit 1; }
+target_dir=${CARGO_TARGET_DIR:-$root/target}
+keep="$target_dir/windows-smoke"
+mkdir -p "$keep"
+version=$(basename "$MSI" | sed -E 's/^orgql-(.*)-x64\.msi$/\1/')
+
+work=$(mktemp -d /tmp/orgql-wine.XXXXXX)
+export WINEPREFIX="$work/prefix" WINEARCH=win64 WINEDEBUG=-all
+# No Mono or Gecko download prompts in a fresh prefix; no Linux menu entries for the shortcut.
+export WINEDLLOVERRIDES="mscoree,mshtml=;winemenubuilder.exe=d"
+xvfb='' sandbox='' linux_sandbox=''
+cleanup() {
+    set +e
+    for pid in $sandbox $linux_sandbox; do
+        kill "$pid" 2> /dev/null
+        wait "$pid" 2> /dev/null
+    done
+    wineserver -k 2> /dev/null
+    [ -n "$xvfb" ] && kill "$xvfb" 2> /dev/null && wait "$xvfb" 2> /dev/null
+    [ -n "${ORGQL_SMOKE_KEEP:-}" ] && echo "windows-smoke: kept $work" || rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+    say "FAILED: $*" >&2
+    for log in "$work"/*.err; do
+        [ -s "$log" ] && { echo "--- $log" >&2; tail -n 20 "$log" >&2; }
+    done
+    exit 1
+}
+
+Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3> "$work/display" 2> "$work/xvfb.log" &
+xvfb=$!
+for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.1; done
+[ -s "$work/display" ] || fail "Xvfb did not start"
+export DISPLAY=":$(cat "$work/display")"
+
+step=$(date +%s)
+wineboot --init > "$work/wineboot.log" 2>&1 || fail "wineboot"
+wineserver -w
+say "fresh prefix in $(($(date +%s) - step)) s"
+c="$WINEPREFIX/drive_c"
+cat > "$work/bcryptprimitives.c" << 'EOF'
+/* A stand-in for Windows 10's bcryptprimitives.dll, which Rust's standard library imports
+   ProcessPrng from; Wine 8 lacks it. The system's RtlGenRandom (SystemFunction036) fills the
+   buffer. */
+#include <windows.h>
+BOOLEAN WINAPI SystemFunction036(PVOID buffer, ULONG length);
+__declspec(dllexport) BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T length) {
+    while (length > 0) {
+        ULONG chunk = length > 0x10000000 ? 0x10000000 : (ULONG)length;
+        if (!SystemFunction036(data, chunk)) return FALSE;
+        data += chunk;
+        length -= chunk;
+    }
+    return TRUE;
+}
+EOF
+x86_64-w64-mingw32-gcc -shared -O2 -o "$c/windows/system32/bcryptprimitives.dll" "$work/bcryptprimitives.c" -ladvapi32 ||
+    fail "the stand-in bcryptprimitives.dll did not build"
+
+# 1. Install.
+step=$(date +%s)
+wine msiexec /i "$(winepath -w "$MSI")" /qn > "$work/msiexec.out" 2> "$work/msiexec.err" || fail "msiexec /i exited $?"
+wineserver -w
+program="$c/Program Files/orgql"
+[ -f "$program/orgql.exe" ] && [ -f "$program/orgql.com" ] || fail "no orgql.exe and orgql.com in $program"
+# All users' Start menu on Windows (ALLUSERS=1); Wine's msi puts it in the person's.
+shortcut=$(find "$c/ProgramData" "$c/users" -path '*/Start Menu/Programs/orgql.lnk' 2> /dev/null | head -n 1)
+[ -n "$shortcut" ] || fail "no Start-menu shortcut orgql.lnk"
+uninstall_entry() {
+    wine reg query 'HKLM\Software\Microsoft\Windows\CurrentVersion\Uninstall' /s 2> /dev/null | tr -d '\r' |
+        awk '/^HKEY/ {key=$0} /DisplayName.*orgql/ {found=key} END {print found}'
+}
+entry=$(uninstall_entry)
+[ -n "$entry" ] || fail "no Installed-apps entry named orgql"
+values=$(wine reg query "$entry" 2> /dev/null | tr -d '\r')
+grep -q "DisplayVersion.*$version" <<< "$values" || fail "the Installed-apps entry lacks DisplayVersion $version: $values"
+grep -q "Publisher.*orgql developers" <<< "$values" || fail "the Installed-apps entry lacks the publisher"
+# Installed apps shows the icon Windows Installer keeps for the product (ARPPRODUCTICON).
+icon=$(wine reg query 'HKCR\Installer\Products' /s 2> /dev/null | tr -d '\r' |
+    awk '/ProductIcon/ {icon=$3} /ProductName.*orgql/ {print icon; exit}')
+[ -n "$icon" ] && [ -f "$(winepath -u "$icon" 2> /dev/null)" ] || fail "the Installed-apps entry has no icon ('$icon')"
+say "installed in $(($(date +%s) - step)) s: program, shortcut, Installed-apps entry $version"
+
+# 2. From a console.
+com='C:\Program Files\orgql\orgql.com'
+printed=$(wine "$com" --version 2> "$work/version.err" | tr -d '\r')
+[ "$printed" = "orgql $version" ] || fail "orgql --version printed '$printed'"
+set +e
+wine "$com" export --no-such-option > /dev/null 2> "$work/usage.err"
+status=$?
+set -e
+[ "$status" -eq 2 ] || fail "a usage error exited $status, not 2"
+say "orgql --version: $printed; a usage error exits 2"
+
+linux=${ORGQL_LINUX_BIN:-}
+if [ -z "$linux" ]; then
+    cargo build --locked --bin orgql > "$work/linux-build.out" 2>&1 || fail "cargo build of the Linux orgql"
+    linux="$target_dir/debug/orgql"
+fi
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+linux_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+wine "$com" sandbox --listen "127.0.0.1:$port" > "$work/sandbox.out" 2> "$work/sandbox.err" &
+sandbox=$!
+ORGQL_NO_KEYRING=1 HOME="$work/linux-home" "$linux" sandbox --listen "127.0.0.1:$linux_port" \
+    > "$work/linux-sandbox.out" 2> "$work/linux-sandbox.err" &
+linux_sandbox=$!
+for p in "$port" "$linux_port"; do
+    for _ in $(seq 300); do curl -s -o /dev/null "http://127.0.0.1:$p/" && break; sleep 0.2; done
+    curl -s -o /dev/null "http://127.0.0.1:$p/" || fail "no sandbox on port $p within 60 s"
+done
+query='{ paginatedUsers { edges { node { ref name email isActive } } } }'
+export ORGQL_CLIENT_SECRET=sandbox-secret
+step=$(date +%s)
+wine "$com" export --base-url "http://127.0.0.1:$port" --client-id sandbox-admin --scope users.read \
+    -e "$query" --out 'C:\users\Public\users.csv' --bom > /dev/null 2> "$work/export.err" || fail "the Windows export"
+windows_seconds=$(($(date +%s) - step))
+ORGQL_NO_KEYRING=1 HOME="$work/linux-home" "$linux" export --base-url "http://127.0.0.1:$linux_port" \
+    --client-id sandbox-admin --scope users.read -e "$query" --out "$work/linux-users.csv" --bom \
+    > /dev/null 2> "$work/linux-export.err" || fail "the Linux export"
+unset ORGQL_CLIENT_SECRET
+rows=$(python3 -c 'import csv, sys; print(sum(1 for _ in csv.reader(open(sys.argv[1], encoding="utf-8-sig", newline=""))) - 1)' \
+    "$c/users/Public/users.csv")
+[ "$rows" -eq 500 ] || fail "the Windows export holds $rows rows, not 500"
+cmp "$c/users/Public/users.csv" "$work/linux-users.csv" || fail "the Windows and Linux exports differ"
+say "the Windows-served export of $rows users ($windows_seconds s) equals the Linux build's byte for byte"
+
+# 3. A profile with a piped secret, in the Credential Manager; a query with it.
+secret="orgql-smoke-$RANDOM$RANDOM-secret"
+printf '%s\n' "$secret" | wine "$com" profile add smoke --base-url "http://127.0.0.1:$port" \
+    --client-id sandbox-admin --scope "users.read" > /dev/null 2> "$work/profile.err" || fail "profile add"
+answer=$(wine "$com" query --profile smoke -e '{ paginatedUsers(first: 1) { edges { node { ref } } } }' \
+    2> "$work/query.err" | tr -d '\r')
+grep -q '"ref"' <<< "$answer" || fail "the query with the profile answered: $answer"
+kill "$sandbox" "$linux_sandbox" 2> /dev/null || true
+wait "$sandbox" "$linux_sandbox" 2> /dev/null || true
+sandbox='' linux_sandbox=''
+# Every Windows program of the prefix ended: Wine has written its registry (the Credential
+# Manager's store) to the prefix's files.
+wineserver -k 2> /dev/null || true
+wineserver -w
+if grep -rlaF "$secret" "$WINEPREFIX" > "$work/holders" 2> /dev/null; then
+    fail "the secret is in clear in: $(tr '\n' ' ' < "$work/holders")"
+fi
+grep -q 'client-secret:smoke' "$WINEPREFIX/user.reg" || fail "no credential of the profile in the prefix's registry (user.reg)"
+roaming=$(find "$c/users" -path '*AppData/Roaming/orgql*' -name 'profiles.toml' | head -n 1)
+[ -n "$roaming" ] || fail "no profiles.toml under AppData\\Roaming\\orgql"
+say "a piped secret kept in the Credential Manager (no file holds it); the query with it answered; profiles in ${roaming#"$c/"}"
+
+# 4. The window, as Explorer starts it, with Windows' kind of fonts for Chinese and Arabic.
+# Debian's WenQuanYi Micro Hei (CJK) and KACST One (Arabic), unpacked from their packages rather
+# than installed, so that the Linux side of the machine keeps the fonts it had.
+(cd "$work" && apt-get download fonts-wqy-microhei fonts-kacst-one > apt-download.log 2>&1) ||
+    fail "apt-get download of the CJK and Arabic fonts"
+for deb in "$work"/fonts-*.deb; do dpkg-deb -x "$deb" "$work/fonts"; done
+cp "$work/fonts/usr/share/fonts/truetype/wqy/wqy-microhei.ttc" "$work/fonts/usr/share/fonts/truetype/kacst-one/KacstOne.ttf" \
+    "$c/windows/Fonts/"
+step=$(date +%s)
+launched_ns=$(date +%s%N)
+# The start's trace (src/timing.rs) in the app's log: when the first frame was painted.
+ORGQL_LOG=info,orgql::timing=debug wine start /unix "$program/orgql.exe" > "$work/app.out" 2> "$work/app.err"
+window=''
+for _ in $(seq 300); do
+    window=$(xdotool search --onlyvisible --name ' orgql$|^orgql ' 2> /dev/null | head -n 1) || true
+    [ -n "$window" ] && break
+    sleep 0.2
+done
+[ -n "$window" ] || fail "no window of orgql within 60 s"
+say "window $window after $(($(date +%s) - step)) s"
+# Every visible top-level window: the app's only, no console.
+others=$(xdotool search --onlyvisible --name '.' 2> /dev/null | while read -r w; do
+    name=$(xdotool getwindowname "$w" 2> /dev/null || true)
+    [ "$w" != "$window" ] && [ -n "$name" ] && [ "$name" != "Default IME" ] && echo "$name"
+done || true)
+if grep -qiE "orgql\.exe|console|cmd" <<< "$others"; then
+    fail "a console window showed beside the app: $others"
+fi
+geometry=$(xdotool getwindowgeometry "$window" | tr -d '\r')
+height=$(sed -nE 's/.*Geometry: [0-9]+x([0-9]+).*/\1/p' <<< "$geometry")
+[ "${height:-9999}" -le 800 ] || fail "the first window is $height pixels high, more than the 800-pixel screen"
+sleep 3
+appdata=$(find "$c/users" -maxdepth 2 -name AppData | head -n 1)
+database=$(find "$appdata" -name 'orgql.sqlite3' | head -n 1)
+[ -n "$database" ] || fail "no orgql.sqlite3 under AppData"
+last_run() { python3 "$root/packaging/last-run.py" "$database" 2> /dev/null || true; }
+xdotool windowactivate --sync "$window" 2> /dev/null || xdotool windowfocus --sync "$window"
+xdotool key --window "$window" ctrl+Return
+outcome=''
+for _ in $(seq 150); do
+    outcome=$(last_run)
+    [ -n "$outcome" ] && break
+    sleep 0.2
+done
+case "$outcome" in "Sandbox / 200"*) ;; *) import -window root "$keep/orgql-wine-run-missed.png"; fail "Ctrl+Enter ran nothing from the sandbox ('$outcome'; $keep/orgql-wine-run-missed.png)" ;; esac
+sleep 3
+shot="$keep/orgql-wine-window.png"
+import -window root "$shot"
+colours=$(identify -format %k "$shot")
+[ "$colours" -ge 256 ] || fail "the window looks blank: $colours colours ($shot)"
+log=$(find "$c/users" -path '*AppData/Local/orgql*' -name 'orgql.log' | head -n 1)
+[ -n "$log" ] && grep -q "orgql started" "$log" || fail "the app wrote no log under AppData\\Local\\orgql"
+say "Ctrl+Enter: $outcome; screenshot ($colours colours): $shot; data under ${database#"$c/"}"
+first_frame=$(grep -m1 'step=first_frame_painted' "$log" | sed -nE 's/.*at_ms=([0-9.]+) unix_ns=([0-9]+).*/\1 \2/p')
+if [ -n "$first_frame" ]; then
+    read -r at_ms unix_ns <<< "$first_frame"
+    say "first frame painted $(((unix_ns - launched_ns) / 1000000)) ms after \`wine start\` ($at_ms ms after main)"
+fi
+# Closed as Windows closes a window (WM_CLOSE): the app saves its workspace and ends.
+wine taskkill /IM orgql.exe > /dev/null 2>&1 || true
+for _ in $(seq 100); do pgrep -f 'Program Files.orgql.orgql\.exe' > /dev/null || break; sleep 0.2; done
+if pgrep -f 'Program Files.orgql.orgql\.exe' > /dev/null; then
+    fail "the window did not close within 20 s of WM_CLOSE"
+fi
+
+# 5. Uninstall: program, shortcut and entry gone; the person's data kept.
+wine msiexec /x "$(winepath -w "$MSI")" /qn > "$work/uninstall.out" 2> "$work/uninstall.err" || fail "msiexec /x exited $?"
+wineserver -w
+[ ! -e "$program/orgql.exe" ] && [ ! -e "$program/orgql.com" ] || fail "the program is still in $program"
+[ ! -e "$shortcut" ] || fail "the shortcut is still there"
+[ -z "$(uninstall_entry)" ] || fail "the Installed-apps entry is still there"
+[ -f "$roaming" ] && [ -f "$database" ] || fail "uninstalling removed the person's data"
+say "uninstalled: program, shortcut and entry gone; profiles and database kept"
+say "done in $(($(date +%s) - started)) s"

@@ -1,0 +1,131 @@
+//! What differs between the systems orgql runs on, behind one small API, so that no feature
+//! module carries `cfg` branches of its own (issue 38). The Unix half is `unix.rs` (Linux and
+//! macOS; a few Linux-only parts inside it), the Windows half `windows.rs`; this file only says
+//! which one is compiled and what each function does.
+//!
+//! - stop signals: SIGINT and SIGTERM on Unix, Ctrl+C, Ctrl+Break and a closed console on Windows
+//!   ([`signal`]);
+//! - files that hold personal data, private to the person ([`private`]);
+//! - giving back the memory only the start needed ([`resident`]);
+//! - text from outside made safe for a terminal ([`terminal`]) and the UI-thread check
+//!   ([`ui_thread`]) — the same on every system, kept here with the rest of the process's plumbing;
+//! - the process group of a tunnel program and who holds a loopback connection;
+//! - the console of the Windows-GUI program ([`attach_console`]);
+//! - where the system's fonts are ([`system_font_files`]);
+//! - paths as a person writes them ([`shown_path`]) and the shell's quoting ([`shell_example`]).
+
+pub mod private;
+pub mod resident;
+pub mod signal;
+pub mod terminal;
+pub mod ui_thread;
+
+#[cfg(unix)]
+mod unix;
+#[cfg(unix)]
+use unix as os;
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows as os;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+
+/// The file a program named `program` has on `PATH` (`cloudflared`, `cloudflared.exe` on Windows).
+pub fn program_file_name(program: &str) -> String {
+    os::program_file_name(program)
+}
+
+/// A command line of the person's own run by the system's shell (`sh -c`, `cmd /C`). A simple
+/// command replaces the Unix shell (`exec`), so that the program itself is the child that is told
+/// when orgql dies; a list or a pipeline keeps its shell.
+pub fn shell_command(text: &str) -> Command {
+    os::shell_command(text)
+}
+
+/// Starts `command` in a process group of its own, with no console window of its own on Windows:
+/// a terminal's Ctrl+C then does not reach it before orgql stops it; on Linux it is also sent
+/// SIGTERM when orgql dies (killed outright, a window closed by the system).
+pub fn in_own_group(command: &mut Command) {
+    os::in_own_group(command);
+}
+
+/// Stops the whole process group of `child` (started with [`in_own_group`]): a shell's children
+/// and the program's own. The caller then kills and reaps `child` itself.
+pub fn stop_group(child: &Child) {
+    os::stop_group(child);
+}
+
+/// Whether the client end of the loopback connection `peer` → `local` is held by a process of the
+/// group led by `pid`. Found through `/proc` on Linux; elsewhere every loopback connection counts
+/// as the group's while it runs (true).
+pub fn connection_held_by_group(peer: SocketAddr, local: SocketAddr, pid: u32) -> bool {
+    os::connection_held_by_group(peer, local, pid)
+}
+
+/// Gives a Windows-GUI program started for a command the console of the one that started it
+/// (Command Prompt, PowerShell or `orgql.com`), so that it prints there, reads its standard input
+/// and its Ctrl+C. Nothing on Unix, where every program has its terminal's standard streams.
+pub fn attach_console() {
+    os::attach_console();
+}
+
+/// The font files to draw the scripts egui's own fonts lack, in the order to try them, or `None`
+/// where the system's own fallback is asked instead (fontconfig on Linux, CoreText on macOS). On
+/// Windows: Segoe UI, the CJK, Arabic, Hebrew, Indic, Thai and emoji fonts Windows ships in
+/// `%WINDIR%\Fonts`, then every other font there.
+pub fn system_font_files() -> Option<Vec<PathBuf>> {
+    os::system_font_files()
+}
+
+/// The size of the primary screen's work area (without the taskbar) in points, where the system
+/// says it before a window exists (Windows); `None` elsewhere, where the window manager fits a
+/// new window to the screen itself.
+pub fn work_area() -> Option<[f32; 2]> {
+    os::work_area()
+}
+
+/// `path` made absolute, as a person writes it: `C:\Users\…` on Windows, never the `\\?\C:\…`
+/// that the system's canonical form is; the path itself when it cannot be resolved.
+pub fn shown_path(path: &Path) -> PathBuf {
+    dunce::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// `text` (which may hold double quotes, as JSON does) quoted as one argument for the system's
+/// shells, for examples in `--help`: single quotes for a Unix shell; on Windows the form of
+/// Command Prompt (`"{\"ref\": …}"`), then that of PowerShell (`'{\"ref\": …}'`), which the
+/// program's own parser reads back to the same text.
+pub fn shell_example(text: &str) -> String {
+    os::shell_example(text)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn paths_are_shown_absolute_and_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("in.csv"), "ref\n").unwrap();
+        let shown = super::shown_path(&dir.path().join(".").join("in.csv"));
+        assert!(shown.is_absolute());
+        assert!(!shown.to_string_lossy().starts_with(r"\\?\"), "{}", shown.display());
+        assert_eq!(shown.file_name().unwrap(), "in.csv");
+        assert!(!shown.to_string_lossy().contains("/./"));
+        // A path that is not there is shown as given.
+        assert_eq!(super::shown_path(std::path::Path::new("gone/x.csv")), std::path::Path::new("gone/x.csv"));
+    }
+
+    #[test]
+    fn examples_are_quoted_for_the_system_s_shell() {
+        let example = super::shell_example(r#"{"ref": "u00001"}"#);
+        if cfg!(windows) {
+            assert_eq!(example, r#""{\"ref\": \"u00001\"}" (Command Prompt) or '{\"ref\": \"u00001\"}' (PowerShell)"#);
+            assert_eq!(super::program_file_name("ngrok"), "ngrok.exe");
+        } else {
+            assert_eq!(example, r#"'{"ref": "u00001"}'"#);
+            assert_eq!(super::shell_example("it's"), r"'it'\''s'");
+            assert_eq!(super::program_file_name("ngrok"), "ngrok");
+        }
+    }
+}
