@@ -152,7 +152,8 @@ if [ -z "$linux" ]; then
 fi
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 linux_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-wine "$com" sandbox --listen "127.0.0.1:$port" > "$work/sandbox.out" 2> "$work/sandbox.err" &
+# Each answer 50 ms late, so that an export of small pages runs long enough to be interrupted.
+wine "$com" sandbox --listen "127.0.0.1:$port" --latency-ms 50 > "$work/sandbox.out" 2> "$work/sandbox.err" &
 sandbox=$!
 ORGQL_NO_KEYRING=1 HOME="$work/linux-home" "$linux" sandbox --listen "127.0.0.1:$linux_port" \
     > "$work/linux-sandbox.out" 2> "$work/linux-sandbox.err" &
@@ -176,6 +177,39 @@ rows=$(python3 -c 'import csv, sys; print(sum(1 for _ in csv.reader(open(sys.arg
 [ "$rows" -eq 500 ] || fail "the Windows export holds $rows rows, not 500"
 cmp "$c/users/Public/users.csv" "$work/linux-users.csv" || fail "the Windows and Linux exports differ"
 say "the Windows-served export of $rows users ($windows_seconds s) equals the Linux build's byte for byte"
+
+# Ctrl+C stops an export as SIGINT does on Linux (exit 130, the rows so far kept), and --resume
+# finishes it. Wine turns a SIGINT to the program's process into the console's Ctrl+C event.
+small='{ paginatedUsers(first: 5) { edges { node { ref name email isActive } } } }'
+export ORGQL_CLIENT_SECRET=sandbox-secret
+interrupted() {
+    wine "$com" export --base-url "http://127.0.0.1:$port" --client-id sandbox-admin --scope users.read \
+        -e "$small" --out 'C:\users\Public\small.csv' --bom "$@" > /dev/null 2>> "$work/interrupt.err"
+}
+interrupted &
+exporting=$!
+program_pid=''
+for _ in $(seq 50); do
+    program_pid=$(pgrep -f 'Program Files.orgql.orgql\.exe export' | head -n 1) && break
+    sleep 0.1
+done
+[ -n "$program_pid" ] || fail "no export running to stop"
+# A second in: a hundred pages of five, each 50 ms late, take five.
+sleep 1
+kill -INT "$program_pid"
+set +e
+wait "$exporting"
+status=$?
+set -e
+[ "$status" -eq 130 ] || fail "the export stopped by Ctrl+C exited $status, not 130"
+[ -f "$c/users/Public/small.csv.partial" ] || fail "the stopped export kept no small.csv.partial"
+interrupted --resume || fail "the export did not resume"
+ORGQL_NO_KEYRING=1 HOME="$work/linux-home" "$linux" export --base-url "http://127.0.0.1:$linux_port" \
+    --client-id sandbox-admin --scope users.read -e "$small" --out "$work/linux-small.csv" --bom \
+    > /dev/null 2>> "$work/linux-export.err" || fail "the Linux export of small pages"
+unset ORGQL_CLIENT_SECRET
+cmp "$c/users/Public/small.csv" "$work/linux-small.csv" || fail "the resumed export differs from the Linux build's"
+say "Ctrl+C stopped an export (exit 130, $(grep -o 'the [0-9]* rows written so far' "$work/interrupt.err" | head -n 1) kept); --resume finished it, equal to the Linux build's"
 
 # 3. A profile with a piped secret, in the Credential Manager; a query with it.
 secret="orgql-smoke-$RANDOM$RANDOM-secret"
@@ -272,4 +306,15 @@ wineserver -w
 [ -z "$(uninstall_entry)" ] || fail "the Installed-apps entry is still there"
 [ -f "$roaming" ] && [ -f "$database" ] || fail "uninstalling removed the person's data"
 say "uninstalled: program, shortcut and entry gone; profiles and database kept"
+
+# orgql --reset (the build's own copy, the installed one being gone) removes the data and the
+# Credential Manager's entries.
+files="$(dirname "$MSI")/msi-files"
+if [ -f "$files/orgql.com" ]; then
+    wine "$files/orgql.com" --reset --yes > "$work/reset.out" 2> "$work/reset.err" || fail "orgql --reset --yes"
+    wineserver -w
+    grep -q 'client-secret:smoke' "$WINEPREFIX/user.reg" && fail "--reset left the profile's credential"
+    [ ! -e "$roaming" ] && [ ! -e "$database" ] || fail "--reset left the profiles or the database"
+    say "orgql --reset removed the data and the credential ($(grep -c . "$work/reset.err") lines said)"
+fi
 say "done in $(($(date +%s) - started)) s"

@@ -259,6 +259,22 @@ pub fn outcomes_of(plan: &[PlannedRow], journal: &[JournalRow], journal_plan: &[
     plan.iter().map(|p| by_row.get(&(p.row, p.key.as_str())).map_or(RowOutcome::NotSent, |j| outcome(j))).collect()
 }
 
+/// What the whole journal says of the rows that write (`rows`: its plan, in journal order): a
+/// resumed or retried apply's summary is the import's, not only the last run's.
+pub fn tally(journal: &[JournalRow], rows: &[PlannedRow]) -> super::Applied {
+    let mut applied = super::Applied::default();
+    for row in journal {
+        let action = rows.get(row.position as usize).map_or(Action::Update, |p| p.action);
+        match RowOutcome::of(row.state, action) {
+            RowOutcome::Applied => applied.done += 1,
+            RowOutcome::Failed => applied.failed += 1,
+            RowOutcome::Conflict => applied.conflicts += 1,
+            RowOutcome::Invalid | RowOutcome::Unchanged | RowOutcome::NotSent => {}
+        }
+    }
+    applied
+}
+
 /// The scopes the writes of `rows` need that the connection's token lacks: `users.write`, and
 /// `groups.write` for group changes.
 pub async fn lacking_scopes(client: &Client, rows: &[PlannedRow]) -> Result<Vec<&'static str>, ApiError> {

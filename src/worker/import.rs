@@ -429,7 +429,7 @@ async fn apply(
     progress.flush().await;
     let journal = session::lock(store).import_rows(id).map_err(|e| e.to_string())?;
     // What the whole journal says (a resume or a retry included), invalid and unchanged rows apart.
-    let applied = tally(&journal, &rows);
+    let applied = session::tally(&journal, &rows);
     let stopped = match outcome {
         Ok(_) => {
             if let Err(e) = session::lock(store).finish_import(id) {
@@ -456,21 +456,6 @@ async fn apply(
     let outcomes = Arc::new(session::outcomes_of(&request.rows, &journal, &rows));
     let (results, undo) = write_outputs(&request.file, request.sheet.clone(), target, rows, journal).await;
     Ok(ApplyOutcome { applied, invalid, stopped, left, failures, outcomes, results, undo })
-}
-
-/// What the journal says of the rows that write (`rows`: its plan, in journal order).
-fn tally(journal: &[crate::store::JournalRow], rows: &[PlannedRow]) -> Applied {
-    let mut applied = Applied::default();
-    for row in journal {
-        let action = rows.get(row.position as usize).map_or(Action::Update, |p| p.action);
-        match session::RowOutcome::of(row.state, action) {
-            session::RowOutcome::Applied => applied.done += 1,
-            session::RowOutcome::Failed => applied.failed += 1,
-            session::RowOutcome::Conflict => applied.conflicts += 1,
-            _ => {}
-        }
-    }
-    applied
 }
 
 /// Writes the results and undo files beside `file`.
