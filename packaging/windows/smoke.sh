@@ -258,7 +258,7 @@ others=$(xdotool search --onlyvisible --name '.' 2> /dev/null | while read -r w;
     name=$(xdotool getwindowname "$w" 2> /dev/null || true)
     [ "$w" != "$window" ] && [ -n "$name" ] && [ "$name" != "Default IME" ] && echo "$name"
 done || true)
-if grep -qiE "orgql\.exe|console|cmd" <<< "$others"; then
+if grep -qiE "orgql|console|cmd|\\\\" <<< "$others"; then
     fail "a console window showed beside the app: $others"
 fi
 geometry=$(xdotool getwindowgeometry "$window" | tr -d '\r')
