@@ -99,10 +99,18 @@ impl Dialog {
             ctx.data_mut(|d| {
                 d.insert_temp(self.0.with("opener"), opener);
                 d.insert_temp(pending, true);
+                // A window that opens ends the wait to give the focus back after another.
+                d.remove::<ReturnWaiting>(return_focus_id());
             });
         }
-        // Not in the frame that only measures the window (its controls take no focus then).
-        if ui.is_sizing_pass() || !ui.is_visible() || !ctx.data(|d| d.get_temp::<bool>(pending).unwrap_or(false)) {
+        // Not in the frame that only measures the window (its controls take no focus then),
+        // nor in one whose Enter or Space opened it (Confirm would take that press as its own).
+        let pressed = ui.input(|i| i.key_pressed(Key::Enter) || i.key_pressed(Key::Space));
+        if ui.is_sizing_pass()
+            || !ui.is_visible()
+            || pressed
+            || !ctx.data(|d| d.get_temp::<bool>(pending).unwrap_or(false))
+        {
             return;
         }
         ctx.data_mut(|d| d.remove::<bool>(pending));
@@ -247,13 +255,18 @@ fn return_focus_id() -> Id {
     Id::unique("orgql-return-focus")
 }
 
+/// The control to give the focus back to, the pass it began waiting, and what had the focus
+/// when the window closed.
+type ReturnWaiting = (Id, u64, Option<Id>);
+
 /// How many passes the focus waits for the control that opened a window to take it back.
 const RETURN_PATIENCE: u64 = 600;
 
-/// Gives the focus back to the control that opened a window that closed, as soon as it is
-/// enabled again; forgotten when the person has focused something else meanwhile.
+/// Gives the focus back to the control that opened a window that closed, whenever it is
+/// enabled (again) within [`RETURN_PATIENCE`] passes; forgotten as soon as the person has
+/// focused something else.
 fn return_focus(ctx: &egui::Context) {
-    type Waiting = (Id, u64, Option<Id>);
+    type Waiting = ReturnWaiting;
     let Some((opener, since, at_close)) = ctx.data(|d| d.get_temp::<Waiting>(return_focus_id())) else { return };
     let focused = ctx.memory(|m| m.focused());
     let ready = ctx.read_response(opener).is_some_and(|r| r.enabled());
@@ -261,10 +274,10 @@ fn return_focus(ctx: &egui::Context) {
     // The focus still on a control of the closed window is not a choice made since.
     if focused.is_some_and(|f| f != opener && Some(f) != at_close) || stale {
         ctx.data_mut(|d| d.remove::<Waiting>(return_focus_id()));
-    } else if ready {
+    } else if ready && focused != Some(opener) {
+        // Asked again should the control be disabled meanwhile (the change it asked for runs).
         ctx.memory_mut(|m| m.request_focus(opener));
-        ctx.data_mut(|d| d.remove::<Waiting>(return_focus_id()));
-    } else {
+    } else if !ready {
         ctx.request_repaint_after(std::time::Duration::from_millis(100));
     }
 }

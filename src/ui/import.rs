@@ -597,13 +597,13 @@ impl ImportWindow {
             });
         }
         if let Some(rehearsal) = self.rehearsal.value() {
-            ui.label(capitalised(&rehearsal.summary()));
+            super::a11y::polite(ui, capitalised(&rehearsal.summary()));
             for (row, key, message) in rehearsal.refused.iter().take(20) {
                 ui.colored_label(ui.visuals().warn_fg_color, format!("Row {row} ({key}) would be refused: {message}"));
             }
         }
         if let Some(error) = self.rehearsal.error() {
-            ui.colored_label(ui.visuals().error_fg_color, capitalised(error));
+            super::a11y::alert(ui, capitalised(error));
         }
         if self.applied.is_pending() {
             ui.horizontal(|ui| {
@@ -625,11 +625,11 @@ impl ImportWindow {
             self.rate.ui(ui);
         }
         if let Some(error) = self.applied.error() {
-            ui.colored_label(ui.visuals().error_fg_color, capitalised(error));
+            super::a11y::alert(ui, capitalised(error));
         }
         let Some(outcome) = self.applied.value() else { return };
         let a = &outcome.applied;
-        ui.strong(format!("{}.", capitalised(&a.summary(outcome.invalid))));
+        super::a11y::polite(ui, egui::RichText::new(format!("{}.", capitalised(&a.summary(outcome.invalid)))).strong());
         if let Some(invalid) = self.invalid.as_ref().filter(|_| outcome.invalid > 0) {
             ui.label(were_skipped(invalid));
         }

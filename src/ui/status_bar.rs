@@ -131,7 +131,8 @@ impl StatusBar {
     /// Draws the bar for the chosen connection.
     pub fn ui(&self, ui: &mut egui::Ui, now: Now<'_>) {
         let Now { connection, waiting, webhooks } = now;
-        ui.horizontal(|ui| {
+        // Wraps onto a second line in a narrow window (150 % on a laptop) rather than cut.
+        ui.horizontal_wrapped(|ui| {
             let token = self.tokens.get(connection);
             let expired = match token {
                 Some((TokenState::Valid { remaining, .. }, at)) => remaining.saturating_sub(at.elapsed()).is_zero(),

@@ -274,8 +274,13 @@ impl CardEditor {
                     UserState::Active => (SupportAction::Archive, offers.archive),
                     UserState::Archived => (SupportAction::Activate, offers.activate),
                 };
-                if can_write && offered && ui.add_enabled(!busy, egui::Button::new(action.verb())).clicked() {
-                    ask = Some(action);
+                // One id for Archive and Activate: the focus given back after the change finds it.
+                if can_write && offered {
+                    let button =
+                        ui.push_id("state-action", |ui| ui.add_enabled(!busy, egui::Button::new(action.verb())));
+                    if button.inner.clicked() {
+                        ask = Some(action);
+                    }
                 }
             });
             ui.end_row();

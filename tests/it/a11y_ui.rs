@@ -37,7 +37,7 @@ fn press(s: &mut Session, key: Key) {
 /// after `most`).
 #[track_caller]
 fn tab_until(s: &mut Session, what: &str, most: usize, found: impl Fn(Role, &str) -> bool) -> usize {
-    let mut path = Vec::new();
+    let mut path = vec![format!("from {:?}", focused(s))];
     for presses in 1..=most {
         press(s, Key::Tab);
         if let Some((role, name)) = focused(s) {
@@ -56,8 +56,13 @@ fn tab_until(s: &mut Session, what: &str, most: usize, found: impl Fn(Role, &str
 #[track_caller]
 fn wait_for_focus(s: &mut Session, name: &str) {
     let started = Instant::now();
+    let mut seen: Vec<Option<(Role, String)>> = Vec::new();
     while focused(s).is_none_or(|(_, n)| n != name) {
-        assert!(started.elapsed() < PATIENCE, "the focus never reached '{name}'; it is on {:?}", focused(s));
+        let now = focused(s);
+        if seen.last() != Some(&now) {
+            seen.push(now);
+        }
+        assert!(started.elapsed() < PATIENCE, "the focus never reached '{name}'; it was on {seen:?}");
         s.harness.step();
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -259,6 +264,55 @@ fn a_csv_is_exported_by_keys_alone() {
     press(&mut s, Key::Escape);
     assert!(s.harness.query_by_label("Browse for the export file").is_none(), "Escape closed the window");
     wait_for_focus(&mut s, "Export…");
+}
+
+#[test]
+fn find_user_archive_confirm_and_activate_by_keys_alone() {
+    let mut s = Session::start();
+    frames(&mut s);
+    tab_until(&mut s, "Find user", 12, |role, name| role == Role::Button && name == "Find user");
+    press(&mut s, Key::Enter);
+    wait_for_focus(&mut s, "User to find");
+    s.harness.event(egui::Event::Text("u00021".to_owned()));
+    s.harness.step();
+    press(&mut s, Key::Enter);
+    s.settle();
+    // The focus landed on the card (its first control), inside the window.
+    let (_, first) = focused(&s).expect("a focused control after Find");
+    assert_ne!(first, "User to find", "the focus moved to the card");
+    if s.harness.query_by_role_and_label(Role::Button, "Activate").is_some() {
+        tab_until(&mut s, "Activate", 30, |_, name| name == "Activate");
+        press(&mut s, Key::Enter);
+        wait_for_focus(&mut s, "Confirm");
+        press(&mut s, Key::Enter);
+        s.wait_for_text(" is active.");
+        s.settle();
+    } else {
+        tab_until(&mut s, "Archive", 30, |role, name| role == Role::Button && name == "Archive");
+    }
+    // The focus is on Archive (after an activation, given back to the same button).
+    wait_for_focus(&mut s, "Archive");
+    press(&mut s, Key::Enter);
+    // The confirmation takes the focus on Confirm, is named by its question; Enter confirms.
+    wait_for_focus(&mut s, "Confirm");
+    let dialog = s.harness.get_by_role(Role::AlertDialog);
+    assert!(name_of(&dialog).starts_with("Archive "), "the dialog is named by its question: {}", name_of(&dialog));
+    press(&mut s, Key::Enter);
+    let archived = s.wait_for_text(" is archived.");
+    assert_eq!(s.harness.get_by_label(&archived).accesskit_node().live(), Live::Polite, "the outcome is read out");
+    s.settle();
+    // The focus came back to the button, now Activate.
+    wait_for_focus(&mut s, "Activate");
+    press(&mut s, Key::Enter);
+    wait_for_focus(&mut s, "Confirm");
+    press(&mut s, Key::Enter);
+    s.wait_for_text(" is active.");
+    s.settle();
+    // Escape closes the window; the focus goes back to Find user.
+    press(&mut s, Key::Escape);
+    press(&mut s, Key::Escape);
+    frames(&mut s);
+    assert!(s.harness.query_by_label("User to find").is_none(), "Escape closed Find user:\n{}", s.screen());
 }
 
 #[test]
