@@ -233,7 +233,74 @@ roaming=$(find "$c/users" -path '*AppData/Roaming/orgql*' -name 'profiles.toml' 
 [ -n "$roaming" ] || fail "no profiles.toml under AppData\\Roaming\\orgql"
 say "a piped secret kept in the Credential Manager (no file holds it); the query with it answered; profiles in ${roaming#"$c/"}"
 
-# 4. The window, as Explorer starts it, with Windows' kind of fonts for Chinese and Arabic.
+# 4. The window, as Explorer starts it: first with no font in C:\Windows\Fonts at all (a fresh
+# prefix has none: the app's own marks must still be drawn), then with Windows' kind of fonts for
+# Chinese and Arabic. Each time: no console window, the window fits the screen, Ctrl+Enter shows
+# the users, a screenshot is kept, and the window closes as Windows closes it (WM_CLOSE).
+appdata=$(find "$c/users" -maxdepth 2 -name AppData | head -n 1)
+runs() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True).execute("SELECT count(*) FROM history").fetchone()[0])' "$1" 2> /dev/null || echo 0; }
+window_run() { # $1: the screenshot's name
+    local step launched_ns window others geometry height database before outcome shot colours log first_frame at_ms unix_ns
+    step=$(date +%s)
+    launched_ns=$(date +%s%N)
+    # The start's trace (src/timing.rs) in the app's log: when the first frame was painted.
+    ORGQL_LOG=info,orgql::timing=debug wine start /unix "$program/orgql.exe" > "$work/app.out" 2> "$work/app.err"
+    window=''
+    for _ in $(seq 300); do
+        window=$(xdotool search --onlyvisible --name ' orgql$|^orgql ' 2> /dev/null | head -n 1) || true
+        [ -n "$window" ] && break
+        sleep 0.2
+    done
+    [ -n "$window" ] || fail "no window of orgql within 60 s"
+    # Every visible top-level window: the app's only, no console (Wine titles a console window
+    # with the program's path).
+    others=$(xdotool search --onlyvisible --name '.' 2> /dev/null | while read -r w; do
+        name=$(xdotool getwindowname "$w" 2> /dev/null || true)
+        [ "$w" != "$window" ] && [ -n "$name" ] && [ "$name" != "Default IME" ] && echo "$name"
+    done || true)
+    if grep -qiE "orgql|console|cmd|\\\\" <<< "$others"; then
+        fail "a console window showed beside the app: $others"
+    fi
+    geometry=$(xdotool getwindowgeometry "$window" | tr -d '\r')
+    height=$(sed -nE 's/.*Geometry: [0-9]+x([0-9]+).*/\1/p' <<< "$geometry")
+    [ "${height:-9999}" -le 800 ] || fail "the window is $height pixels high, more than the 800-pixel screen"
+    sleep 3
+    database=$(find "$appdata" -name 'orgql.sqlite3' | head -n 1)
+    [ -n "$database" ] || fail "no orgql.sqlite3 under AppData"
+    before=$(runs "$database")
+    xdotool windowactivate --sync "$window" 2> /dev/null || xdotool windowfocus --sync "$window"
+    xdotool key --window "$window" ctrl+Return
+    for _ in $(seq 150); do
+        [ "$(runs "$database")" -gt "$before" ] && break
+        sleep 0.2
+    done
+    outcome=$(python3 "$root/packaging/last-run.py" "$database" 2> /dev/null || true)
+    if [ "$(runs "$database")" -le "$before" ] || [[ "$outcome" != "Sandbox / 200"* ]]; then
+        import -window root "$keep/orgql-wine-run-missed.png"
+        fail "Ctrl+Enter ran nothing from the sandbox ('$outcome'; $keep/orgql-wine-run-missed.png)"
+    fi
+    sleep 3
+    shot="$keep/$1"
+    import -window root "$shot"
+    colours=$(identify -format %k "$shot")
+    [ "$colours" -ge 256 ] || fail "the window looks blank: $colours colours ($shot)"
+    log=$(find "$c/users" -path '*AppData/Local/orgql*' -name 'orgql.log' | head -n 1)
+    [ -n "$log" ] && grep -q "orgql started" "$log" || fail "the app wrote no log under AppData\\Local\\orgql"
+    say "window $window after $(($(date +%s) - step)) s, no console, ${height} px high; Ctrl+Enter: $outcome; screenshot: $shot"
+    first_frame=$(grep 'step=first_frame_painted' "$log" | tail -n 1 | sed -nE 's/.*at_ms=([0-9.]+) unix_ns=([0-9]+).*/\1 \2/p')
+    if [ -n "$first_frame" ]; then
+        read -r at_ms unix_ns <<< "$first_frame"
+        say "first frame painted $(((unix_ns - launched_ns) / 1000000)) ms after \`wine start\` ($at_ms ms after main)"
+    fi
+    wine taskkill /IM orgql.exe > /dev/null 2>&1 || true
+    for _ in $(seq 100); do pgrep -f 'Program Files.orgql.orgql\.exe' > /dev/null || break; sleep 0.2; done
+    if pgrep -f 'Program Files.orgql.orgql\.exe' > /dev/null; then
+        fail "the window did not close within 20 s of WM_CLOSE"
+    fi
+    say "data under ${database#"$c/"}"
+}
+[ -z "$(ls -A "$c/windows/Fonts" 2> /dev/null)" ] || say "note: C:\\Windows\\Fonts is not empty in this prefix"
+window_run orgql-wine-no-system-fonts.png
 # Debian's WenQuanYi Micro Hei (CJK) and KACST One (Arabic), unpacked from their packages rather
 # than installed, so that the Linux side of the machine keeps the fonts it had.
 (cd "$work" && apt-get download fonts-wqy-microhei fonts-kacst-one > apt-download.log 2>&1) ||
@@ -241,62 +308,8 @@ say "a piped secret kept in the Credential Manager (no file holds it); the query
 for deb in "$work"/fonts-*.deb; do dpkg-deb -x "$deb" "$work/fonts"; done
 cp "$work/fonts/usr/share/fonts/truetype/wqy/wqy-microhei.ttc" "$work/fonts/usr/share/fonts/truetype/kacst-one/KacstOne.ttf" \
     "$c/windows/Fonts/"
-step=$(date +%s)
-launched_ns=$(date +%s%N)
-# The start's trace (src/timing.rs) in the app's log: when the first frame was painted.
-ORGQL_LOG=info,orgql::timing=debug wine start /unix "$program/orgql.exe" > "$work/app.out" 2> "$work/app.err"
-window=''
-for _ in $(seq 300); do
-    window=$(xdotool search --onlyvisible --name ' orgql$|^orgql ' 2> /dev/null | head -n 1) || true
-    [ -n "$window" ] && break
-    sleep 0.2
-done
-[ -n "$window" ] || fail "no window of orgql within 60 s"
-say "window $window after $(($(date +%s) - step)) s"
-# Every visible top-level window: the app's only, no console.
-others=$(xdotool search --onlyvisible --name '.' 2> /dev/null | while read -r w; do
-    name=$(xdotool getwindowname "$w" 2> /dev/null || true)
-    [ "$w" != "$window" ] && [ -n "$name" ] && [ "$name" != "Default IME" ] && echo "$name"
-done || true)
-if grep -qiE "orgql\.exe|console|cmd" <<< "$others"; then
-    fail "a console window showed beside the app: $others"
-fi
-geometry=$(xdotool getwindowgeometry "$window" | tr -d '\r')
-height=$(sed -nE 's/.*Geometry: [0-9]+x([0-9]+).*/\1/p' <<< "$geometry")
-[ "${height:-9999}" -le 800 ] || fail "the first window is $height pixels high, more than the 800-pixel screen"
-sleep 3
-appdata=$(find "$c/users" -maxdepth 2 -name AppData | head -n 1)
+window_run orgql-wine-window.png
 database=$(find "$appdata" -name 'orgql.sqlite3' | head -n 1)
-[ -n "$database" ] || fail "no orgql.sqlite3 under AppData"
-last_run() { python3 "$root/packaging/last-run.py" "$database" 2> /dev/null || true; }
-xdotool windowactivate --sync "$window" 2> /dev/null || xdotool windowfocus --sync "$window"
-xdotool key --window "$window" ctrl+Return
-outcome=''
-for _ in $(seq 150); do
-    outcome=$(last_run)
-    [ -n "$outcome" ] && break
-    sleep 0.2
-done
-case "$outcome" in "Sandbox / 200"*) ;; *) import -window root "$keep/orgql-wine-run-missed.png"; fail "Ctrl+Enter ran nothing from the sandbox ('$outcome'; $keep/orgql-wine-run-missed.png)" ;; esac
-sleep 3
-shot="$keep/orgql-wine-window.png"
-import -window root "$shot"
-colours=$(identify -format %k "$shot")
-[ "$colours" -ge 256 ] || fail "the window looks blank: $colours colours ($shot)"
-log=$(find "$c/users" -path '*AppData/Local/orgql*' -name 'orgql.log' | head -n 1)
-[ -n "$log" ] && grep -q "orgql started" "$log" || fail "the app wrote no log under AppData\\Local\\orgql"
-say "Ctrl+Enter: $outcome; screenshot ($colours colours): $shot; data under ${database#"$c/"}"
-first_frame=$(grep -m1 'step=first_frame_painted' "$log" | sed -nE 's/.*at_ms=([0-9.]+) unix_ns=([0-9]+).*/\1 \2/p')
-if [ -n "$first_frame" ]; then
-    read -r at_ms unix_ns <<< "$first_frame"
-    say "first frame painted $(((unix_ns - launched_ns) / 1000000)) ms after \`wine start\` ($at_ms ms after main)"
-fi
-# Closed as Windows closes a window (WM_CLOSE): the app saves its workspace and ends.
-wine taskkill /IM orgql.exe > /dev/null 2>&1 || true
-for _ in $(seq 100); do pgrep -f 'Program Files.orgql.orgql\.exe' > /dev/null || break; sleep 0.2; done
-if pgrep -f 'Program Files.orgql.orgql\.exe' > /dev/null; then
-    fail "the window did not close within 20 s of WM_CLOSE"
-fi
 
 # 5. Uninstall: program, shortcut and entry gone; the person's data kept.
 wine msiexec /x "$(winepath -w "$MSI")" /qn > "$work/uninstall.out" 2> "$work/uninstall.err" || fail "msiexec /x exited $?"
