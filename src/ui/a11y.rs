@@ -86,6 +86,15 @@ impl Dialog {
         on_top && ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape))
     }
 
+    /// [`Dialog::contents`] for a window shown with `title_bar(false)`: its own [`title_row`]
+    /// first (the close button named after the window), then the focus on its first control.
+    /// Returns whether the window closes (Escape, or its close button).
+    #[must_use]
+    pub fn titled_contents(self, ui: &mut Ui, title: &str) -> bool {
+        let close = title_row(ui, title);
+        self.contents(ui) | close
+    }
+
     /// [`Dialog::contents`] for a modal dialog (egui's `Modal` closes itself on Escape): the
     /// focus moves to its first control at the first frame it shows.
     pub fn modal_contents(self, ui: &mut Ui) {
@@ -136,6 +145,45 @@ impl Dialog {
         }
         ctx.data_mut(|d| d.remove::<u64>(self.0.with("shown")));
     }
+}
+
+/// A window's title row, drawn by orgql: its title, and a close button named "Close <title>".
+/// egui's own title bar names its close button "Close window" for every window and gives the app
+/// no handle on it, so orgql's windows are shown with `title_bar(false)` and call this first
+/// (the window itself stays named by its title; it moves by a drag anywhere on it). Returns
+/// whether the close button was pressed.
+pub fn title_row(ui: &mut Ui, title: &str) -> bool {
+    let mut close = false;
+    ui.horizontal(|ui| {
+        // Painted, not a label: the window is named by its title already (one name, not two).
+        let galley = egui::WidgetText::from(egui::RichText::new(title).heading()).into_galley(
+            ui,
+            Some(egui::TextWrapMode::Truncate),
+            (ui.available_width() - 32.0).max(0.0),
+            egui::TextStyle::Heading,
+        );
+        let (rect, _) = ui.allocate_exact_size(galley.size(), egui::Sense::hover());
+        ui.painter().galley(rect.min, galley, ui.visuals().strong_text_color());
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            close = close_button(ui, title).clicked();
+        });
+    });
+    ui.separator();
+    close
+}
+
+/// A window's close button named after the window ("Close Find user"), drawn as egui draws its own.
+fn close_button(ui: &mut Ui, title: &str) -> Response {
+    let size = ui.text_style_height(&egui::TextStyle::Heading);
+    let (rect, response) = ui.allocate_exact_size(egui::vec2(size, size), egui::Sense::click());
+    let name = format!("Close {title}");
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::accesskit::Role::Button, ui.is_enabled(), &name));
+    let visuals = ui.style().interact(&response);
+    let cross = rect.shrink(size * 0.25).expand(visuals.expansion);
+    let stroke = visuals.fg_stroke;
+    ui.painter().line_segment([cross.left_top(), cross.right_bottom()], stroke);
+    ui.painter().line_segment([cross.right_top(), cross.left_bottom()], stroke);
+    response
 }
 
 /// What a code editor (the query, the variables) does with Tab, Shift+Tab, Ctrl+M and Escape,
@@ -223,15 +271,71 @@ pub fn combo<T: PartialEq>(
         chosen
     });
     let response = inner.response.labelled_by(label);
-    refocus_combo(&response, inner.inner == Some(true));
+    finish_combo(ui, &response, inner.inner == Some(true));
     response
 }
 
-/// Gives the focus back to a combo whose list closed after a choice made in it.
-pub fn refocus_combo(response: &Response, chosen: bool) {
+/// Gives the focus back to a combo whose list closed after a choice made in it, and says its
+/// value where a screen reader on Linux finds it ([`say_combo_value`]).
+pub fn finish_combo(ui: &mut Ui, response: &Response, chosen: bool) {
     if chosen {
         response.request_focus();
     }
+    say_combo_value(ui, response);
+}
+
+/// Says a combo's value (what it shows) in a form AccessKit's Linux adapter passes to AT-SPI.
+///
+/// AccessKit keeps a combo's value in the node's `value`, which UI Automation reads on Windows;
+/// but the Linux adapter (accesskit_atspi_common 0.21) gives a string value no AT-SPI interface
+/// unless the node is a text input (Text) or a label (its name), so a combo box reaches Orca
+/// named "Connection" with nothing else. Orca (`getComboBoxValue`) reads a combo's value from
+/// its Selection interface — the selected child — as GTK's combos give it; AccessKit offers that
+/// interface on every combo box, so a selected option named by the value, child of the combo,
+/// is what it reads: "Connection, combo box, second". Drawn while the list is closed (an open
+/// list's own items say which is chosen).
+pub fn say_combo_value(ui: &mut Ui, combo: &Response) {
+    if egui::ComboBox::is_open(ui.ctx(), combo.id) {
+        return;
+    }
+    let Some(value) = ui.ctx().accesskit_node_builder(combo.id, |node| node.value().map(str::to_owned)).flatten()
+    else {
+        return;
+    };
+    let child = ui.new_child(
+        egui::UiBuilder::new()
+            .id_salt(("orgql-combo-value", combo.id))
+            .max_rect(combo.rect)
+            .accessibility_parent(combo.id),
+    );
+    let rect = combo.rect;
+    child.ctx().accesskit_node_builder(child.unique_id(), |node| {
+        node.set_role(egui::accesskit::Role::ListBoxOption);
+        node.set_label(value);
+        node.set_selected(true);
+        let (x0, y0, x1, y1) = (rect.min.x.into(), rect.min.y.into(), rect.max.x.into(), rect.max.y.into());
+        node.set_bounds(egui::accesskit::Rect { x0, y0, x1, y1 });
+    });
+}
+
+/// A value the focus lands on after a change made it (`land`): the card's new state, an import's
+/// retried row. Focusable then, and while it keeps the focus (`landed`: its id at the last
+/// frame), so that it adds no stop to the Tab order; meanwhile read by its `name`, which says
+/// what it is the value of ("State: Archived", "Row 3 (u00002): applied"), else by its text. The
+/// change's outcome is a live region of its own.
+pub fn landing(ui: &mut Ui, text: impl Into<egui::WidgetText>, name: &str, land: bool, landed: Option<Id>) -> Response {
+    let kept = landed.is_some_and(|id| ui.memory(|m| m.has_focus(id)));
+    let sense = if land || kept { egui::Sense::focusable_noninteractive() } else { egui::Sense::hover() };
+    let response = ui.add(egui::Label::new(text).truncate().sense(sense));
+    if land || kept {
+        // A label is named by its value (AccessKit, and AT-SPI after it).
+        ui.ctx().accesskit_node_builder(response.id, |node| node.set_value(name));
+    }
+    if land {
+        response.request_focus();
+        response.scroll_to_me(None);
+    }
+    response
 }
 
 /// Scrolls the control that gained the focus into view when it is in `ui` (Tab onto a control

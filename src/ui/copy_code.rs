@@ -50,13 +50,14 @@ impl CopyCode {
         let mut open = true;
         let dialog = super::a11y::Dialog::new("copy-as-code");
         let mut escaped = false;
-        egui::Window::new(format!("{} code", language.label()))
+        let title = format!("{} code", language.label());
+        egui::Window::new(title.as_str())
             .id(egui::Id::unique("copy-as-code"))
-            .open(&mut open)
+            .title_bar(false)
             .default_size([640.0, 480.0])
             .vscroll(true)
             .show(ctx, |ui| {
-                escaped |= dialog.contents(ui);
+                escaped |= dialog.titled_contents(ui, &title);
                 match program {
                 Ok(text) => {
                     ui.label(format!(

@@ -321,23 +321,25 @@ impl QueryEditor {
             if !variables_open {
                 return;
             }
-            ui.vertical(|ui| {
-                let label = ui.label("Variables (JSON)");
-                let id = ui.make_persistent_id(("variables", tab.id));
-                let filter = super::a11y::code_editor_keys(ui, id);
-                let response = ui.add(
-                    egui::TextEdit::multiline(&mut tab.variables)
-                        .id(id)
-                        .code_editor()
-                        .event_filter(filter)
-                        .desired_rows(6)
-                        .desired_width(f32::INFINITY)
-                        .hint_text(self.variables_hint_for(&tab.query)),
-                );
-                response.labelled_by(label.id);
-                if let Some(error) = &variables_error {
-                    super::a11y::alert(ui, error);
-                }
+            super::panes::show(ui, super::panes::Pane::Variables, |ui| {
+                ui.vertical(|ui| {
+                    let label = ui.label("Variables (JSON)");
+                    let id = ui.make_persistent_id(("variables", tab.id));
+                    let filter = super::a11y::code_editor_keys(ui, id);
+                    let response = ui.add(
+                        egui::TextEdit::multiline(&mut tab.variables)
+                            .id(id)
+                            .code_editor()
+                            .event_filter(filter)
+                            .desired_rows(6)
+                            .desired_width(f32::INFINITY)
+                            .hint_text(self.variables_hint_for(&tab.query)),
+                    );
+                    response.labelled_by(label.id);
+                    if let Some(error) = &variables_error {
+                        super::a11y::alert(ui, error);
+                    }
+                });
             });
         });
         intent
@@ -347,6 +349,8 @@ impl QueryEditor {
         self.problems.update(&tab.query, schema);
         let edit_id = ui.make_persistent_id(("query", tab.id));
         self.edit_id = Some((tab.id, edit_id));
+        // F6 into the editor lands in the query, not on Run.
+        super::panes::land_on(ui, super::panes::Pane::Editor, edit_id);
         let focused = ui.memory(|m| m.has_focus(edit_id));
         self.undo_steps(ui.ctx(), edit_id, tab);
         let asked = focused && ui.input_mut(|i| i.consume_shortcut(&COMPLETE_SHORTCUT));

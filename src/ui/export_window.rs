@@ -134,14 +134,14 @@ impl ExportWindow {
         let center = ctx.content_rect().center();
         let mut escaped = false;
         egui::Window::new("Export to a file")
-            .open(&mut open)
+            .title_bar(false)
             .collapsible(false)
             .resizable(false)
             .vscroll(true)
             .pivot(egui::Align2::CENTER_CENTER)
             .default_pos(center)
             .show(ctx, |ui| {
-                escaped |= dialog.contents(ui);
+                escaped |= dialog.titled_contents(ui, "Export to a file");
                 ui.horizontal(|ui| {
                     let label = ui.label("File");
                     let edit =

@@ -208,7 +208,7 @@ impl FindUserWindow {
         let dialog = super::a11y::Dialog::new("find-user");
         let mut escaped = false;
         egui::Window::new("Find user")
-            .open(&mut open)
+            .title_bar(false)
             .default_width(480.0)
             .resizable([true, false])
             // Room to grow into: the window is as tall as its content, up to this.
@@ -216,7 +216,7 @@ impl FindUserWindow {
             .pivot(egui::Align2::RIGHT_TOP)
             .default_pos(screen.right_top() + egui::vec2(-16.0, 72.0))
             .show(ctx, |ui| {
-                escaped |= dialog.contents(ui);
+                escaped |= dialog.titled_contents(ui, "Find user");
                 request = self.search_ui(ui, access);
                 ui.separator();
                 // The window fits its content, and scrolls what does not fit on the screen.

@@ -3,15 +3,17 @@
 //! Drawn as a table in AccessKit: a `Table` whose row and column counts are the whole result's
 //! (a header row and every row the grid holds, not only those drawn), a header `Row` of
 //! `ColumnHeader`s named by their columns with the sort as a property, and for each drawn row a
-//! `Row` with its index, its position in the set and the set's size (what Orca reads as
-//! "row 12 of 500": AccessKit's Linux adapter has no AT-SPI Table interface), holding `Cell`s
+//! `Row` with its index and its position among the rows (zero-based in AccessKit, the set's size on
+//! the table: AT-SPI's `posinset:1`/`setsize:50` for the first user, the header apart — what Orca
+//! reads as "row 1 of 50": AccessKit's Linux adapter has no AT-SPI Table interface), holding `Cell`s
 //! named by their text. Only the rows on screen are drawn (`show_rows`).
 //!
 //! One cell is the cursor, the grid's only stop in the Tab order: the arrow keys, PageUp and
 //! PageDown, Home and End (the row's first and last cell), Ctrl+Home and Ctrl+End (the first and
 //! last row) move it and scroll it into view; the menu key and Shift+F10 open its menu (Copy
-//! cell, Copy row); Ctrl+C copies it. A click puts the cursor on a cell; a right-click opens
-//! its menu. Columns are resized by dragging the edge of their header.
+//! cell, Copy row, sort by the cursor's column either way); Ctrl+C copies it. A click puts the
+//! cursor on a cell; a right-click opens its menu; a click on a column's header sorts by it (the
+//! headers are not Tab stops). Columns are resized by dragging the edge of their header.
 
 use egui::accesskit::{Role, SortDirection};
 use egui::{Event, EventFilter, FocusDirection, Id, Key, Modifiers, Rect, Sense, Ui, UiBuilder, Vec2};
@@ -37,11 +39,15 @@ pub struct GridView {
     reveal: bool,
     /// Open the cursor's menu at the next frame (Shift+F10, the menu key, a right-click).
     open_menu: bool,
+    /// A sort chosen in the cursor's menu: the column, ascending.
+    menu_sort: Option<(usize, bool)>,
     /// The columns' widths.
     widths: Vec<f32>,
     /// The vertical scroll and the body's height at the last frame.
     offset_y: f32,
     body_height: f32,
+    /// Where the rows began on screen at the last frame.
+    body_top: f32,
     /// The horizontal scroll and the view's width at the last frame.
     offset_x: f32,
     view_width: f32,
@@ -61,6 +67,16 @@ impl GridView {
     /// The id of the cursor's cell: one focus stop, the same wherever the cursor is.
     pub fn cursor_id(tab: u64) -> Id {
         Id::unique(("orgql-grid-cursor", tab))
+    }
+
+    /// Where the rows began on screen at the last frame.
+    pub fn body_top(&self) -> f32 {
+        self.body_top
+    }
+
+    /// The height `rows` rows take.
+    pub fn rows_height(ui: &Ui, rows: usize) -> f32 {
+        rows as f32 * (ROW_HEIGHT + ui.spacing().item_spacing.y)
     }
 
     /// The cursor: its place among the rows shown and its column (for tests).
@@ -88,6 +104,10 @@ impl GridView {
         self.row = self.row.min(count.saturating_sub(1));
         self.column = self.column.min(columns.saturating_sub(1));
         let cursor_id = Self::cursor_id(tab);
+        // F6 into the result lands on the grid (its main control), the cursor in view.
+        if count > 0 && super::panes::land_on(ui, super::panes::Pane::Result, cursor_id) {
+            self.reveal = true;
+        }
         let focused = ui.memory(|m| m.has_focus(cursor_id));
         if focused {
             self.keys(ui, count, columns, cursor_id);
@@ -98,6 +118,9 @@ impl GridView {
         {
             *intent = Some(ResultsIntent::CopyText(text.to_owned()));
         }
+        // The cursor's column, named in its menu's sorts.
+        let header = grid.columns.get(self.column).cloned().unwrap_or_default();
+        let header = header.as_str();
         let total_width: f32 = self.widths.iter().sum::<f32>() + ui.spacing().item_spacing.x * columns as f32;
         let row_step = ROW_HEIGHT + ui.spacing().item_spacing.y;
         if self.reveal {
@@ -115,6 +138,9 @@ impl GridView {
                 node.set_label("Rows");
                 node.set_row_count(count + 1);
                 node.set_column_count(columns);
+                // AccessKit's set size is the container's; each row's position is zero-based
+                // (the Linux adapter adds one): the first user is "1 of 50", the header apart.
+                node.set_size_of_set(count);
             });
             let mut outer = egui::ScrollArea::horizontal().id_salt(("grid-h", tab)).auto_shrink([false, true]);
             if self.reveal {
@@ -131,11 +157,12 @@ impl GridView {
                 let output = body.show_rows(ui, ROW_HEIGHT, count, |ui, range| {
                     for place in range {
                         let Some(row) = order.get(place).and_then(|i| rows.get(*i)) else { continue };
-                        drawn_cursor |= self.row_ui(ui, place, count, row, cursor_id, focused, intent);
+                        drawn_cursor |= self.row_ui(ui, place, row, header, cursor_id, focused, intent);
                     }
                 });
                 self.offset_y = output.state.clamped_offset().y;
                 self.body_height = output.inner_rect.height();
+                self.body_top = output.inner_rect.top();
                 if !drawn_cursor && count > 0 {
                     // The cursor's row is scrolled away: its focus stays, on the table.
                     let keep = Rect::from_min_size(output.inner_rect.min, Vec2::splat(1.0));
@@ -147,6 +174,9 @@ impl GridView {
             self.view_width = output.inner_rect.width();
         });
         self.reveal = false;
+        if let Some(sort) = self.menu_sort.take() {
+            sort_request = Some(sort);
+        }
         if let Some((column, ascending)) = sort_request {
             grid.sort_by(column, ascending);
         }
@@ -232,7 +262,11 @@ impl GridView {
                 Some(_) => " ▾",
                 None => "",
             };
-            let button = egui::Button::new(format!("{name}{arrow}")).truncate().min_size(egui::vec2(width, height));
+            // Clicked, not a Tab stop: the grid is one stop (its cursor), its menu sorts by keys.
+            let button = egui::Button::new(format!("{name}{arrow}"))
+                .truncate()
+                .min_size(egui::vec2(width, height))
+                .sense(Sense::CLICK);
             let response = row.add_sized([width, height], button).on_hover_text("Sort by this column");
             row.ctx().accesskit_node_builder(response.id, |node| {
                 node.set_role(Role::ColumnHeader);
@@ -263,14 +297,14 @@ impl GridView {
         request
     }
 
-    /// One row (`place` of `count`); whether it holds the cursor.
+    /// One row (`place` among those shown); whether it holds the cursor.
     #[allow(clippy::too_many_arguments)]
     fn row_ui(
         &mut self,
         ui: &mut Ui,
         place: usize,
-        count: usize,
         row: &crate::table::Row,
+        header: &str,
         cursor_id: Id,
         focused: bool,
         intent: &mut Option<ResultsIntent>,
@@ -287,8 +321,7 @@ impl GridView {
         let line = ui.new_child(builder);
         line.ctx().accesskit_node_builder(line.unique_id(), |node| {
             node.set_row_index(place + 1);
-            node.set_position_in_set(place + 1);
-            node.set_size_of_set(count);
+            node.set_position_in_set(place);
         });
         let mut has_cursor = false;
         let spacing = line.spacing().item_spacing.x;
@@ -340,7 +373,7 @@ impl GridView {
             }
             if at_cursor {
                 has_cursor = true;
-                self.menu_ui(&response, row, cell, intent);
+                self.menu_ui(&response, row, cell, header, intent);
             }
         }
         has_cursor
@@ -352,6 +385,7 @@ impl GridView {
         response: &egui::Response,
         row: &crate::table::Row,
         cell: &str,
+        header: &str,
         intent: &mut Option<ResultsIntent>,
     ) {
         let opened = std::mem::take(&mut self.open_menu);
@@ -372,6 +406,12 @@ impl GridView {
             if ui.button("Copy row").clicked() {
                 *intent = Some(ResultsIntent::CopyText(row.cells().collect::<Vec<_>>().join("\t")));
                 chosen = true;
+            }
+            for (ascending, order) in [(true, "ascending"), (false, "descending")] {
+                if ui.button(format!("Sort by {header}, {order}")).clicked() {
+                    self.menu_sort = Some((self.column, ascending));
+                    chosen = true;
+                }
             }
             if chosen {
                 ui.close();

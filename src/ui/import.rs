@@ -67,6 +67,8 @@ pub struct ImportWindow {
     save_job: Option<JobId>,
     /// Rows applied over time (rows per second) of the apply under way or done last.
     rate: ApplyRate,
+    /// The key of the row a Retry under way sends again (the focus lands on it after).
+    retried: Option<String>,
 }
 
 impl Default for ImportWindow {
@@ -98,6 +100,7 @@ impl Default for ImportWindow {
             saved_plan: Requested::Idle,
             save_job: None,
             rate: ApplyRate::default(),
+            retried: None,
         }
     }
 }
@@ -166,6 +169,8 @@ impl ImportWindow {
                     if let (Some(plan), Ok(outcome)) = (self.plan.value_mut(), &result) {
                         plan.resumable = (outcome.left > 0).then_some(outcome.left as usize);
                         self.outcomes = Outcomes::of(outcome, plan.rows.len());
+                        // After a Retry the focus lands on its row; the summary is read out.
+                        self.outcomes.land = self.retried.take();
                     }
                     self.applied.finish(result);
                     self.refilter();
@@ -203,14 +208,14 @@ impl ImportWindow {
         let dialog = super::a11y::Dialog::new("import");
         let mut escaped = false;
         egui::Window::new("Import users from a file")
-            .open(&mut open)
+            .title_bar(false)
             .default_width(760.0)
             .default_height((screen.height() - 120.0).max(300.0))
             // Below the toolbar, beside the side panel: the connection stays in sight.
             .default_pos(screen.left_top() + egui::vec2(320.0, 64.0))
             .resizable(true)
             .show(ctx, |ui| {
-                escaped |= dialog.contents(ui);
+                escaped |= dialog.titled_contents(ui, "Import users from a file");
                 self.file_ui(ui, &mut asks);
                 if self.plan.value().is_some() || self.plan.error().is_some() {
                     ui.separator();
@@ -299,7 +304,10 @@ impl ImportWindow {
             Ask::Apply { .. } | Ask::Retry(_) => {
                 let Some(plan) = self.plan.value() else { return };
                 let (resume, retry) = match ask {
-                    Ask::Retry(key) => (false, vec![key]),
+                    Ask::Retry(key) => {
+                        self.retried = Some(key.clone());
+                        (false, vec![key])
+                    }
                     Ask::Apply { resume } => (resume, Vec::new()),
                     _ => (false, Vec::new()),
                 };
@@ -663,8 +671,12 @@ impl ImportWindow {
         let idle = !self.busy();
         let rows = &plan.rows;
         let shown = &self.shown;
+        let land = self.outcomes.land.take();
+        let mut landed = self.outcomes.landed;
         let outcomes = &self.outcomes;
         let with_outcomes = outcomes.any();
+        let land_at =
+            land.as_ref().and_then(|key| shown.iter().position(|i| rows.get(*i).is_some_and(|r| r.key == *key)));
         let mut table = TableBuilder::new(ui)
             .id_salt("import-plan")
             .striped(true)
@@ -673,6 +685,9 @@ impl ImportWindow {
             .column(Column::initial(52.0).at_least(36.0))
             .column(Column::initial(110.0).at_least(60.0).clip(true))
             .column(Column::initial(80.0).at_least(60.0));
+        if let Some(at) = land_at {
+            table = table.scroll_to_row(at, Some(egui::Align::Center));
+        }
         let mut names = vec!["Row", "Key", "Action"];
         if with_outcomes {
             table = table.column(Column::initial(260.0).at_least(120.0).clip(true));
@@ -705,7 +720,8 @@ impl ImportWindow {
                     });
                     if with_outcomes {
                         row.col(|ui| {
-                            if let Some(key) = outcomes.cell_ui(ui, index, planned, idle) {
+                            let here = land.as_deref() == Some(planned.key.as_str());
+                            if let Some(key) = outcomes.cell_ui(ui, index, planned, idle, here, &mut landed) {
                                 retry = Some(key);
                             }
                         });
@@ -715,6 +731,7 @@ impl ImportWindow {
                     });
                 });
             });
+        self.outcomes.landed = landed;
         if let Some(key) = retry {
             asks.push(Ask::Retry(key));
         }

@@ -25,6 +25,10 @@ pub struct Outcomes {
     said: HashMap<String, (String, String)>,
     /// The outcome the grid shows (none: every one).
     pub filter: Option<RowOutcome>,
+    /// The key of the row the focus lands on at the next frame (the one just retried).
+    pub land: Option<String>,
+    /// The outcome the focus landed on last (focusable while it keeps the focus).
+    pub landed: Option<egui::Id>,
 }
 
 impl Outcomes {
@@ -40,7 +44,7 @@ impl Outcomes {
             .iter()
             .map(|(_, key, message, field)| (key.clone(), (message.clone(), field.clone())))
             .collect();
-        Outcomes { of: outcome.outcomes.clone(), counts, said, filter: None }
+        Outcomes { of: outcome.outcomes.clone(), counts, said, filter: None, land: None, landed: None }
     }
 
     /// Whether there are outcomes to show.
@@ -74,8 +78,17 @@ impl Outcomes {
 
     /// The outcome cell of the plan's row at `index`: its word, the service's words for a failed
     /// or conflicting row (whole on hover), and its own Retry; returns the key to retry when
-    /// clicked and `can_retry`.
-    pub fn cell_ui(&self, ui: &mut egui::Ui, index: usize, row: &PlannedRow, can_retry: bool) -> Option<String> {
+    /// clicked and `can_retry`. With `land`, the focus lands on the outcome, read with its row
+    /// ("Row 3 (u00002): applied"); `landed` is where it landed at the last frame.
+    pub fn cell_ui(
+        &self,
+        ui: &mut egui::Ui,
+        index: usize,
+        row: &PlannedRow,
+        can_retry: bool,
+        land: bool,
+        landed: &mut Option<egui::Id>,
+    ) -> Option<String> {
         let outcome = *self.of.get(index)?;
         let mut retry = None;
         let visuals = ui.visuals().clone();
@@ -106,7 +119,11 @@ impl Outcomes {
             }
             _ => outcome.word().to_owned(),
         };
-        let shown = ui.add(egui::Label::new(egui::RichText::new(&text).color(color)).truncate());
+        let name = format!("Row {} ({}): {text}", row.row, row.key);
+        let shown = super::a11y::landing(ui, egui::RichText::new(&text).color(color), &name, land, *landed);
+        if land {
+            *landed = Some(shown.id);
+        }
         shown.on_hover_text(text);
         retry
     }

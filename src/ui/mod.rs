@@ -22,6 +22,7 @@ mod import;
 mod import_chart;
 mod import_outcome;
 mod json_tree;
+mod panes;
 mod problems;
 mod profiles;
 mod queries;

@@ -180,7 +180,7 @@ impl ProfilesWindow {
             chosen
         });
         let response = combo.response.labelled_by(label.id);
-        super::a11y::refocus_combo(&response, combo.inner == Some(true));
+        super::a11y::finish_combo(ui, &response, combo.inner == Some(true));
     }
 
     /// Records the result of a connection test.
@@ -216,12 +216,12 @@ impl ProfilesWindow {
         let dialog = super::a11y::Dialog::new("profiles");
         let mut escaped = false;
         egui::Window::new("Profiles")
-            .open(&mut open)
+            .title_bar(false)
             .default_width(560.0)
             .pivot(egui::Align2::CENTER_CENTER)
             .default_pos(center)
             .show(ctx, |ui| {
-                escaped |= dialog.contents(ui);
+                escaped |= dialog.titled_contents(ui, "Profiles");
                 let mut body = |ui: &mut egui::Ui| {
                     if let Some(notice) = &self.notice {
                         super::a11y::polite_colored(ui, ui.visuals().warn_fg_color, notice);

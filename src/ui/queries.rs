@@ -9,6 +9,7 @@ use super::commands::Commands;
 use super::editor::{EditorIntent, QueryEditor};
 use super::explorer::{ExplorerIntent, ExplorerPanel};
 use super::export_window::{ExportIntent, ExportRequest, ExportWindow};
+use super::panes::{self, Pane};
 use super::profiles::ProfilesWindow;
 use super::results::{ResultsIntent, ResultsPanel};
 use super::state::Requested;
@@ -23,6 +24,10 @@ use crate::worker::{
 /// The editor's height above the results on a first start, in points (about 16 lines); after
 /// that, egui's memory of the divider keeps the height the user dragged it to.
 const DEFAULT_EDITOR_HEIGHT: f32 = 330.0;
+/// The editor's height at least: Run and a few lines of the query.
+const MIN_EDITOR_HEIGHT: f32 = 90.0;
+/// The grid's rows kept on screen, the editor giving way, however short the window.
+const GRID_ROWS_KEPT: usize = 5;
 
 /// The panels of the query view and the export window.
 pub struct Queries {
@@ -332,10 +337,14 @@ impl Queries {
         let schema = cx.state.schemas().model(&chosen).cloned();
         let full = ui.available_height();
         // The divider between editor and results can be dragged; egui's memory keeps its place.
+        // On a short screen (150 % on a laptop, notices above) the editor gives way, so that the
+        // grid keeps its rows in view.
+        let most = (full - self.results.height_for_rows(ui, GRID_ROWS_KEPT)).max(MIN_EDITOR_HEIGHT);
         let pane = egui::Panel::top("editor-pane")
             .resizable(true)
-            .min_size(120.0)
-            .default_size(DEFAULT_EDITOR_HEIGHT.min(full * 0.4));
+            .min_size(MIN_EDITOR_HEIGHT)
+            .max_size(most)
+            .default_size(DEFAULT_EDITOR_HEIGHT.min(full * 0.4).min(most));
         let mut folded = cx.state.variables_folded();
         let tab = cx.state.tabs_mut().active_mut();
         let editor = &mut self.editor;
@@ -343,11 +352,12 @@ impl Queries {
             .show(ui, |ui| {
                 // The pane keeps the height it is given (the editor fills it), not its content's.
                 ui.set_min_height(ui.available_height());
-                editor.ui(ui, tab, schema.as_ref(), &mut folded)
+                panes::show(ui, Pane::Editor, |ui| editor.ui(ui, tab, schema.as_ref(), &mut folded))
             })
             .inner;
         cx.state.fold_variables(folded);
-        let results = self.results.ui(ui, cx.state.tabs_mut().active_mut(), &chosen);
+        let tab = cx.state.tabs_mut().active_mut();
+        let results = panes::show(ui, Pane::Result, |ui| self.results.ui(ui, tab, &chosen));
         match intent {
             Some(EditorIntent::Run) => Self::run(cx),
             Some(EditorIntent::Cancel) => Self::cancel(cx),

@@ -154,6 +154,9 @@ pub struct ResultsPanel {
     narrowed: Vec<usize>,
     /// The grid: its cursor, columns' widths and scroll.
     grid: GridView,
+    /// How far below the panel's top the grid's rows began at the last frame (the views, the
+    /// pager, notices, the filter, the header), when a grid was drawn.
+    above_rows: Option<f32>,
 }
 
 impl ResultsPanel {
@@ -184,8 +187,19 @@ impl ResultsPanel {
         self.bar_rows.as_ref().map(|b| (b.label.as_str(), b.count))
     }
 
+    /// The height the panel needs to show `rows` rows of the grid under what it shows above
+    /// them (at the last frame): the editor above gives way to it on a short screen.
+    pub fn height_for_rows(&self, ui: &egui::Ui, rows: usize) -> f32 {
+        // Before a grid is drawn: the views' bar, a notice, the filter and the header.
+        let above = self.above_rows.unwrap_or(4.0 * ui.spacing().interact_size.y);
+        // Half a row more: a last row cut by the edge is not one a person can read.
+        let half_row = GridView::rows_height(ui, 1) / 2.0;
+        above + GridView::rows_height(ui, rows) + half_row + ui.spacing().scroll.bar_width + ui.spacing().item_spacing.y
+    }
+
     /// Draws the result of `tab`; `chosen` names the connection now chosen.
     pub fn ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab, chosen: &str) -> Option<ResultsIntent> {
+        let top = ui.cursor().top();
         if let Some(text) = self.copy.take() {
             ui.ctx().copy_text(text);
         }
@@ -247,6 +261,7 @@ impl ResultsPanel {
                     let narrowed = self.bar_rows_ui(ui, tab.id, grid);
                     let shown = if narrowed { Some(&self.narrowed[..]) } else { self.filter.kept.as_deref() };
                     self.grid.ui(ui, tab.id, grid, shown, &mut intent);
+                    self.above_rows = Some(self.grid.body_top() - top);
                 }
                 None if tab.result.value().is_some() => {
                     ui.weak("This result has no connection (edges { node }) to show as rows; see Tree or Raw.");
@@ -335,19 +350,18 @@ impl ResultsPanel {
                     *intent = Some(ResultsIntent::NextPage);
                 }
             }
-            if tab.grid.is_some() || tab.fetch_all.is_some() {
-                if ui.add_enabled(!tab.busy(), egui::Button::new("Fetch all pages")).clicked() {
-                    *intent = Some(ResultsIntent::FetchAll);
-                }
-                if ui.add_enabled(!tab.busy(), egui::Button::new("Export…")).clicked() {
-                    *intent = Some(ResultsIntent::Export);
-                }
+            let rows = tab.grid.is_some() || tab.fetch_all.is_some();
+            if rows && ui.add_enabled(!tab.busy(), egui::Button::new("Fetch all pages")).clicked() {
+                *intent = Some(ResultsIntent::FetchAll);
             }
-            // After the pager and Export… (fewer presses of Tab to them).
             if let Some(result) = tab.result.value()
                 && ui.button("Copy response").on_hover_text("The whole response, as JSON").clicked()
             {
                 *intent = Some(ResultsIntent::CopyText(result.raw().to_owned()));
+            }
+            // Last before the grid's filter: from the grid (where F6 lands), Shift+Tab twice.
+            if rows && ui.add_enabled(!tab.busy(), egui::Button::new("Export…")).clicked() {
+                *intent = Some(ResultsIntent::Export);
             }
             if let Some(fetch) = fetching {
                 let fraction = fetch.total.filter(|t| *t > 0).map(|t| fetch.so_far as f32 / t as f32);

@@ -335,7 +335,12 @@ impl SavedPanel {
     }
 
     fn form_ui(&mut self, ctx: &egui::Context) -> Option<(String, String)> {
-        let form = self.form.as_mut()?;
+        let dialog = crate::ui::a11y::Dialog::new("save-operation");
+        let Some(form) = self.form.as_mut() else {
+            // Closed: the focus goes back to what opened it (the Saved list's button, the editor).
+            dialog.after(ctx, false);
+            return None;
+        };
         let mut chosen = None;
         let mut close = false;
         let collections: Vec<String> = {
@@ -345,7 +350,8 @@ impl SavedPanel {
             all
         };
         let taken = self.list.iter().any(|op| op.name == form.name.trim() && op.collection == form.collection.trim());
-        egui::Window::new("Save operation").collapsible(false).resizable(false).show(ctx, |ui| {
+        egui::Window::new("Save operation").title_bar(false).resizable(false).show(ctx, |ui| {
+            close |= dialog.titled_contents(ui, "Save operation");
             egui::Grid::new("save-form").num_columns(2).show(ui, |ui| {
                 let label = ui.label("Name");
                 ui.add(egui::TextEdit::singleline(&mut form.name)).labelled_by(label.id);

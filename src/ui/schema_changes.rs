@@ -184,14 +184,14 @@ impl SchemaChangesWindow {
         let dialog = super::a11y::Dialog::new("schema-changes");
         let mut escaped = false;
         egui::Window::new("Schema changes")
-            .open(&mut open)
+            .title_bar(false)
             // Beside the explorer its changes link to, below the toolbar and the notice.
             .default_pos(egui::pos2(380.0, 100.0))
             .default_width(620.0)
             .default_height(600.0)
             .vscroll(true)
             .show(ctx, |ui| {
-                escaped |= dialog.contents(ui);
+                escaped |= dialog.titled_contents(ui, "Schema changes");
                 intent = self.content_ui(ui, model);
             });
         open &= !escaped;

@@ -23,6 +23,26 @@ struct Pending {
     question: String,
 }
 
+/// The field of the card a change made, where the focus lands once the service has answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Changed {
+    State,
+    Name,
+    Email,
+    Groups,
+}
+
+impl Changed {
+    fn of(action: &SupportAction) -> Changed {
+        match action {
+            SupportAction::Activate | SupportAction::Archive => Changed::State,
+            SupportAction::Edit(edit) if edit.name.is_none() => Changed::Email,
+            SupportAction::Edit(_) => Changed::Name,
+            SupportAction::AddToGroup(_) | SupportAction::RemoveFromGroup(_) => Changed::Groups,
+        }
+    }
+}
+
 /// A row's new state being chosen, before the person's yes.
 struct StateChoice {
     user: crate::support::UserKeys,
@@ -69,6 +89,10 @@ pub struct CardEditor {
     confirm: Option<Pending>,
     outcome: Requested<String, SupportError>,
     action_job: Option<JobId>,
+    /// The field a change just made, for the focus to land on at the next frame.
+    land: Option<Changed>,
+    /// The value the focus landed on last (focusable while it keeps the focus).
+    landed: Option<egui::Id>,
 }
 
 impl CardEditor {
@@ -182,9 +206,11 @@ impl CardEditor {
         }
         self.action_job = None;
         match result {
-            Ok(SupportReply::Acted { user, outcome, .. }) => {
+            Ok(SupportReply::Acted { user, outcome, action }) => {
                 self.load(&user);
                 self.outcome.finish(Ok(outcome));
+                // The focus goes to what changed; the outcome under the card is read out.
+                self.land = Some(Changed::of(&action));
                 Some(user)
             }
             Ok(_) => None,
@@ -252,10 +278,16 @@ impl CardEditor {
                 ("Name", RefusedField::Name, &mut self.name, &user.name, offers.edit_name),
                 ("Email", RefusedField::Email, &mut self.email, &user.email, offers.edit_email),
             ] {
+                let changed = if field == RefusedField::Name { Changed::Name } else { Changed::Email };
+                let land = self.land.take_if(|c| *c == changed).is_some();
                 let label = ui.label(label);
                 ui.vertical(|ui| {
                     if can_write && offered {
-                        ui.add(egui::TextEdit::singleline(draft).desired_width(300.0)).labelled_by(label.id);
+                        let edit = ui.add(egui::TextEdit::singleline(draft).desired_width(300.0)).labelled_by(label.id);
+                        if land {
+                            edit.request_focus();
+                            edit.scroll_to_me(None);
+                        }
                     } else {
                         ui.add(egui::Label::new(one_line(current)).selectable(true));
                     }
@@ -269,7 +301,13 @@ impl CardEditor {
                     UserState::Active => ui.visuals().widgets.noninteractive.fg_stroke.color,
                     UserState::Archived => ui.visuals().warn_fg_color,
                 };
-                ui.colored_label(colour, user.state().label());
+                let text = egui::RichText::new(user.state().label()).color(colour);
+                let land = self.land.take_if(|c| *c == Changed::State).is_some();
+                let name = format!("State: {}", user.state().label());
+                let shown = super::a11y::landing(ui, text, &name, land, self.landed);
+                if land {
+                    self.landed = Some(shown.id);
+                }
                 let (action, offered) = match user.state() {
                     UserState::Active => (SupportAction::Archive, offers.archive),
                     UserState::Archived => (SupportAction::Activate, offers.activate),
@@ -321,7 +359,14 @@ impl CardEditor {
         let can_change = scopes.contains(Scope::GroupsWrite);
         let busy = self.outcome.is_pending();
         let groups = user.groups.as_deref().unwrap_or_default();
-        ui.strong(format!("Groups ({})", groups.len()));
+        let land = self.land.take_if(|c| *c == Changed::Groups).is_some();
+        let heading = format!("Groups ({})", groups.len());
+        let text = egui::RichText::new(&heading).strong();
+        let landed =
+            ui.push_id("groups-heading", |ui| super::a11y::landing(ui, text, &heading, land, self.landed)).inner;
+        if land {
+            self.landed = Some(landed.id);
+        }
         if groups.is_empty() {
             ui.weak("In no group.");
         }

@@ -120,11 +120,12 @@ fn the_keyboard_runs_the_query_and_reaches_row_50_of_the_grid() {
     let cell = s.harness.get_by(|n| n.is_focused());
     let screen = s.harness.ctx.content_rect();
     assert!(screen.contains_rect(cell.rect()), "row 50 is on screen: {:?} in {screen:?}", cell.rect());
-    // Its row says where it is among all the rows (what Orca reads as "row 50 of 50").
+    // Its row says where it is among all the rows (what Orca reads as "row 50 of 50"):
+    // AccessKit's position is zero-based and the set's size is the table's.
     let row = cell.parent().expect("the cell's row");
     assert_eq!(row.accesskit_node().role(), Role::Row);
-    assert_eq!(row.accesskit_node().data().position_in_set(), Some(50));
-    assert_eq!(row.accesskit_node().data().size_of_set(), Some(50));
+    assert_eq!(row.accesskit_node().data().position_in_set(), Some(49));
+    assert_eq!(s.harness.get_by_role(Role::Table).accesskit_node().data().size_of_set(), Some(50));
 
     // Ctrl+Home and Ctrl+End go to the first and the last cell; Home and End along the row.
     press_with(&mut s, Modifiers::COMMAND, Key::Home);
@@ -159,6 +160,21 @@ fn the_keyboard_runs_the_query_and_reaches_row_50_of_the_grid() {
     frames(&mut s);
     assert!(s.harness.query_by_label("Copy cell").is_none(), "the menu closed");
     assert_eq!(focused(&s).map(|(role, _)| role), Some(Role::Cell), "the focus is back on the grid");
+
+    // The headers are no Tab stops: the menu sorts by the cursor's column, either way.
+    press_with(&mut s, Modifiers::SHIFT, Key::F10);
+    wait_for_focus(&mut s, "Copy cell");
+    for _ in 0..3 {
+        press(&mut s, Key::ArrowDown);
+    }
+    wait_for_focus(&mut s, "Sort by ref, descending");
+    press(&mut s, Key::Enter);
+    frames(&mut s);
+    let header = s.harness.get_by_role_and_label(Role::ColumnHeader, "ref");
+    assert_eq!(header.accesskit_node().data().sort_direction(), Some(egui::accesskit::SortDirection::Descending));
+    assert_eq!(focused(&s).map(|(role, _)| role), Some(Role::Cell), "the focus is back on the grid");
+    let last = expected[..50].iter().max().cloned();
+    assert_eq!(focused(&s).map(|(_, name)| name), last, "the cursor's row is the first of the new order");
 }
 
 #[test]
@@ -174,9 +190,10 @@ fn the_grid_is_a_table_with_the_whole_result_s_counts_and_its_sort() {
     assert_eq!(data.column_count(), Some(4));
     let rows: Vec<_> = table.children_recursive().filter(|n| n.accesskit_node().role() == Role::Row).collect();
     assert!(rows.len() < 60, "only the rows on screen are drawn ({})", rows.len());
-    for row in rows.iter().skip(1) {
-        assert_eq!(row.accesskit_node().data().size_of_set(), Some(120));
-    }
+    // The set is the result's rows, the header apart: the first user is the first of 120.
+    assert_eq!(data.size_of_set(), Some(120));
+    assert_eq!(rows[0].accesskit_node().data().position_in_set(), None, "the header row is not counted");
+    assert_eq!(rows[1].accesskit_node().data().position_in_set(), Some(0), "the first user is 1 of 120");
     let headers: Vec<String> = table
         .children_recursive()
         .filter(|n| n.accesskit_node().role() == Role::ColumnHeader)
@@ -193,7 +210,7 @@ fn the_grid_is_a_table_with_the_whole_result_s_counts_and_its_sort() {
 }
 
 #[test]
-fn the_editor_is_left_forward_by_a_documented_key_and_export_is_ten_presses_from_run() {
+fn the_editor_is_left_forward_by_a_documented_key_and_export_is_eleven_presses_from_run() {
     let mut s = Session::start();
     s.run_query();
     // From Run: Tab reaches the editor, where Tab indents.
@@ -214,8 +231,9 @@ fn the_editor_is_left_forward_by_a_documented_key_and_export_is_ten_presses_from
         press(&mut s, Key::Tab);
         assert_eq!(focused(&s).map(|(_, n)| n), Some(next.to_owned()), "Escape then Tab leaves forward");
     }
-    presses += 4 + tab_until(&mut s, "Export…", 6, |_, name| name == "Export…");
-    assert!(presses <= 11, "Export… is {presses} presses from Run with Escape, then Tab");
+    presses += 4 + tab_until(&mut s, "Export…", 7, |_, name| name == "Export…");
+    // Export… comes last before the grid (two Shift+Tab from it, where F6 lands).
+    assert!(presses <= 12, "Export… is {presses} presses from Run with Escape, then Tab");
 
     // Shift+Tab leaves the editor backward.
     s.harness.get_by_label("Query").focus();
@@ -230,8 +248,8 @@ fn the_editor_is_left_forward_by_a_documented_key_and_export_is_ten_presses_from
     press_with(&mut s, Modifiers::COMMAND, Key::M);
     press(&mut s, Key::Tab);
     assert_eq!(focused(&s).map(|(_, n)| n), Some("Variables (JSON)".to_owned()), "Ctrl+M: Tab moves focus");
-    presses += 2 + tab_until(&mut s, "Export…", 6, |_, name| name == "Export…");
-    assert!(presses <= 10, "Export… is {presses} presses from Run with Ctrl+M");
+    presses += 2 + tab_until(&mut s, "Export…", 7, |_, name| name == "Export…");
+    assert!(presses <= 11, "Export… is {presses} presses from Run with Ctrl+M");
     // Enter on Export… opens its window.
     press(&mut s, Key::Enter);
     s.wait_for_label("Browse for the export file");
@@ -287,10 +305,12 @@ fn find_user_archive_confirm_and_activate_by_keys_alone() {
         press(&mut s, Key::Enter);
         s.wait_for_text(" is active.");
         s.settle();
+        // The focus lands on what changed: the state, read with its new value.
+        wait_for_focus(&mut s, "State: Active");
+        press(&mut s, Key::Tab);
     } else {
         tab_until(&mut s, "Archive", 30, |role, name| role == Role::Button && name == "Archive");
     }
-    // The focus is on Archive (after an activation, given back to the same button).
     wait_for_focus(&mut s, "Archive");
     press(&mut s, Key::Enter);
     // The confirmation takes the focus on Confirm, is named by its question; Enter confirms.
@@ -301,13 +321,17 @@ fn find_user_archive_confirm_and_activate_by_keys_alone() {
     let archived = s.wait_for_text(" is archived.");
     assert_eq!(s.harness.get_by_label(&archived).accesskit_node().live(), Live::Polite, "the outcome is read out");
     s.settle();
-    // The focus came back to the button, now Activate.
+    // The focus lands on the changed field, read with its new value; the button is next.
+    wait_for_focus(&mut s, "State: Archived");
+    press(&mut s, Key::Tab);
     wait_for_focus(&mut s, "Activate");
     press(&mut s, Key::Enter);
     wait_for_focus(&mut s, "Confirm");
     press(&mut s, Key::Enter);
-    s.wait_for_text(" is active.");
+    let active = s.wait_for_text(" is active.");
+    assert_eq!(s.harness.get_by_label(&active).accesskit_node().live(), Live::Polite, "the outcome is read out");
     s.settle();
+    wait_for_focus(&mut s, "State: Active");
     // Escape closes the window; the focus goes back to Find user.
     press(&mut s, Key::Escape);
     press(&mut s, Key::Escape);
@@ -460,4 +484,170 @@ fn at_150_percent_every_toolbar_control_is_on_screen_and_the_grid_shows_rows() {
         .collect();
     let rows: std::collections::BTreeSet<i64> = cells.iter().map(|n| n.rect().top().round() as i64).collect();
     assert!(rows.len() >= 2, "the grid shows rows at 150 %: {} cells on screen of {screen:?}: {all:?}", cells.len());
+}
+
+/// The pane the focused control is in: the name of its nearest ancestor that is a pane (a
+/// toolbar, a pane, a status bar), or its own when it is the pane.
+fn focused_pane(s: &Session) -> Option<String> {
+    let node = s.harness.root().children_recursive().find(|node| node.accesskit_node().is_focused())?;
+    let mut at = Some(node);
+    while let Some(node) = at {
+        if matches!(node.accesskit_node().role(), Role::Toolbar | Role::Pane | Role::Status) {
+            return Some(name_of(&node));
+        }
+        at = node.parent();
+    }
+    None
+}
+
+#[test]
+fn f6_moves_through_every_pane_and_each_says_its_name() {
+    let mut s = Session::start();
+    frames(&mut s);
+    // Ctrl+Enter runs the query wherever the focus is (here: nowhere).
+    press_with(&mut s, Modifiers::COMMAND, Key::Enter);
+    s.wait_until_idle();
+    s.wait_for_text(" of 120");
+    assert_eq!(focused(&s), None, "nothing is focused at the window's start");
+    // F6 from the window's start: the first pane, then each in turn, around. The connection
+    // is one press from the start, the query three.
+    let panes = ["Toolbar", "Side panel", "Query editor", "Variables", "Result", "Status bar"];
+    for (presses, pane) in panes.iter().chain(&panes[..1]).enumerate() {
+        press(&mut s, Key::F6);
+        frames(&mut s);
+        assert_eq!(focused_pane(&s).as_deref(), Some(*pane), "F6: the focus is on {:?}", focused(&s));
+        match presses {
+            0 => assert_eq!(focused(&s), Some((Role::ComboBox, "Connection".to_owned())), "F6 lands on the connection"),
+            2 => assert_eq!(focused(&s).map(|(_, n)| n).as_deref(), Some("Query"), "F6 ×3 lands in the query"),
+            4 => assert_eq!(focused(&s).map(|(r, _)| r), Some(Role::Cell), "F6 lands on the grid in the result"),
+            _ => {}
+        }
+    }
+    // Where F6 lands in each: the connection, the query, the variables, the grid.
+    for (pane, control) in [("Query editor", "Query"), ("Variables", "Variables (JSON)")] {
+        while focused_pane(&s).as_deref() != Some(pane) {
+            press(&mut s, Key::F6);
+        }
+        assert_eq!(focused(&s).map(|(_, name)| name).as_deref(), Some(control));
+    }
+    // Shift+F6 goes back, around.
+    for pane in ["Query editor", "Side panel", "Toolbar", "Status bar", "Result"] {
+        press_with(&mut s, Modifiers::SHIFT, Key::F6);
+        frames(&mut s);
+        assert_eq!(focused_pane(&s).as_deref(), Some(pane), "Shift+F6: the focus is on {:?}", focused(&s));
+    }
+    assert_eq!(focused(&s).map(|(role, _)| role), Some(Role::Cell), "F6 lands on the grid in the result");
+    // Each pane is a node of its own, named, with a role that says what it is.
+    for (role, name) in [
+        (Role::Toolbar, "Toolbar"),
+        (Role::Pane, "Side panel"),
+        (Role::Pane, "Query editor"),
+        (Role::Pane, "Variables"),
+        (Role::Pane, "Result"),
+        (Role::Status, "Status bar"),
+    ] {
+        assert!(s.harness.query_by_role_and_label(role, name).is_some(), "no {role:?} named {name}");
+    }
+}
+
+#[test]
+fn from_the_window_s_start_keys_alone_run_the_query_reach_row_50_and_export_a_csv() {
+    let mut s = Session::start();
+    frames(&mut s);
+    assert_eq!(focused(&s), None, "nothing is focused at the window's start");
+    // Run, wherever the focus is (Ctrl+Enter); nothing takes the focus.
+    press_with(&mut s, Modifiers::COMMAND, Key::Enter);
+    s.wait_until_idle();
+    assert_eq!(s.wait_for_text(" of 120"), "1–50 of 120");
+    let expected = s.expected_refs();
+    assert_eq!(focused(&s), None);
+    // The grid: two presses of Shift+F6 from the start (the status bar, the result).
+    press_with(&mut s, Modifiers::SHIFT, Key::F6);
+    press_with(&mut s, Modifiers::SHIFT, Key::F6);
+    assert_eq!(focused(&s), Some((Role::Cell, expected[0].clone())), "Shift+F6 ×2 lands on the grid's cursor");
+    // Row 50, by PageDown.
+    let mut presses = 0;
+    while s.app().results().grid_cursor().0 < 49 && presses < 20 {
+        press(&mut s, Key::PageDown);
+        presses += 1;
+    }
+    assert_eq!(focused(&s), Some((Role::Cell, expected[49].clone())), "row 50 has the focus");
+    // Export…: two presses of Shift+Tab from the grid (its filter, then Export…): four from
+    // the window's start.
+    press_with(&mut s, Modifiers::SHIFT, Key::Tab);
+    assert_eq!(focused(&s).map(|(_, n)| n).as_deref(), Some("Filter rows"));
+    press_with(&mut s, Modifiers::SHIFT, Key::Tab);
+    assert_eq!(focused(&s), Some((Role::Button, "Export…".to_owned())));
+    // A CSV, by keys.
+    press(&mut s, Key::Enter);
+    s.wait_for_label("Browse for the export file");
+    wait_for_focus(&mut s, "File");
+    let file = s.path("from-the-start.csv");
+    press_with(&mut s, Modifiers::COMMAND, Key::A);
+    s.harness.event(egui::Event::Text(file.display().to_string()));
+    s.harness.step();
+    tab_until(&mut s, "Export", 12, |role, name| role == Role::Button && name == "Export");
+    press(&mut s, Key::Enter);
+    assert_eq!(s.wait_for_text("Exported "), format!("Exported 50 rows to {}", file.display()));
+    let refs: Vec<String> = csv::Reader::from_path(&file)
+        .expect("the file")
+        .records()
+        .map(|r| r.expect("a record")[0].to_owned())
+        .collect();
+    assert_eq!(refs, expected[..50], "the 50 rows shown, in order");
+    wait_for_focus(&mut s, "Export…");
+}
+
+#[test]
+fn escape_closes_save_operation_and_the_focus_returns() {
+    let mut s = Session::start();
+    frames(&mut s);
+    for _ in 0..3 {
+        press(&mut s, Key::F6);
+    }
+    assert_eq!(focused(&s).map(|(_, n)| n).as_deref(), Some("Query"));
+    press_with(&mut s, Modifiers::COMMAND, Key::S);
+    s.wait_for_label("Save operation");
+    // The window takes the focus on its first control: the name.
+    wait_for_focus(&mut s, "Name");
+    press(&mut s, Key::Escape);
+    frames(&mut s);
+    assert!(s.harness.query_by_label("Save operation").is_none(), "Escape closed Save operation:\n{}", s.screen());
+    wait_for_focus(&mut s, "Query");
+    assert!(s.app().saved_operations().is_empty(), "nothing was saved");
+}
+
+#[test]
+fn every_window_s_close_button_is_named_after_it() {
+    let mut s = Session::start();
+    s.run_query();
+    // Each window (the button that opens it, its title, a control of it to wait for).
+    let windows: [(&str, &str, &str); 5] = [
+        ("Find user", "Find user", "User to find"),
+        ("Profiles…", "Profiles", "Add profile"),
+        ("Import…", "Import users from a file", "Browse for the file to import"),
+        ("Export…", "Export to a file", "Browse for the export file"),
+        ("Schema changes…", "Schema changes", "Close Schema changes"),
+    ];
+    for (open, title, control) in windows {
+        s.harness.get_by_role_and_label(Role::Button, open).click();
+        s.wait_for_label(control);
+        frames(&mut s);
+        assert!(s.harness.query_by_label("Close window").is_none(), "egui's unnamed close button:\n{}", s.screen());
+        let name = format!("Close {title}");
+        s.harness.get_by_role_and_label(Role::Button, &name).click();
+        frames(&mut s);
+        assert!(s.harness.query_by_role_and_label(Role::Window, title).is_none(), "Close {title} closed it");
+    }
+    s.click("Copy as code");
+    s.click("cURL");
+    s.wait_for_label("cURL code");
+    s.harness.get_by_role_and_label(Role::Button, "Close cURL code").click();
+    frames(&mut s);
+    assert!(s.harness.query_by_label("cURL code").is_none());
+    press_with(&mut s, Modifiers::COMMAND, Key::S);
+    s.wait_for_label("Save operation");
+    s.harness.get_by_role_and_label(Role::Button, "Close Save operation").click();
+    frames(&mut s);
+    assert!(s.harness.query_by_label("Save operation").is_none());
 }

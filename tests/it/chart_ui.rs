@@ -47,8 +47,12 @@ fn choose(s: &mut Session, label: &str, option: &str) {
     s.harness.get_by_role_and_label(Role::ComboBox, label).click();
     s.harness.step();
     let wanted = option.to_owned();
+    // Not a closed combo's value (a selected option, child of its combo): an item of the list.
     let is_option = move |n: &AccessKitNode<'_>| {
-        n.label().as_deref() == Some(wanted.as_str()) && !matches!(n.role(), Role::ComboBox | Role::Label)
+        let value_of_combo = n.parent().is_some_and(|p| p.role() == Role::ComboBox);
+        n.label().as_deref() == Some(wanted.as_str())
+            && !matches!(n.role(), Role::ComboBox | Role::Label)
+            && !value_of_combo
     };
     let find = is_option.clone();
     s.wait_for(&format!("the option '{option}' of {label}"), move |h| h.query_all_by(&find).next().is_some());

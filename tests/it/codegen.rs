@@ -118,7 +118,7 @@ fn copy_as_code_in_the_app_gives_programs_that_print_the_rows_the_app_fetches() 
     let curl = s.app().copied_code().expect("a program shown").clone().expect("a program");
     assert!(curl.starts_with("#!/usr/bin/env bash") && curl.contains("hasNextPage"), "{curl}");
     s.wait_for_label("cURL code");
-    s.click("Close window");
+    s.click("Close cURL code");
     let python = s.harness.state_mut().code_of_active_tab(Language::Python).expect("a program");
     let javascript = s.harness.state_mut().code_of_active_tab(Language::JavaScript).expect("a program");
 

@@ -444,7 +444,7 @@ fn connect(s: &mut crate::harness::Session, service: &impl Service) {
     s.harness.step();
     s.click("Save profile");
     s.wait_for_label("Edit django-service");
-    s.click("Close window");
+    s.click("Close Profiles");
     s.click("Connection");
     s.harness.get_by_role_and_label(Role::Button, "django-service").click();
     s.harness.step();

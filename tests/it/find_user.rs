@@ -227,12 +227,13 @@ fn archive_then_activate_each_asks_first_and_updates_the_card() {
     assert_eq!(service_user(&mut s, "u00021")["isActive"], true, "nothing was changed");
 
     confirm(&mut s, "Archive", &archive, &format!("{named} is archived."));
-    assert!(s.harness.query_by_label("Archived").is_some(), "the card shows the new state:\n{}", s.screen());
+    // The focus landed on the new state, read with what it is the state of.
+    assert!(s.harness.query_by_label("State: Archived").is_some(), "the card shows the new state:\n{}", s.screen());
     assert_eq!(service_user(&mut s, "u00021")["isActive"], false);
 
     let activate = format!("Activate {named}? Their state changes from Archived to Active.");
     confirm(&mut s, "Activate", &activate, &format!("{named} is active."));
-    assert!(s.harness.query_by_label("Active").is_some(), "{}", s.screen());
+    assert!(s.harness.query_by_label("State: Active").is_some(), "{}", s.screen());
     assert!(s.harness.query_by_role_and_label(Role::Button, "Archive").is_some(), "Archive is offered again");
     assert_eq!(service_user(&mut s, "u00021")["isActive"], true);
     s.settle();
@@ -716,7 +717,7 @@ fn a_section_the_profile_may_not_read_says_why_in_its_place_beside_those_it_may(
     s.harness.step();
     s.click("Save profile");
     s.wait_for_label("Edit learning-reader");
-    s.click("Close window");
+    s.click("Close Profiles");
     s.click("Connection");
     s.harness.get_by_role_and_label(Role::Button, "learning-reader").click();
     s.harness.step();

@@ -242,7 +242,7 @@ impl Session {
         self.type_into("Client secret", SECRET);
         self.click("Save profile");
         self.wait_for_label(&format!("Edit {name}"));
-        self.click("Close window");
+        self.click("Close Profiles");
         self.click("Connection");
         self.harness.get_by_role_and_label(egui::accesskit::Role::Button, name).click();
         self.harness.step();

@@ -5,10 +5,10 @@
 //! question, and the undo file written beside the file takes it all back.
 
 use egui::accesskit::Role;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use serde_json::{Value, json};
 
-use crate::harness::{Session, admin_token, graphql};
+use crate::harness::{Session, admin_token, graphql, name_of};
 
 const USER: &str = "query($ref: String!) { user(ref: $ref) { ref name email isActive } }";
 
@@ -281,7 +281,14 @@ fn a_failed_row_is_retried_from_its_outcome() {
     });
     s.click("Retry u00002");
     s.wait_for("the retry", |h| !h.state().import_busy());
-    s.wait_for_text("Applied 2 rows; 0 failed, 0 conflicts, 0 invalid.");
+    let summary = s.wait_for_text("Applied 2 rows; 0 failed, 0 conflicts, 0 invalid.");
+    // The focus lands on the row retried, read with its outcome; the summary is read out.
+    s.wait_for("the focus on the retried row", |h| {
+        h.root()
+            .children_recursive()
+            .any(|n| n.accesskit_node().is_focused() && name_of(&n) == "Row 3 (u00002): applied")
+    });
+    assert_eq!(s.harness.get_by_label(&summary).accesskit_node().live(), egui::accesskit::Live::Polite);
     assert!(s.harness.query_by_label("2 applied").is_some(), "{}", s.screen());
     assert_eq!(text(&service_user(&mut s, "u00002")["email"]), taken);
     assert_eq!(text(&service_user(&mut s, "u00001")["name"]), name, "the applied row is not sent twice");

@@ -5,6 +5,7 @@ mod harness;
 
 mod a11y_ui;
 mod appearance;
+mod atspi;
 mod bad_input;
 mod chart_ui;
 mod cli;
@@ -12,6 +13,7 @@ mod client;
 mod codegen;
 mod conformance;
 mod conventions;
+mod desktop;
 mod django;
 mod editor_ui;
 mod explorer;

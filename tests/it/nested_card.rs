@@ -63,7 +63,7 @@ fn open_on(server: &RunningServer, s: &mut Session) {
     }
     s.click("Save profile");
     s.wait_for_label("Edit nested-service");
-    s.click("Close window");
+    s.click("Close Profiles");
     s.click("Connection");
     s.harness.get_by_role_and_label(Role::Button, "nested-service").click();
     s.harness.step();

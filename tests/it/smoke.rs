@@ -5,84 +5,18 @@
 //! It runs where `Xvfb` is on the PATH and otherwise says why it did not; `.ci/run` installs what
 //! it needs and sets `ORGQL_SMOKE_REQUIRED` so that CI cannot skip it.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+use crate::desktop::{Processes, log_of, on_path, start_xvfb, tool};
 
 /// ImageMagick's own `convert` (another `convert` may come first on the PATH).
 const CONVERT: &str = "/usr/bin/convert";
 /// Fewer colours than this is a blank (or nearly blank) screen; the app's first frame has
 /// about two thousand (anti-aliased text on several greys).
 const MIN_COLOURS: u64 = 256;
-
-/// The processes a test started; each is killed and reaped when the test ends, however it ends.
-#[derive(Default)]
-struct Processes(Vec<(&'static str, Child)>);
-
-impl Processes {
-    fn add(&mut self, name: &'static str, child: Child) -> &mut Child {
-        self.0.push((name, child));
-        &mut self.0.last_mut().expect("just added").1
-    }
-}
-
-impl Drop for Processes {
-    fn drop(&mut self) {
-        // The app before the X server it draws on.
-        for (name, child) in self.0.iter_mut().rev() {
-            if let Err(e) = child.kill() {
-                eprintln!("smoke: could not stop {name} ({e}); it may have ended already");
-            }
-            if let Err(e) = child.wait() {
-                eprintln!("smoke: could not reap {name} ({e})");
-            }
-        }
-    }
-}
-
-fn on_path(tool: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(tool).is_file()))
-}
-
-/// Runs a tool on `display`; its standard output when it succeeds.
-fn tool(display: &str, program: &str, args: &[&str]) -> Option<String> {
-    let output = Command::new(program).args(args).env("DISPLAY", display).stdin(Stdio::null()).output().ok()?;
-    output.status.success().then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
-}
-
-fn log_of(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| format!("(no log: {e})"))
-}
-
-/// Starts Xvfb on a display it picks itself (`-displayfd`), so that parallel runs never collide.
-fn start_xvfb(processes: &mut Processes, log: &Path) -> String {
-    let log_file = std::fs::File::create(log).expect("a log file");
-    let child = Command::new("Xvfb")
-        .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(log_file)
-        .spawn()
-        .expect("Xvfb starts");
-    let child = processes.add("Xvfb", child);
-    let stdout = child.stdout.take().expect("Xvfb's stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::Builder::new()
-        .name("xvfb-displayfd".into())
-        .spawn(move || {
-            let mut line = String::new();
-            let read = BufReader::new(stdout).read_line(&mut line).map(|_| line);
-            // The test may have given up waiting; nothing to tell then.
-            drop(tx.send(read));
-        })
-        .expect("a thread");
-    match rx.recv_timeout(Duration::from_secs(20)) {
-        Ok(Ok(number)) if !number.trim().is_empty() => format!(":{}", number.trim()),
-        other => panic!("Xvfb gave no display number ({other:?}); its log:\n{}", log_of(log)),
-    }
-}
 
 /// Waits (bounded) until `done` gives a value, checking that the app still runs.
 fn wait_for<T>(what: &str, app: &mut Child, app_log: &Path, within: Duration, done: impl Fn() -> Option<T>) -> T {
@@ -119,7 +53,7 @@ fn the_window_opens_runs_the_sample_query_and_is_not_blank() {
         std::fs::create_dir_all(path(sub)).expect("a directory");
     }
     let mut processes = Processes::default();
-    let display = start_xvfb(&mut processes, &path("xvfb.log"));
+    let display = start_xvfb(&mut processes, &path("xvfb.log"), "1280x800x24");
 
     let app_log = path("orgql.log");
     let app = Command::new(env!("CARGO_BIN_EXE_orgql"))

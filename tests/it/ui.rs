@@ -83,7 +83,7 @@ fn a_profile_with_a_wrong_secret_says_the_client_is_invalid() {
     let saved = std::fs::read_to_string(&file).expect("the profiles file");
     assert!(saved.contains("acme-test") && saved.contains(server.base_url()), "{saved}");
     assert!(!saved.contains("not-the-secret"), "the secret went to the file: {saved}");
-    s.click("Close window");
+    s.click("Close Profiles");
     s.click("Connection");
     s.harness.get_by_role_and_label(Role::Button, "acme-test").click();
     s.harness.step();
@@ -102,7 +102,7 @@ fn a_profile_with_a_wrong_secret_says_the_client_is_invalid() {
     assert!(connected.contains("23 h"), "{connected}");
     s.click("Save profile");
     s.wait_for_label("Edit acme-test");
-    s.click("Close window");
+    s.click("Close Profiles");
     s.run_query();
     assert_eq!(s.wait_for_text(" of 10"), "1–10 of 10");
     s.harness.run();

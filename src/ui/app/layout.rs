@@ -4,6 +4,7 @@
 use super::OrgqlApp;
 use crate::ui::app_state::{MainView, Side};
 use crate::ui::find_user::Access;
+use crate::ui::panes::{self, Pane};
 use crate::ui::saved::SavedIntent;
 use crate::ui::status_bar::Now;
 use crate::worker::HistoryCommand;
@@ -17,7 +18,8 @@ impl OrgqlApp {
         let ctx = ui.ctx().clone();
         crate::ui::theme::install(&ctx);
         self.title_ui(&ctx);
-        egui::Panel::top("toolbar").show(ui, |ui| self.toolbar_ui(ui));
+        panes::keys(&ctx);
+        egui::Panel::top("toolbar").show(ui, |ui| panes::show(ui, Pane::Toolbar, |ui| self.toolbar_ui(ui)));
         self.problems_ui(ui);
         let connection = self.state.connection_name();
         let waiting = self
@@ -28,11 +30,12 @@ impl OrgqlApp {
             .filter_map(|tab| tab.running())
             .any(|running| running.on.name() == connection);
         let now = Now { connection: &connection, waiting, webhooks: self.webhooks.listening_at() };
-        egui::Panel::bottom("status").show(ui, |ui| self.status.ui(ui, now));
+        egui::Panel::bottom("status").show(ui, |ui| panes::show(ui, Pane::Status, |ui| self.status.ui(ui, now)));
         match self.state.view() {
             MainView::Queries => self.queries_ui(ui),
             MainView::Webhooks => {
-                egui::CentralPanel::default().show(ui, |ui| self.webhooks.ui(ui, &mut self.commands));
+                egui::CentralPanel::default()
+                    .show(ui, |ui| panes::show(ui, Pane::Webhooks, |ui| self.webhooks.ui(ui, &mut self.commands)));
                 if let Some(remote) = self.webhooks.take_remembered() {
                     self.state.remember_remote(remote);
                 }
@@ -111,41 +114,44 @@ impl OrgqlApp {
         // A quarter of a narrow window at most (150 % on a laptop leaves 853 points).
         let side = 300f32.min(ui.ctx().content_rect().width() * 0.25);
         egui::Panel::left("side").resizable(true).default_size(side).show(ui, |ui| {
-            ui.horizontal(|ui| {
-                let mut side = self.state.side();
-                ui.selectable_value(&mut side, Side::Explorer, "Explorer");
-                ui.selectable_value(&mut side, Side::History, "History");
-                ui.selectable_value(&mut side, Side::Saved, "Saved");
-                self.state.set_side(side);
-            });
-            ui.separator();
-            match self.state.side() {
-                Side::Explorer => {
-                    let (queries, mut cx) = self.context();
-                    queries.explorer_ui(ui, &mut cx);
-                }
-                Side::History => {
-                    if let Some(entry) = self.history.ui(ui, &mut self.commands) {
-                        self.open_history(entry);
-                    }
-                }
-                Side::Saved => {
-                    let chosen = self.state.connection_name();
-                    let schema = self.state.schemas().model(&chosen).cloned();
-                    match self.saved.ui(ui, schema.as_ref(), &chosen, &mut self.commands) {
-                        Some(SavedIntent::Open(operation)) => self.open_saved(operation),
-                        Some(SavedIntent::SaveActive) => {
-                            self.saved.save(self.state.tabs().active(), &mut self.commands)
-                        }
-                        None => {}
-                    }
-                }
-            }
+            panes::show(ui, Pane::Side, |ui| self.side_ui(ui));
         });
         egui::CentralPanel::default().show(ui, |ui| {
             let (queries, mut cx) = self.context();
             queries.central_ui(ui, &mut cx);
         });
+    }
+
+    /// The side panel: the explorer, the history or the saved operations.
+    fn side_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            let mut side = self.state.side();
+            ui.selectable_value(&mut side, Side::Explorer, "Explorer");
+            ui.selectable_value(&mut side, Side::History, "History");
+            ui.selectable_value(&mut side, Side::Saved, "Saved");
+            self.state.set_side(side);
+        });
+        ui.separator();
+        match self.state.side() {
+            Side::Explorer => {
+                let (queries, mut cx) = self.context();
+                queries.explorer_ui(ui, &mut cx);
+            }
+            Side::History => {
+                if let Some(entry) = self.history.ui(ui, &mut self.commands) {
+                    self.open_history(entry);
+                }
+            }
+            Side::Saved => {
+                let chosen = self.state.connection_name();
+                let schema = self.state.schemas().model(&chosen).cloned();
+                match self.saved.ui(ui, schema.as_ref(), &chosen, &mut self.commands) {
+                    Some(SavedIntent::Open(operation)) => self.open_saved(operation),
+                    Some(SavedIntent::SaveActive) => self.saved.save(self.state.tabs().active(), &mut self.commands),
+                    None => {}
+                }
+            }
+        }
     }
 
     /// The windows over the work: export, profiles, Find user, save operation, copy as code.
