@@ -207,13 +207,10 @@ pub(super) fn system_proxy(
         match winhttp_proxy_for(url, Some(pac), target, format!("PAC {pac}")) {
             Ok(answer) => return Some(answer),
             Err(code) => {
-                tracing::info!(
-                    "the PAC file {pac} could not be used (WinHTTP error {code}): going by the manual settings"
-                );
-                note = Some(format!(
-                    "The PAC file {pac} set in {source} could not be used (WinHTTP error {code}); orgql went by the \
-                     manual proxy settings."
-                ));
+                let why = winhttp_error(code);
+                tracing::info!("the PAC file {pac} {why}: going by the manual settings");
+                note =
+                    Some(format!("The PAC file {pac} set in {source} {why}; orgql went by the manual proxy settings."));
             }
         }
     }
@@ -253,10 +250,12 @@ fn wide(text: &str) -> Vec<u16> {
 }
 
 fn registry_string(root: windows_sys::Win32::System::Registry::HKEY, key: &str, value: &str) -> Option<String> {
-    use windows_sys::Win32::System::Registry::{RRF_RT_REG_EXPAND_SZ, RRF_RT_REG_SZ, RegGetValueW};
+    use windows_sys::Win32::System::Registry::{RRF_RT_REG_SZ, RegGetValueW};
     let (key, value) = (wide(key), wide(value));
     let mut size: u32 = 0;
-    let flags = RRF_RT_REG_SZ | RRF_RT_REG_EXPAND_SZ;
+    // REG_SZ takes REG_EXPAND_SZ values too, expanded (RRF_RT_REG_EXPAND_SZ without RRF_NOEXPAND is
+    // an invalid parameter: Wine refuses it, as the documentation says Windows does).
+    let flags = RRF_RT_REG_SZ;
     // SAFETY: a null data pointer asks only for the size, written to `size`.
     let found = unsafe {
         RegGetValueW(root, key.as_ptr(), value.as_ptr(), flags, std::ptr::null_mut(), std::ptr::null_mut(), &mut size)
@@ -321,6 +320,17 @@ fn auto_detect_on() -> bool {
         }
     }
     done && config.fAutoDetect != 0
+}
+
+/// What went wrong with a PAC file, from WinHTTP's error code.
+fn winhttp_error(code: u32) -> String {
+    match code {
+        12167 => "could not be downloaded (WinHTTP error 12167)".to_owned(),
+        12166 => "has an error in its script (WinHTTP error 12166)".to_owned(),
+        12180 => "was not found by automatic detection (WinHTTP error 12180)".to_owned(),
+        12002 => "did not answer in time (WinHTTP error 12002)".to_owned(),
+        _ => format!("could not be used (WinHTTP error {code})"),
+    }
 }
 
 /// WinHTTP's auto-proxy for `url`: the PAC file at `pac`, or WPAD when `None`. Fetching and running
