@@ -470,7 +470,8 @@ impl ImportWindow {
                                 crate::ui::a11y::choose(ui, &mut chosen, option.clone(), option);
                             }
                         });
-                    combo.response.labelled_by(label.id);
+                    let response = combo.response.labelled_by(label.id);
+                    crate::ui::a11y::say_combo_value(ui, &response);
                 });
                 if chosen != current {
                     changed = Some((column.clone(), override_of(&chosen)));

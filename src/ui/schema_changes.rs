@@ -318,7 +318,7 @@ fn versions_ui(ui: &mut egui::Ui, changes: &SchemaChanges, from: Option<i64>, to
     ui.horizontal(|ui| {
         for (title, chosen) in [("From", &mut new_from), ("To", &mut new_to)] {
             let label = ui.label(title);
-            egui::ComboBox::from_id_salt(("schema-version", title))
+            let response = egui::ComboBox::from_id_salt(("schema-version", title))
                 .selected_text(label_of(*chosen))
                 .show_ui(ui, |ui| {
                     for (i, version) in changes.versions.iter().enumerate() {
@@ -327,6 +327,7 @@ fn versions_ui(ui: &mut egui::Ui, changes: &SchemaChanges, from: Option<i64>, to
                 })
                 .response
                 .labelled_by(label.id);
+            crate::ui::a11y::say_combo_value(ui, &response);
         }
     });
     ((new_from, new_to) != (from, to)).then_some(Intent::Compare(new_from, new_to))

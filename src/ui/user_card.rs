@@ -433,7 +433,7 @@ impl CardEditor {
         ui.horizontal(|ui| {
             let label = ui.label("Group to add to");
             let shown = self.group_choice.as_ref().map_or_else(|| "Choose a group".to_owned(), GroupRef::named);
-            egui::ComboBox::from_id_salt("find-user-group")
+            let response = egui::ComboBox::from_id_salt("find-user-group")
                 .selected_text(shown)
                 .width(240.0)
                 .show_ui(ui, |ui| {
@@ -443,6 +443,7 @@ impl CardEditor {
                 })
                 .response
                 .labelled_by(label.id);
+            crate::ui::a11y::say_combo_value(ui, &response);
             let choice = self.group_choice.clone().filter(|g| !user.is_member_of(g));
             let add = ui.add_enabled(!self.outcome.is_pending() && choice.is_some(), egui::Button::new("Add to group"));
             if let Some(group) = choice.filter(|_| add.clicked()) {

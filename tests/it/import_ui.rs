@@ -38,8 +38,12 @@ fn plan(s: &mut Session, path: &std::path::Path, counts: &str) {
 fn use_column_as(s: &mut Session, column: &str, used_as: &str) {
     s.harness.get_by_role_and_label(Role::ComboBox, column).click();
     let option = used_as.to_owned();
+    // An item of the open list, not another combo's value (a selected option, child of its combo).
     let is_choice = move |n: &egui_kittest::kittest::AccessKitNode<'_>| {
-        n.label().as_deref() == Some(option.as_str()) && !matches!(n.role(), Role::ComboBox | Role::Label)
+        let value_of_combo = n.parent().is_some_and(|p| p.role() == Role::ComboBox);
+        n.label().as_deref() == Some(option.as_str())
+            && !matches!(n.role(), Role::ComboBox | Role::Label)
+            && !value_of_combo
     };
     let wanted = is_choice.clone();
     s.wait_for(&format!("the choice '{used_as}'"), move |h| h.query_all_by(&wanted).next().is_some());

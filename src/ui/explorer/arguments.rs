@@ -515,7 +515,7 @@ fn choice(
 ) -> Option<Option<String>> {
     let mut picked = current.map(str::to_owned);
     let before = picked.clone();
-    egui::ComboBox::from_id_salt(("argument-choice", id))
+    let response = egui::ComboBox::from_id_salt(("argument-choice", id))
         .selected_text(current.unwrap_or("(none)"))
         .show_ui(ui, |ui| {
             crate::ui::a11y::choose(ui, &mut picked, None, "(none)");
@@ -525,6 +525,7 @@ fn choice(
         })
         .response
         .labelled_by(label);
+    crate::ui::a11y::say_combo_value(ui, &response);
     (picked != before).then_some(picked)
 }
 

@@ -93,7 +93,7 @@ impl DeliveryList {
         let mut filter = self.filter.clone();
         let label = ui.label("Event type");
         let chosen = filter.event_type.clone().unwrap_or_else(|| "Any type".to_owned());
-        egui::ComboBox::from_id_salt("webhook-type-filter")
+        let response = egui::ComboBox::from_id_salt("webhook-type-filter")
             .selected_text(chosen)
             .show_ui(ui, |ui| {
                 crate::ui::a11y::choose(ui, &mut filter.event_type, None, "Any type");
@@ -108,8 +108,9 @@ impl DeliveryList {
             })
             .response
             .labelled_by(label.id);
+        crate::ui::a11y::say_combo_value(ui, &response);
         let label = ui.label("Signature");
-        egui::ComboBox::from_id_salt("webhook-verification-filter")
+        let response = egui::ComboBox::from_id_salt("webhook-verification-filter")
             .selected_text(filter.verification.label())
             .show_ui(ui, |ui| {
                 for choice in VerificationFilter::ALL {
@@ -118,6 +119,7 @@ impl DeliveryList {
             })
             .response
             .labelled_by(label.id);
+        crate::ui::a11y::say_combo_value(ui, &response);
         self.set_filter(filter);
     }
 

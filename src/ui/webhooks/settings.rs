@@ -103,7 +103,7 @@ impl ListenerForm {
             ui.add(egui::TextEdit::singleline(&mut self.port).desired_width(70.0)).labelled_by(label.id);
             ui.end_row();
             let label = ui.label("Signature scheme");
-            egui::ComboBox::from_id_salt("listener-scheme")
+            let response = egui::ComboBox::from_id_salt("listener-scheme")
                 .selected_text(self.scheme.label())
                 .show_ui(ui, |ui| {
                     for kind in SchemeKind::ALL {
@@ -112,6 +112,7 @@ impl ListenerForm {
                 })
                 .response
                 .labelled_by(label.id);
+            crate::ui::a11y::say_combo_value(ui, &response);
             ui.end_row();
             if matches!(self.scheme, SchemeKind::HmacHex | SchemeKind::HmacBase64) {
                 let label = ui.label("Signature header");

@@ -118,7 +118,7 @@ impl TunnelSection {
                 .map(|p| if p.found { p.kind.name().to_owned() } else { format!("{} (not installed)", p.kind.name()) })
                 .chain(std::iter::once("a command of your own".to_owned()))
                 .collect();
-            egui::ComboBox::from_id_salt("tunnel-program")
+            let response = egui::ComboBox::from_id_salt("tunnel-program")
                 .selected_text(names.get(self.choice).cloned().unwrap_or_default())
                 .show_ui(ui, |ui| {
                     for (i, name) in names.iter().enumerate() {
@@ -127,6 +127,7 @@ impl TunnelSection {
                 })
                 .response
                 .labelled_by(label.id);
+            crate::ui::a11y::say_combo_value(ui, &response);
             let own = self.choice >= self.programs.len();
             if own {
                 let label = ui.label("Command");
