@@ -643,6 +643,10 @@ impl ImportWindow {
         if let Some(invalid) = self.invalid.as_ref().filter(|_| outcome.invalid > 0) {
             ui.label(were_skipped(invalid));
         }
+        if let Some(whole) = &outcome.whole {
+            let landed = if whole.landed() { "every row landed" } else { "not every row landed" };
+            super::a11y::polite(ui, format!("The whole import: {}; {landed}.", whole.summary()));
+        }
         if let Some(stopped) = &outcome.stopped {
             ui.colored_label(ui.visuals().warn_fg_color, capitalised(stopped));
         }

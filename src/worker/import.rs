@@ -146,6 +146,9 @@ pub struct ApplyOutcome {
     pub stopped: Option<String>,
     /// Rows still to apply (after a stop: what Resume goes on with).
     pub left: u64,
+    /// What the whole import says, when this apply applied again the failed rows of an earlier
+    /// one ("Only the rows that failed last time"): the two are one import.
+    pub whole: Option<session::Whole>,
     /// Rows that failed or conflicted: row, key, message, field.
     pub failures: Vec<(u64, String, String, String)>,
     /// The outcome of each row of the plan applied (the request's rows, in their order).
@@ -464,9 +467,13 @@ async fn apply(
         .collect();
     let invalid = rows.iter().filter(|r| r.action == Action::Invalid).count() as u64;
     let left = journal.iter().filter(|j| session::still_to_apply(j.state)).count() as u64;
+    let whole = match session::lock(store).import_job(id) {
+        Ok(Some(job)) if job.origin.retry_of.is_some() => session::whole(&session::lock(store), id).ok(),
+        _ => None,
+    };
     let outcomes = Arc::new(session::outcomes_of(&request.rows, &journal, &rows));
     let (results, undo) = write_outputs(&request.file, request.sheet.clone(), target, rows, journal).await;
-    Ok(ApplyOutcome { applied, invalid, stopped, left, failures, outcomes, results, undo })
+    Ok(ApplyOutcome { applied, invalid, stopped, left, whole, failures, outcomes, results, undo })
 }
 
 /// Writes the results and undo files beside `file`.
