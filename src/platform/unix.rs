@@ -327,3 +327,8 @@ Anonymous:             0 kB
         }
     }
 }
+
+/// See [`super::renderer_order`].
+pub(super) fn renderer_order() -> &'static [&'static str] {
+    if cfg!(target_os = "macos") { &["glow", "wgpu-metal"] } else { &["glow", "wgpu-vulkan"] }
+}

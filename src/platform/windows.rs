@@ -191,3 +191,8 @@ pub(super) fn written_in_place(_kind: &std::fs::FileType) -> bool {
 pub(super) fn release_startup_pages() -> std::io::Result<super::resident::Released> {
     Ok(super::resident::Released::default())
 }
+
+/// See [`super::renderer_order`].
+pub(super) fn renderer_order() -> &'static [&'static str] {
+    &["wgpu-dx12", "wgpu-vulkan", "glow"]
+}
