@@ -1,8 +1,10 @@
 //! Link options of the `orgql` binary, and its resources on Windows.
 //!
 //! Built for Windows, the `orgql` binary carries the icon (`packaging/windows/orgql.ico`: Explorer,
-//! the taskbar, the Start menu's shortcut) and its version information (name, version, publisher:
-//! the file's Properties) as resources, compiled by MinGW's `windres` through `winresource`.
+//! the taskbar, the Start menu's shortcut), its version information (name, version, publisher:
+//! the file's Properties) and its application manifest (`packaging/windows/orgql.exe.manifest`:
+//! per-monitor DPI aware, Windows 10 and 11, as invoker) as resources, compiled by MinGW's
+//! `windres` through `winresource`.
 //!
 //! On Linux with glibc 2.36 or later, the binary's relative relocations are packed
 //! (`-z pack-relative-relocs`, DT_RELR): a position-independent binary of this size carries a
@@ -46,13 +48,16 @@ fn main() {
     }
 }
 
-/// The icon and the version information of `orgql.exe`.
+/// The icon, the version information and the manifest of `orgql.exe`.
 fn windows_resources() {
     let icon = "packaging/windows/orgql.ico";
+    let manifest = "packaging/windows/orgql.exe.manifest";
     println!("cargo::rerun-if-changed={icon}");
+    println!("cargo::rerun-if-changed={manifest}");
     let mut resources = winresource::WindowsResource::new();
     resources
         .set_icon(icon)
+        .set_manifest_file(manifest)
         .set("FileDescription", "orgql")
         .set("ProductName", "orgql")
         .set("CompanyName", "orgql developers")

@@ -21,6 +21,7 @@
 #
 #   cargo build --release --locked && bash benches/app-startup.sh
 #   RUNS=9 CASES="tree run" bash benches/app-startup.sh     # only cases 2 and 3, 9 runs each
+#   ORGQL_RENDERER=wgpu bash benches/app-startup.sh         # the same with wgpu (issue 45)
 #
 # Needs xvfb and Mesa's GL drivers (libgl1-mesa-dri libegl1 libegl-mesa0), and GNU time (/usr/bin/time).
 set -euo pipefail
@@ -38,7 +39,9 @@ trap 'kill "$xvfb" $app 2>/dev/null || true; rm -rf "$work"' EXIT
 . benches/xvfb.sh
 start_xvfb
 
-# One run: prints "milliseconds_to_first_frame the_same_less_rows_generation max_rss_MB".
+# One run: prints "milliseconds_to_first_frame the_same_less_rows_generation max_rss_MB
+# ms_per_painted_frame" (the frames after the first, each asked for at once: drawn, tessellated
+# and painted by the renderer, ORGQL_RENDERER choosing it).
 run() {
   local rows=$1 home="$work/home-$RANDOM"
   mkdir -p "$home/config" "$home/data"
@@ -53,13 +56,16 @@ run() {
   [ -n "$first" ] || { cat "$work/err" >&2; echo "no first frame reported" >&2; exit 1; }
   local generated
   generated=$(grep -o 'rows_generated_ms=[0-9]*' "$work/err" | cut -d= -f2)
-  awk -v s="$start" -v f="$first" -v g="$generated" -v kb="$(tail -n 1 "$work/time")" \
-    'BEGIN { printf "%.0f %.0f %.1f\n", (f - s) / 1e6, (f - s) / 1e6 - g, kb / 1024 }'
+  local last frames
+  last=$(grep -o 'last_frame_unix_ns=[0-9]*' "$work/err" | cut -d= -f2)
+  frames=$(grep -o 'orgql-bench: frames=[0-9]*' "$work/err" | cut -d= -f2)
+  awk -v s="$start" -v f="$first" -v g="$generated" -v kb="$(tail -n 1 "$work/time")" -v l="${last:-0}" -v n="${frames:-0}" \
+    'BEGIN { printf "%.0f %.0f %.1f %.2f\n", (f - s) / 1e6, (f - s) / 1e6 - g, kb / 1024, (n > 2 && l > f) ? (l - f) / 1e6 / (n - 2) : 0 }'
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-line() { printf '%-8s %-6s %18s %21s %11s\n' "$@"; }
+line() { printf '%-8s %-6s %18s %21s %11s %13s\n' "$@"; }
 load() { cut -d' ' -f1 /proc/loadavg; }
 
 # Environment of the app with a HOME of its own ($1).
@@ -176,7 +182,7 @@ for case in $cases; do
   case $case in
     frame)
       echo "== first frame (load average $(load) at the start)"
-      line rows run ms_to_first_frame less_rows_generation max_rss_MB
+      line rows run ms_to_first_frame less_rows_generation max_rss_MB ms_per_frame
       run 0 > /dev/null # warm-up: the binary and the GL driver into the page cache
       for rows in 0 100000; do
         : > "$work/results"
@@ -186,7 +192,7 @@ for case in $cases; do
           echo "$out" >> "$work/results"
         done
         line "$rows" median "$(cut -d' ' -f1 "$work/results" | median)" "$(cut -d' ' -f2 "$work/results" | median)" \
-          "$(cut -d' ' -f3 "$work/results" | median)"
+          "$(cut -d' ' -f3 "$work/results" | median)" "$(cut -d' ' -f4 "$work/results" | median)"
       done
       echo "(load average $(load) at the end)"
       ;;

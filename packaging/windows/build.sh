@@ -10,8 +10,8 @@
 #    information as resources, build.rs) and orgql.com (its console twin,
 #    packaging/windows/console), in $CARGO_TARGET_DIR (default: target/ of the clone), and
 #    strips orgql.exe's symbols for the installer (as the .deb's binary);
-# 3. checks the exe: the GUI subsystem, the icon among its resources, and only Windows' own DLLs
-#    imported (no MinGW runtime DLL to ship);
+# 3. checks the exe: the GUI subsystem, the icon and the manifest (per-monitor DPI aware) among
+#    its resources, and only Windows' own DLLs imported (no MinGW runtime DLL to ship);
 # 4. builds orgql-VERSION-x64.msi with wixl from packaging/windows/orgql.wxs.
 #
 # The last line it prints is the MSI's path. packaging/README.md ("Windows") has the recipe, the
@@ -56,18 +56,21 @@ headers=$(x86_64-w64-mingw32-objdump -p "$exe")
 grep -q "Subsystem.*(Windows GUI)" <<< "$headers" || { echo "orgql.exe is not a Windows-GUI program" >&2; exit 1; }
 com_headers=$(x86_64-w64-mingw32-objdump -p "$com")
 grep -q "Subsystem.*(Windows CUI)" <<< "$com_headers" || { echo "orgql.com is not a console program" >&2; exit 1; }
-# The resource directory's types (its top level): 3 an icon, 14 the icon group, 16 the version.
+# The resource directory's types (its top level): 3 an icon, 14 the icon group, 16 the version,
+# 24 the manifest (which says per-monitor DPI aware: packaging/windows/orgql.exe.manifest).
 resources=$(sed -n '/The .rsrc Resource Directory section/,/^$/p' <<< "$headers")
-for type in 03 0e 10; do
+for type in 03 0e 10 18; do
     grep -qE "^[0-9a-f]+   Entry: ID: 0x0000$type," <<< "$resources" ||
-        { echo "orgql.exe lacks the resource of type 0x$type (icon 03, icon group 0e, version 10)" >&2; exit 1; }
+        { echo "orgql.exe lacks the resource of type 0x$type (icon 03, icon group 0e, version 10, manifest 18)" >&2; exit 1; }
 done
+grep -qa '<dpiAwareness xmlns="http://schemas.microsoft.com/SMI/2016/WindowsSettings">PerMonitorV2' "$exe" ||
+    { echo "orgql.exe's manifest does not say per-monitor DPI aware (PerMonitorV2)" >&2; exit 1; }
 dlls=$(grep "DLL Name:" <<< "$headers" | awk '{print $3}' | sort -fu)
 if grep -qiE "libgcc|libwinpthread|libstdc" <<< "$dlls"; then
     echo "orgql.exe needs a MinGW runtime DLL: $dlls" >&2
     exit 1
 fi
-say "orgql.exe: Windows GUI, icon and version resources; imports $(tr '\n' ' ' <<< "$dlls")"
+say "orgql.exe: Windows GUI, icon, version and manifest (per-monitor DPI aware) resources; imports $(tr '\n' ' ' <<< "$dlls")"
 # What goes into the MSI: without the symbols (as the .deb's binary), named as installed.
 files="$out/msi-files"
 mkdir -p "$files"

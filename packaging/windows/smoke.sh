@@ -13,6 +13,11 @@
 #    console window; Ctrl+Enter runs the sample query, its rows are on screen (screenshot kept),
 #    with a CJK and an Arabic font in C:\Windows\Fonts as Windows has them; its data is under the
 #    application-data folders;
+#  - the window drawn with no usable OpenGL through the renderer fallback (issue 45): WGPU_BACKEND
+#    unset, wgpu's Direct3D 12 fails under Wine (vkd3d: "Device(Lost)") and is passed over with a
+#    log line, Vulkan (winevulkan over Mesa's lavapipe) draws; the log names both;
+#  - the window at 150 % on a 1366×768 screen and at 200 % on a 2560×1440 one (Wine's LogPixels):
+#    inside the screen, Ctrl+Enter shows the rows (screenshots kept);
 #  - uninstall (msiexec /x … /qn): program, shortcut and entry gone, the person's data kept.
 #
 # Run by .ci/run; by hand: `bash packaging/windows/smoke.sh` (MSI=path skips the build; as root,
@@ -27,7 +32,8 @@ started=$(date +%s)
 say() { echo "windows-smoke: $*"; }
 
 # What it needs, installed when missing; without Wine, a note and no failure.
-packages=(wine wine64 xvfb xauth xdotool imagemagick gcc-mingw-w64-x86-64)
+# Mesa's Vulkan software driver and the loader: winevulkan draws the window's wgpu through them.
+packages=(wine wine64 xvfb xauth xdotool imagemagick gcc-mingw-w64-x86-64 libvulkan1 mesa-vulkan-drivers)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2> /dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -80,11 +86,29 @@ fail() {
     exit 1
 }
 
-Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3> "$work/display" 2> "$work/xvfb.log" &
-xvfb=$!
-for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.1; done
-[ -s "$work/display" ] || fail "Xvfb did not start"
-export DISPLAY=":$(cat "$work/display")"
+# A virtual screen of $1 (WxH) pixels, replacing the one before (Wine's processes are ended
+# first: they stay on the display they started on). `+iglx` with LIBGL_ALWAYS_INDIRECT=1 leaves
+# only the old indirect GLX: no usable OpenGL, as on a Remote Desktop (issue 45).
+screen_w=0 screen_h=0
+start_screen() {
+    if [ -n "$xvfb" ]; then
+        wineserver -k 2> /dev/null || true
+        wineserver -w 2> /dev/null || true
+        kill "$xvfb" 2> /dev/null || true
+        wait "$xvfb" 2> /dev/null || true
+    fi
+    rm -f "$work/display"
+    Xvfb -displayfd 3 -screen 0 "${1}x24" +iglx -nolisten tcp 3> "$work/display" 2> "$work/xvfb.log" &
+    xvfb=$!
+    for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.1; done
+    [ -s "$work/display" ] || fail "Xvfb did not start"
+    export DISPLAY=":$(cat "$work/display")"
+    screen_w=${1%x*} screen_h=${1#*x}
+}
+start_screen 1280x800
+export LIBGL_ALWAYS_INDIRECT=1
+# wgpu's own choice of backend is not asked: orgql tries them in its order (Direct3D 12, Vulkan, glow).
+unset WGPU_BACKEND
 
 step=$(date +%s)
 wineboot --init > "$work/wineboot.log" 2>&1 || fail "wineboot"
@@ -240,8 +264,10 @@ say "a piped secret kept in the Credential Manager (no file holds it); the query
 appdata=$(find "$c/users" -maxdepth 2 -name AppData | head -n 1)
 runs() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True).execute("SELECT count(*) FROM history").fetchone()[0])' "$1" 2> /dev/null || echo 0; }
 window_run() { # $1: the screenshot's name
-    local step launched_ns window others geometry height database before outcome shot colours log first_frame at_ms unix_ns
+    local step log_before launched_ns window others geometry height width left top database before outcome shot colours log first_frame at_ms unix_ns drawn
     step=$(date +%s)
+    # The app's log grows over the runs: this run's lines are those after these.
+    log_before=$(find "$c/users" -path '*AppData/Local/orgql*' -name 'orgql.log' -exec cat {} + 2> /dev/null | wc -l)
     launched_ns=$(date +%s%N)
     # The start's trace (src/timing.rs) in the app's log: when the first frame was painted.
     ORGQL_LOG=info,orgql::timing=debug wine start /unix "$program/orgql.exe" > "$work/app.out" 2> "$work/app.err"
@@ -263,7 +289,13 @@ window_run() { # $1: the screenshot's name
     fi
     geometry=$(xdotool getwindowgeometry "$window" | tr -d '\r')
     height=$(sed -nE 's/.*Geometry: [0-9]+x([0-9]+).*/\1/p' <<< "$geometry")
-    [ "${height:-9999}" -le 800 ] || fail "the window is $height pixels high, more than the 800-pixel screen"
+    width=$(sed -nE 's/.*Geometry: ([0-9]+)x[0-9]+.*/\1/p' <<< "$geometry")
+    left=$(sed -nE 's/.*Position: (-?[0-9]+),(-?[0-9]+).*/\1/p' <<< "$geometry")
+    top=$(sed -nE 's/.*Position: (-?[0-9]+),(-?[0-9]+).*/\2/p' <<< "$geometry")
+    [ "${height:-9999}" -le "$screen_h" ] || fail "the window is $height pixels high, more than the $screen_h-pixel screen"
+    [ "${width:-9999}" -le "$screen_w" ] || fail "the window is $width pixels wide, more than the $screen_w-pixel screen"
+    [ "${left:--1}" -ge 0 ] && [ "${top:--1}" -ge 0 ] && [ $((left + width)) -le "$screen_w" ] && [ $((top + height)) -le "$screen_h" ] ||
+        fail "the window ($geometry) is not inside the ${screen_w}×${screen_h} screen"
     sleep 3
     database=$(find "$appdata" -name 'orgql.sqlite3' | head -n 1)
     [ -n "$database" ] || fail "no orgql.sqlite3 under AppData"
@@ -286,7 +318,15 @@ window_run() { # $1: the screenshot's name
     [ "$colours" -ge 256 ] || fail "the window looks blank: $colours colours ($shot)"
     log=$(find "$c/users" -path '*AppData/Local/orgql*' -name 'orgql.log' | head -n 1)
     [ -n "$log" ] && grep -q "orgql started" "$log" || fail "the app wrote no log under AppData\\Local\\orgql"
-    say "window $window after $(($(date +%s) - step)) s, no console, ${height} px high; Ctrl+Enter: $outcome; screenshot: $shot"
+    # No usable OpenGL and WGPU_BACKEND unset: Direct3D 12 passed over (Wine's vkd3d loses the
+    # device), Vulkan draws (winevulkan), both named in the log (issue 45).
+    tail -n +"$((log_before + 1))" "$log" > "$work/this-run.log"
+    grep -q 'wgpu — Direct3D 12 could not open the window (.*); trying wgpu — Vulkan' "$work/this-run.log" ||
+        fail "the log does not say why Direct3D 12 was passed over: $(grep -i 'renderer\|window' "$work/this-run.log" | tail -n 5)"
+    drawn=$(grep -o 'the window is drawn by [^;]*' "$work/this-run.log" | tail -n 1)
+    [[ "$drawn" == "the window is drawn by wgpu — Vulkan on "* ]] || fail "the window was not drawn by wgpu on Vulkan: '$drawn'"
+    say "window $window after $(($(date +%s) - step)) s, no console, ${width}×${height} px at ($left, $top) on ${screen_w}×${screen_h}; Ctrl+Enter: $outcome; screenshot: $shot"
+    say "${drawn#the window is }; passed over: $(grep -o 'passed over: .*' "$work/this-run.log" | tail -n 1 | cut -c15-)"
     first_frame=$(grep 'step=first_frame_painted' "$log" | tail -n 1 | sed -nE 's/.*at_ms=([0-9.]+) unix_ns=([0-9]+).*/\1 \2/p')
     if [ -n "$first_frame" ]; then
         read -r at_ms unix_ns <<< "$first_frame"
@@ -311,7 +351,25 @@ cp "$work/fonts/usr/share/fonts/truetype/wqy/wqy-microhei.ttc" "$work/fonts/usr/
 window_run orgql-wine-window.png
 database=$(find "$appdata" -name 'orgql.sqlite3' | head -n 1)
 
-# 5. Uninstall: program, shortcut and entry gone; the person's data kept.
+# 5. At any scale (issue 45): Windows' scale is the DPI in LogPixels (96 is 100 %); a laptop at
+# 150 % on 1366×768 and a large screen at 200 % on 2560×1440. orgql.exe's manifest says
+# per-monitor DPI aware, so Windows hands it the scale rather than stretching its pixels.
+scale_run() { # $1: LogPixels, $2: the screen WxH, $3: the screenshot's name
+    start_screen "$2"
+    wine reg add 'HKCU\Control Panel\Desktop' /v LogPixels /t REG_DWORD /d "$1" /f > /dev/null 2>&1 ||
+        fail "LogPixels $1 could not be set"
+    wine reg add 'HKCU\Software\Wine\Fonts' /v LogPixels /t REG_DWORD /d "$1" /f > /dev/null 2>&1 || true
+    wineserver -k 2> /dev/null || true
+    wineserver -w
+    # A new size for this screen: the one kept from the last start would not be the first start's.
+    find "$appdata" -path '*orgql*' -name 'app.ron' -delete 2> /dev/null || true
+    window_run "$3"
+}
+scale_run 144 1366x768 orgql-wine-150-1366x768.png
+scale_run 192 2560x1440 orgql-wine-200-2560x1440.png
+wine reg add 'HKCU\Control Panel\Desktop' /v LogPixels /t REG_DWORD /d 96 /f > /dev/null 2>&1 || true
+
+# 6. Uninstall: program, shortcut and entry gone; the person's data kept.
 wine msiexec /x "$(winepath -w "$MSI")" /qn > "$work/uninstall.out" 2> "$work/uninstall.err" || fail "msiexec /x exited $?"
 wineserver -w
 [ ! -e "$program/orgql.exe" ] && [ ! -e "$program/orgql.com" ] || fail "the program is still in $program"

@@ -14,6 +14,7 @@
 //! - where the system's fonts are ([`system_font_files`]);
 //! - the proxy the system sets for a URL ([`system_proxy`]: Windows' Internet Options with PAC
 //!   and WPAD through WinHTTP, macOS's system configuration, GNOME's settings);
+//! - the window's renderers in the order they are tried ([`renderer_order`]);
 //! - paths as a person writes them ([`shown_path`]) and the shell's quoting ([`shell_example`]).
 
 pub mod private;
@@ -90,6 +91,15 @@ pub fn system_font_files() -> Option<Vec<PathBuf>> {
 /// new window to the screen itself.
 pub fn work_area() -> Option<[f32; 2]> {
     os::work_area()
+}
+
+/// The window's renderers in the order they are tried when nothing else is asked (issue 45), as
+/// the names of `ORGQL_RENDERER` (`crate::ui::renderer`): on Windows wgpu on Direct3D 12 first
+/// (WARP where there is no GPU: Remote Desktop, VMs), then Vulkan, then OpenGL (glow); on Linux
+/// glow first (quicker to start and smaller than wgpu on the same Mesa: benches/README.md), then
+/// wgpu on Vulkan where OpenGL cannot open a window; on macOS glow, then Metal.
+pub fn renderer_order() -> &'static [&'static str] {
+    os::renderer_order()
 }
 
 /// `path` made absolute, as a person writes it: `C:\Users\…` on Windows, never the `\\?\C:\…`

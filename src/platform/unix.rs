@@ -328,6 +328,11 @@ Anonymous:             0 kB
     }
 }
 
+/// See [`super::renderer_order`].
+pub(super) fn renderer_order() -> &'static [&'static str] {
+    if cfg!(target_os = "macos") { &["glow", "wgpu-metal"] } else { &["glow", "wgpu-vulkan"] }
+}
+
 /// The system's proxy: macOS's system configuration (`scutil --proxy`), elsewhere GNOME's
 /// settings (`gsettings`); see [`super::system_proxy`].
 pub(super) fn system_proxy(

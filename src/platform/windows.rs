@@ -192,6 +192,11 @@ pub(super) fn release_startup_pages() -> std::io::Result<super::resident::Releas
     Ok(super::resident::Released::default())
 }
 
+/// See [`super::renderer_order`].
+pub(super) fn renderer_order() -> &'static [&'static str] {
+    &["wgpu-dx12", "wgpu-vulkan", "glow"]
+}
+
 /// The system's proxy as Windows sets it (see [`super::system_proxy`]): the automatic settings
 /// first, as Windows applies them — a PAC file (`AutoConfigURL`), then WPAD when "Automatically
 /// detect settings" is on, both evaluated by WinHTTP — then the manual proxy and its bypass list.

@@ -4,7 +4,9 @@
 //!   into the first tab before the first frame;
 //! - `ORGQL_BENCH_EXIT_AFTER_FRAMES=N` draws `N` frames (repainting at once), closes the window,
 //!   and prints `orgql-bench: first_frame_unix_ns=… rows=… rows_generated_ms=…` to stderr, where
-//!   the first frame counts as drawn when the second begins (after the first was painted);
+//!   the first frame counts as drawn when the second begins (after the first was painted), then
+//!   `orgql-bench: frames=N last_frame_unix_ns=…` when the last is drawn (the frames between, each
+//!   asked for at once, give the time of a painted frame);
 //! - `ORGQL_BENCH_RUN=1` runs the first tab's query (the sample query: 50 users) once the
 //!   chosen connection's schema is in, as a click on Run would (`ORGQL_LOG=orgql::timing=debug`
 //!   traces it: [`crate::timing`]);
@@ -166,6 +168,10 @@ impl eframe::App for Hooked {
         self.frames += 1;
         if let Some(exit_after) = self.exit_after {
             if self.frames >= exit_after {
+                // The frames after the first, each drawn and painted at once: their mean is a
+                // painted frame of what is on screen (benches/app-startup.sh, `frame`).
+                let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos();
+                eprintln!("orgql-bench: frames={} last_frame_unix_ns={now}", self.frames);
                 ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
             } else {
                 ui.ctx().request_repaint();

@@ -26,6 +26,7 @@ mod panes;
 mod problems;
 mod profiles;
 mod queries;
+pub mod renderer;
 mod results;
 mod saved;
 mod schema_changes;
@@ -95,9 +96,9 @@ pub fn first_window_size(work_area: Option<[f32; 2]>) -> [f32; 2] {
     }
 }
 
-/// Opens the window and runs the app until it closes.
-pub fn run_native(config: AppConfig) -> Result<(), String> {
-    let options = eframe::NativeOptions {
+/// The options of the window, drawn by `renderer`.
+fn native_options(renderer: renderer::Renderer) -> eframe::NativeOptions {
+    let mut options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title(TITLE)
             .with_app_id("orgql")
@@ -112,22 +113,91 @@ pub fn run_native(config: AppConfig) -> Result<(), String> {
             .with_min_inner_size([640.0, 400.0]),
         ..Default::default()
     };
-    eframe::run_native(
-        TITLE,
-        options,
-        Box::new(move |cc| {
-            crate::timing::mark("window_created");
-            fonts::install_marks(&cc.egui_ctx);
-            fonts::install_after_first_frame(&cc.egui_ctx);
-            let ctx = cc.egui_ctx.clone();
-            let repaint = Arc::new(move || ctx.request_repaint());
-            release_startup_pages_later(&config.runtime);
-            let app = OrgqlApp::new(config, repaint);
-            crate::timing::mark("app_created");
-            Ok(bench::wrap(app))
-        }),
+    renderer::configure(&mut options, renderer);
+    options
+}
+
+/// Opens the window with the first renderer of this start's order that can draw (issue 45:
+/// `ORGQL_RENDERER`, View → Renderer, then the system's order) and runs the app until it closes.
+/// What drew it is logged, shown in Help → About and kept beside the database for `orgql doctor`.
+pub fn run_native(config: AppConfig) -> Result<(), String> {
+    let settings_dir = config.profiles.as_ref().and_then(|file| file.path().parent()).map(std::path::Path::to_path_buf);
+    let record_dir = config.store_path.as_deref().and_then(std::path::Path::parent).map(std::path::Path::to_path_buf);
+    let order = renderer::Order::of_this_start(settings_dir.as_deref());
+    for warning in &order.warnings {
+        tracing::warn!("{warning}");
+    }
+    let kept_in = record_dir.clone();
+    let result = renderer::open(TITLE, &order, native_options, |cc, start| {
+        crate::timing::mark("window_created");
+        fonts::install_marks(&cc.egui_ctx);
+        fonts::install_after_first_frame(&cc.egui_ctx);
+        let ctx = cc.egui_ctx.clone();
+        let repaint = Arc::new(move || ctx.request_repaint());
+        release_startup_pages_later(&config.runtime);
+        keep_window_start(&config.runtime, kept_in, start.clone());
+        let report = renderer::StartReport { start, order: order.clone() };
+        let mut app = OrgqlApp::new(config, repaint);
+        app.set_renderer(report);
+        crate::timing::mark("app_created");
+        bench::wrap(app)
+    });
+    match result {
+        Ok(()) => Ok(()),
+        Err(renderer::NotOpened::NoDisplay(e)) => Err(format!(
+            "the window could not be opened ({e}); check that a display is available — every command (orgql export, orgql import, orgql query, …) still works from the console"
+        )),
+        Err(renderer::NotOpened::NoRenderer(passed_over)) => {
+            let start = renderer::WindowStart {
+                at: chrono::Local::now().fixed_offset(),
+                renderer: None,
+                adapter: None,
+                asked_by: order.asked_by.clone(),
+                passed_over,
+            };
+            if let Some(dir) = &record_dir
+                && let Err(e) = renderer::choice::write_record(dir, &start)
+            {
+                tracing::warn!("{e}");
+            }
+            let sentence = nothing_can_draw(&start.passed_over);
+            tracing::error!("{sentence}");
+            Err(sentence)
+        }
+        Err(renderer::NotOpened::Failed(e)) => Err(format!("the window closed on an error ({e})")),
+    }
+}
+
+/// The one sentence when no renderer could open the window: what is missing, what each said, and
+/// that the command line still works.
+fn nothing_can_draw(passed_over: &[renderer::PassedOver]) -> String {
+    let needs: Vec<&str> = passed_over
+        .iter()
+        .map(|passed| match passed.renderer {
+            renderer::Renderer::Glow => "OpenGL 2 or later",
+            renderer::Renderer::WgpuDx12 => "Direct3D 12",
+            renderer::Renderer::WgpuVulkan => "Vulkan",
+            renderer::Renderer::WgpuMetal => "Metal",
+        })
+        .collect();
+    let said: Vec<String> = passed_over.iter().map(|p| format!("{}: {}", p.renderer.name(), p.reason)).collect();
+    format!(
+        "the window could not be opened: this display offers none of {} ({}); every command (orgql export, orgql import, orgql query, …) still works from the console, and {} chooses a renderer",
+        needs.join(", "),
+        said.join("; "),
+        renderer::ENV
     )
-    .map_err(|e| format!("the window could not be opened ({e}); check that a display is available"))
+}
+
+/// Keeps what drew the window beside the database, on a blocking thread of the runtime (for
+/// `orgql doctor`); a failure is logged (nothing else depends on it).
+fn keep_window_start(runtime: &tokio::runtime::Handle, dir: Option<std::path::PathBuf>, start: renderer::WindowStart) {
+    let Some(dir) = dir else { return };
+    runtime.spawn_blocking(move || {
+        if let Err(e) = renderer::choice::write_record(&dir, &start) {
+            tracing::warn!("{e}");
+        }
+    });
 }
 
 #[cfg(test)]

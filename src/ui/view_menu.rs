@@ -2,7 +2,8 @@
 //! contrast: [`super::theme`]) and
 //! the text size (Ctrl+= and Ctrl+- as in a browser, Ctrl+0 to reset). Both live in egui's
 //! options, which eframe keeps with the window's size and place (`app.ron`), so they come back
-//! on the next start.
+//! on the next start. Last, the renderer of the next start ([`super::renderer`]), kept in a file
+//! of its own (it is read before the window, and so before `app.ron`, exists).
 
 use egui::ThemePreference;
 
@@ -13,7 +14,7 @@ const LARGEST: f32 = 3.0;
 const STEP: f32 = 0.1;
 
 /// Draws the menu button and its menu.
-pub fn ui(ui: &mut egui::Ui) {
+pub fn ui(ui: &mut egui::Ui, renderer: &mut super::renderer::RendererPanel) {
     ui.menu_button("View", |ui| {
         ui.label("Theme");
         let high = super::theme::high_contrast(ui.ctx());
@@ -55,6 +56,8 @@ pub fn ui(ui: &mut egui::Ui) {
         if ui.add_enabled(zoom != 1.0, egui::Button::new("Reset text size")).on_hover_text(zero).clicked() {
             set_text_size(ui.ctx(), 1.0);
         }
+        ui.separator();
+        renderer.menu_ui(ui);
     });
 }
 

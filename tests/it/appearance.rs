@@ -1,5 +1,5 @@
 //! Appearance: light and dark themes (or the system's) and the text size, from the View menu
-//! and the browser's keys.
+//! and the browser's keys; the renderer, named in Help → About and chosen in View → Renderer.
 
 use egui::{Key, Modifiers, Theme};
 use egui_kittest::kittest::Queryable;
@@ -43,4 +43,47 @@ fn the_view_menu_switches_the_theme_and_the_keys_change_the_text_size() {
     s.harness.step();
     assert!((zoom(&s) - 0.9).abs() < 1e-4, "{}", zoom(&s));
     s.harness.run();
+}
+
+#[test]
+fn about_names_the_renderer_and_view_keeps_the_next_start_s_choice() {
+    use orgql::ui::renderer::{Order, PassedOver, Renderer, StartReport, WindowStart};
+    let mut s = Session::start();
+    // What the window's start hands the app (src/ui/mod.rs) on a display without OpenGL.
+    let order = Order::of(None, None, &[Renderer::Glow, Renderer::WgpuVulkan]);
+    let start = WindowStart {
+        at: chrono::Local::now().fixed_offset(),
+        renderer: Some(Renderer::WgpuVulkan),
+        adapter: Some("llvmpipe (LLVM 15.0.6, 256 bits) (software), driver Mesa 22.3.6".to_owned()),
+        asked_by: order.asked_by.clone(),
+        passed_over: vec![PassedOver {
+            renderer: Renderer::Glow,
+            reason: "glutin error: [a7] GLXBadFBConfig".to_owned(),
+        }],
+    };
+    s.harness.state_mut().set_renderer(StartReport { start, order });
+    s.click("Help");
+    s.click("About orgql");
+    s.wait_for_label("wgpu — Vulkan on llvmpipe (LLVM 15.0.6, 256 bits) (software), driver Mesa 22.3.6");
+    assert!(s.harness.query_by_label("glow (OpenGL) (glutin error: [a7] GLXBadFBConfig)").is_some(), "{}", s.screen());
+    assert!(s.harness.query_by_label("glow (OpenGL), then wgpu — Vulkan (automatic)").is_some(), "{}", s.screen());
+    s.click("Close");
+    assert!(s.harness.query_by_label("Copy details").is_none(), "the About window closed: {}", s.screen());
+
+    // View → Renderer: the next start's first renderer, kept beside the profiles file.
+    s.click("View");
+    s.wait_for_label("Renderer at the next start");
+    assert!(s.harness.query_by_label_contains("Automatic: ").is_some(), "{}", s.screen());
+    s.click("wgpu — Vulkan");
+    s.wait_for("the setting to be kept", |h| !h.state().renderer().saving());
+    let kept = std::fs::read_to_string(s.path("renderer.toml")).expect("the setting's file");
+    assert!(kept.contains("first = \"wgpu-vulkan\""), "{kept}");
+    assert_eq!(orgql::ui::renderer::choice::read_setting(&s.path("")), Ok(Some(Renderer::WgpuVulkan)));
+    if s.harness.query_by_label("Renderer at the next start").is_none() {
+        s.click("View");
+    }
+    s.harness.query_by_label_contains("Automatic: ").expect("the automatic choice").click();
+    s.harness.step();
+    s.wait_for("the setting to be kept", |h| !h.state().renderer().saving());
+    assert_eq!(orgql::ui::renderer::choice::read_setting(&s.path("")), Ok(None));
 }

@@ -143,7 +143,7 @@ fn a_screen_reader_reads_rows_from_1_the_connection_s_value_and_five_rows_at_150
     }
 
     let mut processes = Processes::default();
-    let display = start_xvfb(&mut processes, &path("xvfb.log"), "1280x800x24");
+    let display = start_xvfb(&mut processes, &path("xvfb.log"), "1280x800x24", &[]);
     let bus = start_session_bus(&mut processes, dir.path());
     let mut launcher = Command::new(BUS_LAUNCHER);
     #[cfg(unix)]

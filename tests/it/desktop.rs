@@ -61,11 +61,13 @@ pub fn log_of(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| format!("(no log: {e})"))
 }
 
-/// Starts Xvfb on a display it picks itself (`-displayfd`), so that parallel runs never collide.
-pub fn start_xvfb(processes: &mut Processes, log: &Path, screen: &str) -> String {
+/// Starts Xvfb on a display it picks itself (`-displayfd`), so that parallel runs never collide;
+/// `extra` are more of its arguments (`+iglx`).
+pub fn start_xvfb(processes: &mut Processes, log: &Path, screen: &str, extra: &[&str]) -> String {
     let log_file = std::fs::File::create(log).expect("a log file");
     let child = Command::new("Xvfb")
         .args(["-displayfd", "1", "-screen", "0", screen, "-nolisten", "tcp"])
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(log_file)

@@ -201,6 +201,18 @@ impl Session {
         secrets: Option<SecretStore>,
         users: usize,
     ) -> Session {
+        Session::start_on_screen(runtime, dir, secrets, users, egui::vec2(1280.0, 800.0), 1.0)
+    }
+
+    /// The app in a window of `size` points at `pixels_per_point` (1.5 is Windows' 150 %).
+    pub fn start_on_screen(
+        runtime: tokio::runtime::Runtime,
+        dir: TempDir,
+        secrets: Option<SecretStore>,
+        users: usize,
+        size: egui::Vec2,
+        pixels_per_point: f32,
+    ) -> Session {
         let (finished, worker_done) = std::sync::mpsc::channel();
         let config = AppConfig {
             runtime: runtime.handle().clone(),
@@ -215,8 +227,11 @@ impl Session {
         // The sandbox's names include CJK and other scripts that egui's default fonts lack; the
         // window adds system fonts for them (`run_native`), the harness does not, and would
         // otherwise panic on the first missing glyph.
-        let harness =
-            Harness::builder().with_size(egui::vec2(1280.0, 800.0)).allow_missing_glyphs().build_eframe(move |cc| {
+        let harness = Harness::builder()
+            .with_size(size)
+            .with_pixels_per_point(pixels_per_point)
+            .allow_missing_glyphs()
+            .build_eframe(move |cc| {
                 let ctx = cc.egui_ctx.clone();
                 OrgqlApp::new(config, Arc::new(move || ctx.request_repaint()))
             });

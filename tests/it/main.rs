@@ -34,6 +34,7 @@ mod nested_card;
 mod packaging;
 mod remote_ui;
 mod saved;
+mod scale_ui;
 mod schema_changes;
 mod servers;
 mod share;

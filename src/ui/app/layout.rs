@@ -102,7 +102,8 @@ impl OrgqlApp {
             ui.selectable_value(&mut view, MainView::Webhooks, label);
             self.state.show(view);
             ui.separator();
-            crate::ui::view_menu::ui(ui);
+            crate::ui::view_menu::ui(ui, &mut self.renderer);
+            self.renderer.help_menu_ui(ui);
         });
         if self.state.view() == MainView::Queries {
             let (queries, mut cx) = self.context();
@@ -154,7 +155,7 @@ impl OrgqlApp {
         }
     }
 
-    /// The windows over the work: export, profiles, Find user, save operation, copy as code.
+    /// The windows over the work: export, profiles, Find user, save operation, copy as code, About.
     fn windows_ui(&mut self, ctx: &egui::Context) {
         let (queries, mut cx) = self.context();
         queries.export_window_ui(ctx, &mut cx);
@@ -179,6 +180,7 @@ impl OrgqlApp {
         }
         self.saved.window_ui(ctx, self.state.tabs().active(), &mut self.commands);
         self.copy_code.window_ui(ctx);
+        self.renderer.window_ui(ctx);
         // The window's changes link to the explorer when it shows the same connection.
         let shown = self.state.connection_name();
         let model =

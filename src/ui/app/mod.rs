@@ -22,6 +22,7 @@ use super::history::HistoryPanel;
 use super::import::ImportWindow;
 use super::profiles::ProfilesWindow;
 use super::queries::{Context, Queries};
+use super::renderer::{RendererPanel, StartReport};
 use super::saved::SavedPanel;
 use super::schema_changes::SchemaChangesWindow;
 use super::schema_notice::SchemaNoticeBar;
@@ -76,6 +77,8 @@ pub struct OrgqlApp {
     schema_notice: SchemaNoticeBar,
     webhooks: WebhooksPanel,
     copy_code: CopyCode,
+    /// Help → About (what draws the window) and View → Renderer.
+    renderer: RendererPanel,
     /// The generation of the workspace handed to the worker last; none until the kept one is
     /// read (nothing is saved before, so that a slow start never overwrites it).
     saved_generation: Option<u64>,
@@ -93,6 +96,9 @@ impl OrgqlApp {
         crate::platform::ui_thread::mark();
         let has_store = config.store_path.is_some();
         let profiles_known = config.profiles.is_none();
+        // The renderer setting is kept beside the profiles file.
+        let settings_dir = config.profiles.as_ref().and_then(|file| file.path().parent()).map(PathBuf::from);
+        let renderer = RendererPanel::new(settings_dir, config.runtime.clone());
         let (worker, events) = Worker::spawn(
             &config.runtime,
             repaint,
@@ -122,6 +128,7 @@ impl OrgqlApp {
             schema_notice: SchemaNoticeBar::default(),
             webhooks: WebhooksPanel::new(ListenerForm::new(0, None), &config.export_dir),
             copy_code: CopyCode::default(),
+            renderer,
             saved_generation: None,
             title: String::new(),
             history_shown: None,
@@ -273,6 +280,16 @@ impl OrgqlApp {
             &tab.variables,
             schema,
         )
+    }
+
+    /// What drew the window at this start (Help → About, View → Renderer).
+    pub fn set_renderer(&mut self, report: StartReport) {
+        self.renderer.set_report(report);
+    }
+
+    /// Help → About and View → Renderer (for tests).
+    pub fn renderer(&self) -> &RendererPanel {
+        &self.renderer
     }
 
     /// The program shown by "Copy as code" (for tests).
