@@ -28,6 +28,8 @@ mod introspection;
 mod listener;
 mod minimal;
 mod mutations;
+mod networks;
+mod networks_ui;
 mod nested_card;
 mod packaging;
 mod remote_ui;
