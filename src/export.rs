@@ -86,8 +86,10 @@ impl ExportError {
 /// What an export keeps of its rows (to compare a later export with) and compares them with.
 #[derive(Debug)]
 pub struct Keeping {
-    /// The key column's index among the query's columns ([`changes::key_column`]).
-    pub key: usize,
+    /// The key column's index among the query's columns ([`changes::key_column`]); `None`: the
+    /// query has none, and rows are kept by their position ([`changes::BY_POSITION`]; they
+    /// cannot be compared with a baseline).
+    pub key: Option<usize>,
     /// The rows to compare with: only the rows added, changed or removed since are written.
     /// `None` writes every row.
     pub baseline: Option<Baseline>,
@@ -139,7 +141,8 @@ pub async fn export_all(
         (_, Some(_), Some(Keeping { baseline: Some(_), .. })) => {
             Err(refused("an export of changes cannot be resumed; export the changes again without resuming"))
         }
-        (format, None, Some(Keeping { key, baseline: Some(baseline), recorder })) => {
+        (_, None, Some(Keeping { key: None, baseline: Some(_), .. })) => Err(refused(&changes::no_key_column())),
+        (format, None, Some(Keeping { key: Some(key), baseline: Some(baseline), recorder })) => {
             let named = |name: &str| crate::query::Column { name: name.into(), keys: vec![name.into()] };
             let mut header = vec![named(changes::CHANGE), named(changes::CHANGED_FIELDS)];
             header.extend(columns.iter().cloned());
@@ -182,7 +185,7 @@ async fn walk_kept(
 ) -> Result<Exported, ExportError> {
     match keeping {
         Some(Keeping { key, recorder: Some(recorder), .. }) => {
-            let kept = Kept { inner: file, key, recorder: Some(recorder) };
+            let kept = Kept { inner: file, key, recorder: Some(recorder), position: 0 };
             walk_into(pager, out, kept, cancel, progress).await
         }
         Some(Keeping { recorder: None, .. }) => walk_into(pager, out, file, cancel, progress).await,
@@ -251,32 +254,47 @@ fn keyed_row(node: &serde_json::Value, columns: &[crate::query::Column], key: us
     (row.cell(key).unwrap_or_default().to_owned(), row)
 }
 
-/// Hands a page's rows, keyed and digested, to `recorder`.
+/// Hands a page's rows, keyed and digested, to `recorder`; `key: None` says they are keyed by
+/// their position ([`changes::BY_POSITION`]).
 fn record_page(
     recorder: &mut Option<RowRecorder>,
     site: &crate::query::ConnectionSite,
-    key: usize,
+    key: Option<usize>,
     rows: Vec<(String, Row)>,
 ) {
     let Some(recorder) = recorder else { return };
     let columns: Vec<String> = site.columns.iter().map(|c| c.name.clone()).collect();
-    let key_column = site.columns.get(key).map(|c| c.name.clone()).unwrap_or_default();
+    let key_column = match key {
+        Some(key) => site.columns.get(key).map(|c| c.name.clone()).unwrap_or_default(),
+        None => changes::BY_POSITION.to_owned(),
+    };
     let keyed: Vec<(String, changes::RowDigest, Row)> =
         rows.into_iter().map(|(k, row)| (k, changes::digest(row.cells()), row)).collect();
     recorder.keep(&columns, &key_column, keyed);
 }
 
-/// A file that also keeps every row keyed.
+/// A file that also keeps every row keyed (by its key column, else by its position).
 struct Kept<S> {
     inner: S,
-    key: usize,
+    key: Option<usize>,
     recorder: Option<RowRecorder>,
+    /// Rows kept so far: the position of the last one.
+    position: u64,
 }
 
 impl<S: PageSink> PageSink for Kept<S> {
     fn page(&mut self, data: &serde_json::Value, site: &crate::query::ConnectionSite) -> Result<(), String> {
         // Each node's cells are made once, for the file and for the record.
-        let rows: Vec<(String, Row)> = site.nodes(data).map(|node| keyed_row(node, &site.columns, self.key)).collect();
+        let rows: Vec<(String, Row)> = match self.key {
+            Some(key) => site.nodes(data).map(|node| keyed_row(node, &site.columns, key)).collect(),
+            None => site
+                .nodes(data)
+                .map(|node| {
+                    self.position += 1;
+                    (self.position.to_string(), Row::new(crate::table::cells(node, &site.columns)))
+                })
+                .collect(),
+        };
         self.inner.page_rows(data, site, &rows)?;
         record_page(&mut self.recorder, site, self.key, rows);
         Ok(())
@@ -346,7 +364,7 @@ impl<S: TextSink> PageSink for ChangesFile<S> {
             }
             kept.push((key, row));
         }
-        record_page(&mut self.recorder, site, self.key, kept);
+        record_page(&mut self.recorder, site, Some(self.key), kept);
         self.inner.text_rows(&written)
     }
     fn written(&self) -> u64 {

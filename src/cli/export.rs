@@ -253,10 +253,15 @@ fn keeping(
 ) -> Result<Option<Keeping>, Failure> {
     let key = changes::key_column(&pager.site().columns);
     let Some(since) = &args.changes_since else {
-        return Ok(key.map(|key| Keeping { key, baseline: None, recorder: None }));
+        // Every export is recorded, by position where the query has no key column.
+        return Ok(Some(Keeping { key, baseline: None, recorder: None }));
     };
     let Some(key) = key else {
-        return Err(Failure::new(2, changes::no_key_column()));
+        let sentence = match (since.as_str(), store) {
+            ("last", Ok(store)) => changes::cannot_compare(store, identity, connection),
+            _ => changes::no_key_column(),
+        };
+        return Err(Failure::new(2, sentence));
     };
     if resuming {
         return Err(Failure::new(2, "an export of changes cannot be resumed; leave out --resume or --changes-since"));
@@ -279,7 +284,7 @@ fn keeping(
         let names: Vec<String> = pager.site().columns.iter().map(|c| c.name.clone()).collect();
         Some(Baseline::from_csv_file(&file, &names, key, !args.raw).map_err(|e| Failure::new(2, e))?)
     };
-    Ok(Some(Keeping { key, baseline, recorder: None }))
+    Ok(Some(Keeping { key: Some(key), baseline, recorder: None }))
 }
 
 /// Records where an interrupted export stopped and says how to go on ("; `--resume` continues

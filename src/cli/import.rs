@@ -42,9 +42,14 @@ pub struct ImportArgs {
     /// Continue the interrupted apply of this file on this connection (no row is applied twice).
     #[arg(long, conflicts_with = "failed_only")]
     resume: bool,
-    /// Apply only the rows that failed (or conflicted) in the last import of this file.
+    /// Apply only the rows that failed, conflicted or were invalid in the last import of this
+    /// file (the two make one import: the exit status and the last line count it whole).
     #[arg(long)]
     failed_only: bool,
+    /// Skip the invalid rows by choice: they are listed (and in --results) but do not make the
+    /// exit status 7.
+    #[arg(long)]
+    skip_invalid: bool,
     /// Write the plan here (CSV, or XLSX when named ….xlsx).
     #[arg(long, value_name = "FILE")]
     plan: Option<PathBuf>,
@@ -146,7 +151,7 @@ async fn run_with(
     let digest = import::files::digest(&args.file).map_err(Failure::usage)?;
 
     // What to apply: the interrupted import's journal, or a new plan.
-    let (import_id, journal, plan_rows, reading) = if args.resume {
+    let (import_id, journal, plan_rows, reading, retry_of) = if args.resume {
         let shown = args.file.display().to_string();
         let found = session::interrupted(
             &store,
@@ -156,7 +161,10 @@ async fn run_with(
         )
         .map_err(refused)?;
         say(progress, &format!("resuming the import of {shown}: {} left", counted(found.left as u64, "row", "rows")));
-        (Some(found.id), found.journal, found.rows, found.reading)
+        if args.skip_invalid {
+            lock().skip_invalid_of_import(found.id).map_err(|e| Failure::new(6, e.to_string()))?;
+        }
+        (Some(found.id), found.journal, found.rows, found.reading, None)
     } else {
         let header_key = std::cell::RefCell::new(String::new());
         let remembered = |header: &[String]| {
@@ -187,9 +195,11 @@ async fn run_with(
             empty_clears: args.empty_clears,
         };
         let failed = match args.failed_only {
-            true => Some(session::failed_keys(&lock(), file_name, connection).map_err(refused)?),
+            true => Some(session::failed_rows(&lock(), file_name, connection).map_err(refused)?),
             false => None,
         };
+        let retry_of = failed.as_ref().map(|f| f.import);
+        let failed = failed.map(|f| f.keys);
         // The plan is streamed: written to --plan and counted as it is made, and kept only when
         // it is to be rehearsed or applied (a million-row file is not held to print its counts).
         let mut plan_file =
@@ -252,7 +262,7 @@ async fn run_with(
                 &format!("… and {} more (see --plan)", counted(counts.invalid - 20, "invalid row", "invalid rows")),
             );
         }
-        (None, Vec::new(), kept, planned.reading)
+        (None, Vec::new(), kept, planned.reading, retry_of)
     };
     if import_id.is_some()
         && let Some(path) = &args.plan
@@ -289,7 +299,10 @@ async fn run_with(
     }
     let (import_id, journal) = match import_id {
         Some(id) => (id, journal),
-        None => session::begin(&store, file_name, &digest, connection, &plan_rows).map_err(refused)?,
+        None => {
+            let origin = crate::store::Origin { retry_of, skip_invalid: args.skip_invalid };
+            session::begin(&store, file_name, &digest, connection, origin, &plan_rows).map_err(refused)?
+        }
     };
     let to_send = journal.iter().filter(|j| session::still_to_apply(j.state)).count() as u64;
     progress.set_length(to_send);
@@ -310,15 +323,24 @@ async fn run_with(
             if let Err(e) = lock().finish_import(import_id) {
                 say(progress, &format!("the import is complete but not marked so ({e})"));
             }
-            let invalid = plan_rows.iter().filter(|r| r.action == Action::Invalid).count() as u64;
-            println!("{}", applied.summary(invalid));
-            let not_applied = applied.not_applied(invalid);
-            if not_applied > 0 {
+            // The import is one piece of work: a resumed run, or the rows that failed applied
+            // again, answer for the whole of it (issue 46), with the run's own rows beside it.
+            let whole = session::whole(&lock(), import_id).map_err(|e| Failure::new(6, e.to_string()))?;
+            match args.resume || whole.runs > 1 {
+                true => println!("the whole import: {}; this run: {}", whole.summary(), applied.sent_summary()),
+                false => println!("{}", whole.summary()),
+            }
+            if !whole.landed() {
+                let invalid = whole.invalid - whole.invalid_by_choice;
+                let skip = match invalid {
+                    0 => "",
+                    _ => " (or skip the invalid rows by choice with --skip-invalid)",
+                };
                 return Err(Failure::new(
                     ROW_FAILURES,
                     format!(
-                        "{} not applied; see --results, fix the file and run it again with --apply --failed-only",
-                        counted(not_applied, "row was", "rows were")
+                        "{} not applied; see --results, fix the file and run it again with --apply --failed-only{skip}",
+                        counted(whole.not_landed(), "row of the import was", "rows of the import were")
                     ),
                 ));
             }

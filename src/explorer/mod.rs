@@ -3,6 +3,7 @@
 //! nodes expand, and search over every type and field name with the path to each hit.
 
 mod info;
+pub mod literal;
 pub mod load;
 mod model;
 mod paths;
@@ -11,6 +12,7 @@ mod search;
 pub mod synthetic;
 
 pub use info::{EnumValueInfo, FieldInfo, InputValueInfo, TypeInfo, TypeKind};
+pub use literal::Literal;
 pub use model::SchemaModel;
 pub use scope::scope_in_description;
 pub use search::{MatchRank, SearchHit};

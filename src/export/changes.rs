@@ -20,6 +20,11 @@ use crate::query::Column;
 use crate::store::{Store, StoreError};
 use crate::table::{Row, guard_formula};
 
+/// The key column an export is recorded with when its query selects no `ref` or `id` on the
+/// node: its rows are kept keyed by their position (1, 2, …) — a name no GraphQL field can have,
+/// so the record says so itself. Such rows cannot be compared by key ([`cannot_compare`]).
+pub const BY_POSITION: &str = "(row number)";
+
 /// The first column of a changes file.
 pub const CHANGE: &str = "change";
 /// The second: the fields of a changed row that differ, joined with `; `.
@@ -200,7 +205,7 @@ pub struct Recorded {
 /// Records an export of rows already in hand (the app's "The rows shown") as `orgql export`
 /// records its own: the query, connection, columns, file and rows written, with the rows keyed
 /// by the `ref` (else `id`) column for a later export of what changed since; without such a
-/// column, the export alone (as one with no rows to compare).
+/// column, by their position ([`BY_POSITION`]).
 pub fn record_rows(
     access: StoreAccess,
     export: &Recorded,
@@ -210,17 +215,24 @@ pub fn record_rows(
     written: u64,
 ) -> Result<(), String> {
     let mut recorder = RowRecorder::new(access, &export.identity, &export.query, &export.connection);
-    match ["ref", "id"].into_iter().find_map(|key| columns.iter().position(|c| c == key)) {
-        Some(key) => {
-            for chunk in rows.chunks(RECORD_BATCH) {
-                let keyed = chunk
-                    .iter()
-                    .map(|row| (row.cell(key).unwrap_or_default().to_owned(), digest(row.cells()), row.clone()))
-                    .collect();
-                recorder.keep(columns, &columns[key], keyed);
-            }
-        }
-        None => recorder.keep(columns, "", Vec::new()),
+    let key = ["ref", "id"].into_iter().find_map(|key| columns.iter().position(|c| c == key));
+    let key_column = key.map_or(BY_POSITION, |key| columns[key].as_str());
+    if rows.is_empty() {
+        recorder.keep(columns, key_column, Vec::new());
+    }
+    for (n, chunk) in rows.chunks(RECORD_BATCH).enumerate() {
+        let keyed = chunk
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                let key = match key {
+                    Some(key) => row.cell(key).unwrap_or_default().to_owned(),
+                    None => (n * RECORD_BATCH + i + 1).to_string(),
+                };
+                (key, digest(row.cells()), row.clone())
+            })
+            .collect();
+        recorder.keep(columns, key_column, keyed);
     }
     recorder.finish(file, written)
 }
@@ -228,6 +240,23 @@ pub fn record_rows(
 /// The one sentence when a query has no key.
 pub fn no_key_column() -> String {
     "comparing with an earlier export needs each row's ref or id: add ref (or id) to the query's node".to_owned()
+}
+
+/// The one sentence when changes since the last export are asked of the query `identity`,
+/// which has no key column, on `connection`: its last export, when there is one, was kept by
+/// position, and rows cannot be compared by key (rather than nothing said of it).
+pub fn cannot_compare(store: &Store, identity: &str, connection: &str) -> String {
+    match store.last_export_record(identity, connection) {
+        Ok(Some(last)) => format!(
+            "the last export of this query on {connection} ({} to {}, {}) kept its rows by their position, as the \
+             query selects no ref or id, so rows cannot be compared by key: add ref (or id) to the query's node",
+            last.at.format("%Y-%m-%d %H:%M"),
+            last.file,
+            crate::import::plan::counted(last.rows, "row", "rows")
+        ),
+        Ok(None) => no_key_column(),
+        Err(e) => format!("{} ({e})", no_key_column()),
+    }
 }
 
 /// The rows of one export, as kept to compare a later one with.

@@ -51,18 +51,17 @@ pub struct Applied {
 impl Applied {
     /// `applied 49 rows; 1 failed, 0 conflicts, 1 invalid` (`invalid`: the rows never sent).
     pub fn summary(&self, invalid: u64) -> String {
-        format!(
-            "applied {}; {} failed, {}, {} invalid",
-            super::plan::counted(self.done, "row", "rows"),
-            super::plan::thousands(self.failed),
-            super::plan::counted(self.conflicts, "conflict", "conflicts"),
-            super::plan::thousands(invalid)
-        )
+        format!("{}, {} invalid", self.sent_summary(), super::plan::thousands(invalid))
     }
 
-    /// Rows not applied: failed, in conflict or invalid.
-    pub fn not_applied(&self, invalid: u64) -> u64 {
-        self.failed + self.conflicts + invalid
+    /// `applied 49 rows; 1 failed, 0 conflicts`: the rows a run sent.
+    pub fn sent_summary(&self) -> String {
+        format!(
+            "applied {}; {} failed, {}",
+            super::plan::counted(self.done, "row", "rows"),
+            super::plan::thousands(self.failed),
+            super::plan::counted(self.conflicts, "conflict", "conflicts")
+        )
     }
 }
 

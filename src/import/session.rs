@@ -12,7 +12,7 @@ use super::service::Reading;
 use super::target::Target;
 use crate::api::{ApiError, Client};
 use crate::scopes::Scope;
-use crate::store::{JournalRow, RowState, Store, StoreError};
+use crate::store::{JournalRow, Origin, RowState, Store, StoreError};
 
 /// Why a step could not be taken: the person's to fix (`Usage`) or the database's (`Store`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,14 +42,15 @@ pub fn lock(store: &Mutex<Store>) -> MutexGuard<'_, Store> {
     store.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Records a new import of `file` (its `digest`) on `connection` with `rows`, in plan order;
-/// rows that send nothing (unchanged, invalid) get their outcome now. Returns the import's id
-/// and its journal.
+/// Records a new import of `file` (its `digest`) on `connection` with `rows`, in plan order,
+/// begun as `origin` says; rows that send nothing (unchanged, invalid) get their outcome now.
+/// Returns the import's id and its journal.
 pub fn begin(
     store: &Mutex<Store>,
     file: &str,
     digest: &str,
     connection: &str,
+    origin: Origin,
     rows: &[PlannedRow],
 ) -> Result<(i64, Vec<JournalRow>), Refusal> {
     // Each row's JSON made as it is inserted, not all of them first; the rows that send nothing
@@ -64,7 +65,7 @@ pub fn begin(
         (r.row, r.key.clone(), serde_json::to_string(r).unwrap_or_default(), state, message)
     });
     let store = lock(store);
-    let id = store.begin_import_with_outcomes(file, digest, connection, planned)?;
+    let id = store.begin_import_with_outcomes(file, digest, connection, origin, planned)?;
     Ok((id, store.import_rows(id)?))
 }
 
@@ -172,20 +173,157 @@ pub fn retry(
     interrupted(store, schema, target, on)
 }
 
-/// The keys that failed or conflicted in the last import of `file` on `connection` (the rows to
-/// plan again with `--failed-only` / **Re-run failed rows**).
-pub fn failed_keys(store: &Store, file: &str, connection: &str) -> Result<HashSet<String>, Refusal> {
+/// The rows of the last import of a file to apply again (`--failed-only` / **Only the rows that
+/// failed last time**).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedRows {
+    /// The last import: the import that applies them again continues it ([`Origin::retry_of`]).
+    pub import: i64,
+    /// The keys of the rows that failed, conflicted or were invalid, as the whole import says
+    /// ([`whole`]).
+    pub keys: HashSet<String>,
+}
+
+/// The rows that did not land in the whole last import of `file` on `connection` (failed, in
+/// conflict or invalid: the rows to plan again with `--failed-only`). Refused when the file was
+/// never applied there, or when its last import was interrupted (resume it first: its rows not
+/// sent yet are not failures).
+pub fn failed_rows(store: &Store, file: &str, connection: &str) -> Result<FailedRows, Refusal> {
     let Some(last) = store.last_import(file, connection)? else {
         return Err(Refusal::Usage(
             "this file was never applied on this connection, so no row failed; apply all its rows".to_owned(),
         ));
     };
-    Ok(store
-        .import_rows(last.id)?
+    if !last.finished {
+        let left = store.import_rows(last.id)?.iter().filter(|j| still_to_apply(j.state)).count();
+        return Err(Refusal::Usage(format!(
+            "the last import of this file on {connection} was interrupted with {} left; resume it first \
+             (--resume, or Resume in the Import window), then apply the rows that failed",
+            super::plan::counted(left as u64, "row", "rows")
+        )));
+    }
+    let keys = latest_outcomes(store, last.id)?
+        .0
         .into_iter()
-        .filter(|r| matches!(r.state, RowState::Failed | RowState::Conflict))
-        .map(|r| r.key)
-        .collect())
+        .filter(|row| matches!(row.outcome, RowOutcome::Failed | RowOutcome::Conflict | RowOutcome::Invalid))
+        .map(|row| row.key)
+        .collect();
+    Ok(FailedRows { import: last.id, keys })
+}
+
+/// What the whole import says (issue 46): an import and the imports that applied its failed
+/// rows again (`--failed-only`, each [`Origin::retry_of`] the one before), every row counted
+/// once, by its latest outcome. A resumed or retried import is the same import, its journal
+/// already whole.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Whole {
+    /// Rows applied (or found applied already).
+    pub applied: u64,
+    /// Rows the service refused, or not read back as sent.
+    pub failed: u64,
+    /// Rows changed on the service since the plan, left alone.
+    pub conflicts: u64,
+    /// Invalid rows (never sent).
+    pub invalid: u64,
+    /// Of them, those skipped by choice ([`Origin::skip_invalid`]).
+    pub invalid_by_choice: u64,
+    /// Rows with nothing to change.
+    pub unchanged: u64,
+    /// Rows not sent yet (the import was interrupted).
+    pub not_sent: u64,
+    /// The runs that make it: 1, and one more for each `--failed-only`.
+    pub runs: u64,
+}
+
+impl Whole {
+    /// Rows that did not land: failed, in conflict, invalid unless skipped by choice, not sent.
+    pub fn not_landed(&self) -> u64 {
+        self.failed + self.conflicts + (self.invalid - self.invalid_by_choice) + self.not_sent
+    }
+
+    /// Whether every row is applied, unchanged or skipped as invalid by choice.
+    pub fn landed(&self) -> bool {
+        self.not_landed() == 0
+    }
+
+    /// `applied 99 rows; 1 failed, 0 conflicts, 1 invalid (skipped by choice)` — the counts of
+    /// [`super::Applied::summary`], with the invalid rows' choice and the rows not sent.
+    pub fn summary(&self) -> String {
+        let applied = super::Applied { done: self.applied, failed: self.failed, conflicts: self.conflicts };
+        let mut line = applied.summary(self.invalid);
+        match (self.invalid, self.invalid_by_choice) {
+            (0, _) | (_, 0) => {}
+            (all, chosen) if all == chosen => line.push_str(" (skipped by choice)"),
+            (_, chosen) => line.push_str(&format!(" ({} skipped by choice)", super::plan::thousands(chosen))),
+        }
+        if self.not_sent > 0 {
+            line.push_str(&format!(", {} not sent", super::plan::thousands(self.not_sent)));
+        }
+        line
+    }
+}
+
+/// A row of the whole import, by its latest outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Latest {
+    key: String,
+    outcome: RowOutcome,
+    /// An invalid row skipped by choice.
+    chosen: bool,
+}
+
+/// The longest chain of `--failed-only` imports read (a guard against a corrupt database).
+const MAX_CHAIN: usize = 10_000;
+
+/// The rows of the whole import that `import` ends, each by its latest outcome: the first
+/// import's rows, those of each later one replacing the rows of the same key.
+/// Also gives how many imports make it.
+fn latest_outcomes(store: &Store, import: i64) -> Result<(Vec<Latest>, u64), StoreError> {
+    let mut chain = Vec::new();
+    let mut next = Some(import);
+    while let Some(id) = next.filter(|id| chain.len() < MAX_CHAIN && !chain.iter().any(|(c, _)| c == id)) {
+        let Some(job) = store.import_job(id)? else { break };
+        next = job.origin.retry_of;
+        chain.push((id, job.origin.skip_invalid));
+    }
+    /// The action of a journal row's plan, read without the rest of it.
+    #[derive(serde::Deserialize)]
+    struct ActionOnly {
+        action: Action,
+    }
+    let runs = chain.len() as u64;
+    let mut rows: Vec<Latest> = Vec::new();
+    for (id, skip_invalid) in chain.into_iter().rev() {
+        let journal = store.import_rows(id)?;
+        let keys: HashSet<&str> = journal.iter().map(|j| j.key.as_str()).collect();
+        rows.retain(|row| !keys.contains(row.key.as_str()));
+        rows.extend(journal.iter().map(|j| {
+            let action = serde_json::from_str::<ActionOnly>(&j.plan).map_or(Action::Update, |a| a.action);
+            let outcome = RowOutcome::of(j.state, action);
+            Latest { key: j.key.clone(), outcome, chosen: skip_invalid && outcome == RowOutcome::Invalid }
+        }));
+    }
+    Ok((rows, runs))
+}
+
+/// What the whole import that `import` ends says ([`Whole`]).
+pub fn whole(store: &Store, import: i64) -> Result<Whole, StoreError> {
+    let (rows, runs) = latest_outcomes(store, import)?;
+    let mut whole = Whole { runs, ..Whole::default() };
+    for row in rows {
+        match row.outcome {
+            RowOutcome::Applied => whole.applied += 1,
+            RowOutcome::Failed => whole.failed += 1,
+            RowOutcome::Conflict => whole.conflicts += 1,
+            RowOutcome::Invalid => {
+                whole.invalid += 1;
+                whole.invalid_by_choice += u64::from(row.chosen);
+            }
+            RowOutcome::Unchanged => whole.unchanged += 1,
+            RowOutcome::NotSent => whole.not_sent += 1,
+        }
+    }
+    Ok(whole)
 }
 
 /// How a row of a plan came out of an apply, as the Import window's outcome column says it.
@@ -295,4 +433,80 @@ pub fn lacking_sentence(lacking: &[&str]) -> String {
         "the token lacks {}; add it to the connection's scopes and try again (nothing was sent)",
         lacking.join(" and ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An import of `rows` (row number, key, action, state) begun as `origin`, finished.
+    fn import(store: &Store, origin: Origin, rows: &[(u64, &str, Action, RowState)]) -> i64 {
+        let journal = rows.iter().map(|&(row, key, action, state)| {
+            let plan = serde_json::json!({ "row": row, "key": key, "action": action, "changes": [] }).to_string();
+            (row, key.to_owned(), plan, state, String::new())
+        });
+        let id = store.begin_import_with_outcomes("hr.csv", "d", "acme", origin, journal).expect("begun");
+        store.finish_import(id).expect("finished");
+        id
+    }
+
+    #[test]
+    fn the_whole_import_reads_each_row_by_its_latest_outcome_along_its_retries() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let store = Store::open(&dir.path().join("db.sqlite3")).expect("a store");
+        use Action::{Invalid, Unchanged, Update};
+        use RowState::{Conflict, Done, Failed};
+        let first = import(
+            &store,
+            Origin::default(),
+            &[
+                (2, "u1", Update, Done),
+                (3, "u2", Update, Failed),
+                (4, "u3", Update, Conflict),
+                (5, "u4", Invalid, Failed),
+                (6, "u5", Unchanged, Done),
+            ],
+        );
+        let whole = whole(&store, first).expect("read");
+        assert_eq!((whole.applied, whole.failed, whole.conflicts, whole.invalid, whole.unchanged), (1, 1, 1, 1, 1));
+        assert!(!whole.landed());
+        assert_eq!(whole.not_landed(), 3);
+        assert_eq!(whole.summary(), "applied 1 row; 1 failed, 1 conflict, 1 invalid");
+        let failed = failed_rows(&store, "hr.csv", "acme").expect("failed rows");
+        assert_eq!(failed.import, first);
+        assert_eq!(failed.keys, ["u2", "u3", "u4"].map(str::to_owned).into_iter().collect::<HashSet<_>>());
+
+        // The failed rows applied again, one of them failing again: the whole import still has it.
+        let retry = Origin { retry_of: Some(first), skip_invalid: false };
+        let second =
+            import(&store, retry, &[(3, "u2", Update, Done), (4, "u3", Update, Failed), (5, "u4", Invalid, Failed)]);
+        let whole = super::whole(&store, second).expect("read");
+        assert_eq!((whole.applied, whole.failed, whole.conflicts, whole.invalid, whole.runs), (2, 1, 0, 1, 2));
+        assert_eq!(failed_rows(&store, "hr.csv", "acme").expect("failed").keys.len(), 2, "u3 and u4 left");
+
+        // Fixed, the invalid row skipped by choice: every row landed.
+        let chosen = Origin { retry_of: Some(second), skip_invalid: true };
+        let third = import(&store, chosen, &[(4, "u3", Update, Done), (5, "u4", Invalid, Failed)]);
+        let whole = super::whole(&store, third).expect("read");
+        assert!(whole.landed(), "{whole:?}");
+        assert_eq!(whole.runs, 3);
+        assert_eq!(whole.summary(), "applied 3 rows; 0 failed, 0 conflicts, 1 invalid (skipped by choice)");
+    }
+
+    #[test]
+    fn rows_not_sent_keep_the_import_from_landing_and_an_interrupted_one_is_not_retried() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let store = Store::open(&dir.path().join("db.sqlite3")).expect("a store");
+        let plan =
+            |key: &str| serde_json::json!({ "row": 2, "key": key, "action": "update", "changes": [] }).to_string();
+        let rows = [("u1", RowState::Done), ("u2", RowState::Pending)]
+            .map(|(key, state)| (2, key.to_owned(), plan(key), state, String::new()));
+        let id = store.begin_import_with_outcomes("hr.csv", "d", "acme", Origin::default(), rows).expect("begun");
+        let whole = whole(&store, id).expect("read");
+        assert_eq!((whole.applied, whole.not_sent), (1, 1));
+        assert!(!whole.landed());
+        assert_eq!(whole.summary(), "applied 1 row; 0 failed, 0 conflicts, 0 invalid, 1 not sent");
+        let refused = failed_rows(&store, "hr.csv", "acme").expect_err("interrupted");
+        assert!(refused.to_string().contains("interrupted with 1 row left; resume it first"), "{refused}");
+    }
 }

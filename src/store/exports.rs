@@ -36,6 +36,16 @@ pub struct ExportRecord {
     pub at: DateTime<Local>,
     /// Rows written to it.
     pub rows: u64,
+    /// The column its rows are keyed by (`ref`, `id`), or
+    /// [`BY_POSITION`](crate::export::changes::BY_POSITION) when the query has neither.
+    pub key_column: String,
+}
+
+impl ExportRecord {
+    /// Whether its rows are kept by their position, the query having no key column.
+    pub fn by_position(&self) -> bool {
+        self.key_column == crate::export::changes::BY_POSITION
+    }
 }
 
 /// A row's cells, serialized as the JSON list of strings the store keeps.
@@ -184,13 +194,28 @@ impl Store {
         let mut statement = self
             .conn()
             .prepare_cached(
-                "SELECT id, file, at, rows, query FROM exports WHERE connection = ?1 AND file <> '' ORDER BY id DESC",
+                "SELECT id, file, at, rows, key_column, query FROM exports
+                 WHERE connection = ?1 AND file <> '' ORDER BY id DESC",
             )
             .map_err(|e| self.error(e))?;
         let rows = statement
-            .query_map(params![connection], |row| Ok((export_record(row)?, row.get::<_, String>(4)?)))
+            .query_map(params![connection], |row| Ok((export_record(row)?, row.get::<_, String>(5)?)))
             .map_err(|e| self.error(e))?;
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.error(e))
+    }
+
+    /// The latest export of the query `identity` on `connection` that kept its rows, without
+    /// them.
+    pub fn last_export_record(&self, identity: &str, connection: &str) -> Result<Option<ExportRecord>, StoreError> {
+        self.conn()
+            .query_row(
+                "SELECT id, file, at, rows, key_column FROM exports
+                 WHERE identity = ?1 AND connection = ?2 AND kept = 1 ORDER BY id DESC LIMIT 1",
+                params![identity, connection],
+                export_record,
+            )
+            .optional()
+            .map_err(|e| self.error(e))
     }
 
     /// The latest export of the query `identity` on `connection` that kept its rows, with them.
@@ -243,8 +268,8 @@ impl Store {
     }
 }
 
-/// An export's record from a row whose first columns are `id, file, at, rows` (an unreadable
-/// date or count reads as the default: the record is still listed).
+/// An export's record from a row whose first columns are `id, file, at, rows, key_column` (an
+/// unreadable date or count reads as the default: the record is still listed).
 fn export_record(row: &rusqlite::Row<'_>) -> rusqlite::Result<ExportRecord> {
     let at: String = row.get(2)?;
     Ok(ExportRecord {
@@ -252,6 +277,7 @@ fn export_record(row: &rusqlite::Row<'_>) -> rusqlite::Result<ExportRecord> {
         file: row.get(1)?,
         at: DateTime::parse_from_rfc3339(&at).map(|t| t.with_timezone(&Local)).unwrap_or_default(),
         rows: row.get::<_, i64>(3)?.try_into().unwrap_or_default(),
+        key_column: row.get(4)?,
     })
 }
 

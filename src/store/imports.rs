@@ -59,6 +59,20 @@ pub struct ImportJob {
     pub digest: String,
     /// Whether every row has an outcome.
     pub finished: bool,
+    /// How it began: the import whose failed rows it applies again, and whether its invalid
+    /// rows are skipped by choice.
+    pub origin: Origin,
+}
+
+/// How an import began (issue 46): on its own, or applying again the rows of an earlier import
+/// of the same file that failed (`--failed-only`), the two making one import; and whether the
+/// person chose to skip its invalid rows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The import whose failed rows this one applies again.
+    pub retry_of: Option<i64>,
+    /// Its invalid rows were skipped by choice (the window's question, `--skip-invalid`).
+    pub skip_invalid: bool,
 }
 
 /// A row of the journal.
@@ -82,6 +96,19 @@ pub struct JournalRow {
     pub created_id: String,
 }
 
+/// The columns [`import_job`] reads.
+const JOB_COLUMNS: &str = "id, file, digest, finished_at IS NOT NULL, retry_of, skip_invalid";
+
+fn import_job(r: &rusqlite::Row<'_>) -> rusqlite::Result<ImportJob> {
+    Ok(ImportJob {
+        id: r.get(0)?,
+        file: r.get(1)?,
+        digest: r.get(2)?,
+        finished: r.get(3)?,
+        origin: Origin { retry_of: r.get(4)?, skip_invalid: r.get(5)? },
+    })
+}
+
 impl Store {
     /// Records an import of `file` on `connection` with its planned rows, all pending; returns
     /// its id. `rows` are (row number, key, plan as JSON), in the order they are applied.
@@ -93,23 +120,26 @@ impl Store {
         rows: impl IntoIterator<Item = (u64, String, String)>,
     ) -> Result<i64, StoreError> {
         let rows = rows.into_iter().map(|(row, key, plan)| (row, key, plan, RowState::Pending, String::new()));
-        self.begin_import_with_outcomes(file, digest, connection, rows)
+        self.begin_import_with_outcomes(file, digest, connection, Origin::default(), rows)
     }
 
-    /// Records an import as [`Store::begin_import`] does, each row with its state and message
-    /// (the rows that send nothing get their outcome at once), in one transaction.
+    /// Records an import as [`Store::begin_import`] does, begun as `origin` says, each row with
+    /// its state and message (the rows that send nothing get their outcome at once), in one
+    /// transaction.
     pub fn begin_import_with_outcomes(
         &self,
         file: &str,
         digest: &str,
         connection: &str,
+        origin: Origin,
         rows: impl IntoIterator<Item = (u64, String, String, RowState, String)>,
     ) -> Result<i64, StoreError> {
         let conn = self.conn();
         let tx = conn.unchecked_transaction().map_err(|e| self.error(e))?;
         tx.execute(
-            "INSERT INTO imports (file, digest, connection, started_at) VALUES (?1, ?2, ?3, ?4)",
-            params![file, digest, connection, Utc::now().to_rfc3339()],
+            "INSERT INTO imports (file, digest, connection, started_at, retry_of, skip_invalid)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![file, digest, connection, Utc::now().to_rfc3339(), origin.retry_of, origin.skip_invalid],
         )
         .map_err(|e| self.error(e))?;
         let id = tx.last_insert_rowid();
@@ -187,14 +217,33 @@ impl Store {
         Ok(())
     }
 
+    /// Records that the invalid rows of import `import` are skipped by choice (`--resume
+    /// --skip-invalid`).
+    pub fn skip_invalid_of_import(&self, import: i64) -> Result<(), StoreError> {
+        self.conn()
+            .execute("UPDATE imports SET skip_invalid = 1 WHERE id = ?1", params![import])
+            .map_err(|e| self.error(e))?;
+        Ok(())
+    }
+
     /// The latest import of `file` on `connection`.
     pub fn last_import(&self, file: &str, connection: &str) -> Result<Option<ImportJob>, StoreError> {
         self.conn()
             .query_row(
-                "SELECT id, file, digest, finished_at IS NOT NULL FROM imports WHERE file = ?1 AND connection = ?2 ORDER BY id DESC LIMIT 1",
+                &format!(
+                    "SELECT {JOB_COLUMNS} FROM imports WHERE file = ?1 AND connection = ?2 ORDER BY id DESC LIMIT 1"
+                ),
                 params![file, connection],
-                |r| Ok(ImportJob { id: r.get(0)?, file: r.get(1)?, digest: r.get(2)?, finished: r.get(3)? }),
+                import_job,
             )
+            .optional()
+            .map_err(|e| self.error(e))
+    }
+
+    /// The import `id`.
+    pub fn import_job(&self, id: i64) -> Result<Option<ImportJob>, StoreError> {
+        self.conn()
+            .query_row(&format!("SELECT {JOB_COLUMNS} FROM imports WHERE id = ?1"), params![id], import_job)
             .optional()
             .map_err(|e| self.error(e))
     }

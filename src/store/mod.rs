@@ -16,7 +16,7 @@ mod workspace;
 pub use delivery_list::{DeliverySummary, event_type};
 pub use exports::{ExportRecord, NewExport};
 pub use history::{NewRun, RunStatus, operation_name_of};
-pub use imports::{ImportJob, JournalRow, RowState};
+pub use imports::{ImportJob, JournalRow, Origin, RowState};
 pub use operations::SavedOperation;
 pub use pulled::{PullGap, Pulled};
 pub use retention::Pruned;
@@ -296,6 +296,12 @@ const MIGRATIONS: &[&str] = &[
     // Issue 31: who sent a delivery (the address a trusted tunnel or proxy named, and which).
     "ALTER TABLE deliveries ADD COLUMN sender TEXT;
     ALTER TABLE deliveries ADD COLUMN sender_via TEXT;",
+    // Issue 46: an import is one piece of work. `retry_of`: the import whose failed rows this one
+    // applies again (`--failed-only`), so that the whole import's outcome is read along the
+    // chain; `skip_invalid`: its invalid rows were skipped by choice (the window's question,
+    // `--skip-invalid`), so they do not make it "not applied".
+    "ALTER TABLE imports ADD COLUMN retry_of INTEGER;
+    ALTER TABLE imports ADD COLUMN skip_invalid INTEGER NOT NULL DEFAULT 0;",
 ];
 
 impl Store {

@@ -315,6 +315,7 @@ impl ImportWindow {
                     overwrite: self.overwrite,
                     sheet: plan.sheet.clone(),
                     retry,
+                    retry_of: plan.retry_of,
                 };
                 commands.send(ImportCommand::Apply { job, connection, request });
             }

@@ -119,7 +119,8 @@ struct RowsShown {
 
 /// Writes rows the UI holds to a CSV file or a workbook, off the UI thread, and records the
 /// export (query, connection, columns, rows and file) as `orgql export` does: with its rows keyed
-/// where the query selects a ref or id, for a later export of what changed since.
+/// by the ref or id the query selects (for a later export of what changed since), else by their
+/// position.
 async fn export_rows(shared: Arc<Shared>, job: JobId, shown: RowsShown, path: PathBuf, options: CsvOptions) {
     let RowsShown { columns, rows, about } = shown;
     let target = path.clone();
@@ -219,8 +220,14 @@ async fn export_all(shared: Arc<Shared>, job: JobId, spec: QuerySpec, asked: Exp
         let identity = changes::identity(&spec.query, spec.operation.as_deref(), spec.variables.as_ref());
         let key = changes::key_column(&pager.site().columns);
         let mut keeping = match (changes_since_last, key) {
-            (false, key) => key.map(|key| Keeping { key, baseline: None, recorder: None }),
-            (true, None) => return Err((changes::no_key_column(), false)),
+            // Every export is recorded, by position where the query has no key column.
+            (false, key) => Some(Keeping { key, baseline: None, recorder: None }),
+            (true, None) => {
+                let (identity, connection) = (identity.clone(), name.clone());
+                let sentence =
+                    shared.with_store(move |store| Ok(changes::cannot_compare(store, &identity, &connection))).await;
+                return Err((sentence.and_then(Result::ok).unwrap_or_else(changes::no_key_column), false));
+            }
             (true, Some(_)) if from.is_some() => {
                 return Err(("an export of changes cannot be resumed; export the changes again".to_owned(), false));
             }
@@ -235,7 +242,7 @@ async fn export_all(shared: Arc<Shared>, job: JobId, spec: QuerySpec, asked: Exp
                 if baseline.is_none() {
                     note = Some(changes::no_earlier_export(&name));
                 }
-                Some(Keeping { key, baseline, recorder: None })
+                Some(Keeping { key: Some(key), baseline, recorder: None })
             }
         };
         if let Some(keeping) = keeping.as_mut() {

@@ -97,6 +97,9 @@ pub struct ApplyRequest {
     /// Apply again only the rows of these keys that failed or conflicted in the last apply of
     /// the file (a failed row's own Retry); empty: not a retry.
     pub retry: Vec<String>,
+    /// The import whose failed rows this plan applies again ([`PlanView::retry_of`]): the two
+    /// make one import.
+    pub retry_of: Option<i64>,
 }
 
 /// A file planned.
@@ -128,6 +131,8 @@ pub struct PlanView {
     pub notes: Vec<String>,
     /// Whether its empty cells were read as clearings.
     pub empty_clears: bool,
+    /// With "Only the rows that failed last time": the import whose failed rows it holds.
+    pub retry_of: Option<i64>,
 }
 
 /// How an apply ended.
@@ -315,9 +320,11 @@ async fn plan(
         empty_clears: request.empty_clears,
     };
     let failed = match request.failed_only {
-        true => Some(session::failed_keys(&session::lock(store), &file, connection.name()).map_err(|e| e.to_string())?),
+        true => Some(session::failed_rows(&session::lock(store), &file, connection.name()).map_err(|e| e.to_string())?),
         false => None,
     };
+    let retry_of = failed.as_ref().map(|f| f.import);
+    let failed = failed.map(|f| f.keys);
     let progress = Progress::new(shared, job);
     let mut rows = Vec::new();
     let planned = import::make_plan(
@@ -365,6 +372,7 @@ async fn plan(
         sheet: request.sheet.clone(),
         notes: target.notes.clone(),
         empty_clears: request.empty_clears,
+        retry_of,
     })
 }
 
@@ -412,9 +420,12 @@ async fn apply(
         let fields: Vec<&str> = rows.iter().flat_map(|p| p.changes.iter().map(|c| c.field.as_str())).collect();
         let groups = rows.iter().any(|p| !p.add_groups.is_empty() || !p.remove_groups.is_empty());
         let reading = import::Reading::new(schema, &target, &fields, groups);
-        let (id, journal) = session::begin(store, &file, &digest, connection.name(), &rows).map_err(|e| match e {
-            Refusal::Usage(s) | Refusal::Store(s) => s,
-        })?;
+        // The window asks before Apply, naming the invalid rows: they are skipped by choice.
+        let origin = crate::store::Origin { retry_of: request.retry_of, skip_invalid: true };
+        let (id, journal) =
+            session::begin(store, &file, &digest, connection.name(), origin, &rows).map_err(|e| match e {
+                Refusal::Usage(s) | Refusal::Store(s) => s,
+            })?;
         (id, journal, rows, reading)
     };
     let total = journal.iter().filter(|j| session::still_to_apply(j.state)).count() as u64;

@@ -205,7 +205,8 @@ pub(super) fn changes_of(
             continue;
         }
         let rows = crate::import::plan::counted(export.rows, "row", "rows");
-        let label = format!("{} ({rows}, {})", export.file, export.at.format("%Y-%m-%d %H:%M"));
+        let by = if export.by_position() { ", rows by position: the query has no ref or id" } else { "" };
+        let label = format!("{} ({rows}{by}, {})", export.file, export.at.format("%Y-%m-%d %H:%M"));
         found.exports.push(Affected { source: Source::Export(export.id), label, findings, fix: None });
     }
     Ok(found)

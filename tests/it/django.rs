@@ -225,12 +225,19 @@ impl Service for Django {
 }
 
 /// `orgql ARGS` against the service as its seeded client with `scope`, its files under `home`.
-fn command(home: &Path, service: &impl Service, scope: &str, args: &[&str]) -> Command {
+pub fn command(home: &Path, service: &impl Service, scope: &str, args: &[&str]) -> Command {
     crate::harness::orgql_command(home, service.base_url(), CLIENT, scope, args)
 }
 
+/// [`command`] run to its end, as its exit status, standard output and standard error.
+pub fn run_cli(home: &Path, service: &impl Service, args: &[&str]) -> (i32, String, String) {
+    let output = command(home, service, "users.read", args).output().unwrap();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
+}
+
 /// [`command`] run to its end (within five minutes).
-async fn orgql(home: &Path, service: &impl Service, scope: &str, args: &[&str]) -> Output {
+pub async fn orgql(home: &Path, service: &impl Service, scope: &str, args: &[&str]) -> Output {
     let mut command = command(home, service, scope, args);
     tokio::time::timeout(Duration::from_secs(300), tokio::task::spawn_blocking(move || command.output().unwrap()))
         .await
@@ -238,11 +245,11 @@ async fn orgql(home: &Path, service: &impl Service, scope: &str, args: &[&str]) 
         .expect("the run ends")
 }
 
-fn said(output: &Output) -> String {
+pub fn said(output: &Output) -> String {
     format!("stdout: {}\nstderr: {}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
 }
 
-fn p(path: &Path) -> &str {
+pub fn p(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 path")
 }
 
@@ -409,7 +416,7 @@ async fn a_row_cut_short_is_invalid_and_an_empty_active_cell_changes_nothing() {
 }
 
 /// What the service holds for the learner `user_ref`.
-async fn learner(service: &impl Service, user_ref: &str) -> Value {
+pub async fn learner(service: &impl Service, user_ref: &str) -> Value {
     service
         .data(
             "query($r: String!) { user(ref: $r) { id ref name email isActive department } }",
@@ -430,7 +437,7 @@ fn only_changed(before: &Value, after: &Value, except: &str) {
 }
 
 /// The app's connection made a profile of `service` that may change users, as a person adds it.
-fn connect(s: &mut crate::harness::Session, service: &impl Service) {
+pub fn connect(s: &mut crate::harness::Session, service: &impl Service) {
     use egui::accesskit::Role;
     use egui_kittest::kittest::Queryable;
     s.click("Profiles…");
@@ -630,11 +637,7 @@ async fn the_graphene_django_services_schema_changes_are_listed_and_operations_c
     let search = "query Search {\n  paginatedUsers(email_Icontains: \"example\") { count }\n}\n";
     std::fs::write(ops.join("Users.graphql"), users).unwrap();
     std::fs::write(ops.join("Search.graphql"), search).unwrap();
-    let run = |service: &Django, args: &[&str]| {
-        let output = command(home.path(), service, "users.read", args).output().unwrap();
-        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-        (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
-    };
+    let run = |service: &Django, args: &[&str]| run_cli(home.path(), service, args);
     let ops_dir = p(&ops).to_owned();
     let (code, out, err) = run(&service, &["operations", "check", &ops_dir]);
     assert_eq!(code, 0, "{out}{err}");

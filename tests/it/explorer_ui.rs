@@ -217,3 +217,232 @@ fn a_cached_schema_still_current_is_refreshed_without_a_notice() {
     assert!(!problems.contains("changed"), "{problems}");
     assert!(s.text_containing("fetched ").is_some(), "{}", s.screen());
 }
+
+/// The explorer panel alone, on a schema read from the service's own introspection answer, with
+/// the document it edits (issue 46: input objects at every level).
+struct Panel {
+    panel: orgql::ui::ExplorerPanel,
+    text: String,
+    schema: orgql::ui::SchemaState,
+}
+
+/// A harness drawing the explorer of `model` (a window tall enough for every row it opens).
+fn panel_on(model: orgql::explorer::SchemaModel) -> egui_kittest::Harness<'static, Panel> {
+    let loaded = orgql::worker::LoadedSchema {
+        model: std::sync::Arc::new(model),
+        fetched_at: chrono::Utc::now(),
+        cached: true,
+        skipped: None,
+        version_changed: false,
+    };
+    let state = Panel { panel: Default::default(), text: String::new(), schema: orgql::ui::SchemaState::Done(loaded) };
+    egui_kittest::Harness::builder().with_size(egui::vec2(1000.0, 2400.0)).build_ui_state(
+        |ui, state: &mut Panel| {
+            let Panel { panel, text, schema } = state;
+            if let Some(orgql::ui::ExplorerIntent::Edit(edit)) = panel.ui(ui, text, schema, "Service") {
+                edit.apply_in_place(text);
+            }
+        },
+        state,
+    )
+}
+
+/// The focused widget's role and name.
+fn focus_of(h: &egui_kittest::Harness<'_, Panel>) -> Option<(Role, String)> {
+    h.root()
+        .children_recursive()
+        .find(|node| node.accesskit_node().is_focused())
+        .map(|node| (node.accesskit_node().role(), node.accesskit_node().label().unwrap_or_default()))
+}
+
+/// Presses Tab until `role` named `name` has the focus (at most `most` presses).
+#[track_caller]
+fn tab_to(h: &mut egui_kittest::Harness<'_, Panel>, role: Role, name: &str, most: usize) {
+    for _ in 0..most {
+        if focus_of(h).is_some_and(|(r, n)| r == role && n == name) {
+            return;
+        }
+        h.key_press(Key::Tab);
+        h.step();
+        h.step();
+    }
+    panic!("no {role:?} '{name}' within {most} Tab presses; the focus is on {:?}", focus_of(h));
+}
+
+/// Presses `key` on the focused widget and lets the panel answer it.
+fn press(h: &mut egui_kittest::Harness<'_, Panel>, key: Key) {
+    h.key_press(key);
+    for _ in 0..3 {
+        h.step();
+    }
+}
+
+/// The text the `nth` input named `name` shows (inputs of the same name at different levels,
+/// as `exact` under both `ref` and `email`, count in the order drawn).
+fn shown(h: &egui_kittest::Harness<'_, Panel>, name: &str, nth: usize) -> String {
+    let input = h.get_all_by_role_and_label(Role::TextInput, name).nth(nth);
+    input.unwrap_or_else(|| panic!("no input '{name}' #{nth}")).value().unwrap_or_default()
+}
+
+/// Lets the panel answer what happened (a click, a key) and draw what it changed.
+fn settle(h: &mut egui_kittest::Harness<'_, Panel>) {
+    for _ in 0..3 {
+        h.step();
+    }
+}
+
+/// Clicks `role` named `name`, and lets the panel answer it.
+#[track_caller]
+fn click(h: &mut egui_kittest::Harness<'_, Panel>, role: Role, name: &str) {
+    h.get_by_role_and_label(role, name).click();
+    settle(h);
+}
+
+/// The text without its whitespace, to compare documents by what they say.
+fn squeezed(text: &str) -> String {
+    text.split_whitespace().collect()
+}
+
+/// The issue's Done-when, on Strawberry-Django's schema (its introspection as the service
+/// answers it, committed as a fixture), by keys alone: tick `paginatedUsers`, unfold `filters →
+/// email` and fill `iExact` — the document gets `filters: {email: {iExact: "…"}}`; the document
+/// edited by hand moves the fields; the value cleared takes the whole argument away.
+#[test]
+fn on_strawberry_django_a_nested_filter_is_filled_by_keys_and_follows_the_document() {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/introspection/strawberry-django-0.93.0.json");
+    let json = std::fs::read_to_string(fixture).expect("the fixture");
+    let model = orgql::explorer::SchemaModel::from_introspection_json(&json).expect("the schema");
+    let mut h = panel_on(model);
+    h.run();
+    tab_to(&mut h, Role::CheckBox, "paginatedUsers", 60);
+    press(&mut h, Key::Space);
+    assert!(h.state().text.contains("paginatedUsers"), "{}", h.state().text);
+    // The filter's first level shows at once; each level below unfolds when asked.
+    assert!(h.query_by_role_and_label(Role::TextInput, "iExact").is_none(), "email is folded");
+    tab_to(&mut h, Role::Button, "Unfold email", 20);
+    press(&mut h, Key::Enter);
+    tab_to(&mut h, Role::TextInput, "iExact", 20);
+    h.event(egui::Event::Text("ANN@EXAMPLE.ORG".into()));
+    h.step();
+    press(&mut h, Key::Enter);
+    let text = h.state().text.clone();
+    assert!(squeezed(&text).contains(r#"paginatedUsers(filters:{email:{iExact:"ANN@EXAMPLE.ORG"}})"#), "{text}");
+    assert_eq!(shown(&h, "iExact", 0), "ANN@EXAMPLE.ORG");
+
+    // Another level beside it, through the type's own fields: ref's exact, its list inList.
+    h.get_by_role_and_label(Role::Button, "Unfold ref").click();
+    h.step();
+    h.step();
+    let in_list = h.get_all_by_role_and_label(Role::TextInput, "inList").next().expect("ref's inList");
+    in_list.focus();
+    h.step();
+    h.event(egui::Event::Text("u00001, u00002".into()));
+    h.step();
+    press(&mut h, Key::Enter);
+    let text = h.state().text.clone();
+    assert!(
+        squeezed(&text).contains(r#"filters:{ref:{inList:["u00001","u00002"]},email:{iExact:"ANN@EXAMPLE.ORG"}}"#),
+        "the schema's order of fields, a list of strings: {text}"
+    );
+
+    // The document edited by hand: the fields follow.
+    let edited = text.replace(r#"email: { iExact: "ANN@EXAMPLE.ORG" }"#, r#"email: { exact: "bo@example.org" }"#);
+    assert_ne!(edited, text);
+    h.state_mut().text = edited;
+    h.step();
+    h.step();
+    // ref's inputs come first, then email's.
+    assert_eq!(shown(&h, "exact", 1), "bo@example.org", "{}", h.state().text);
+    assert_eq!(shown(&h, "iExact", 1), "");
+    assert_eq!(shown(&h, "inList", 0), "u00001, u00002");
+    // Cleared field by field, the argument goes.
+    for (name, nth) in [("inList", 0), ("exact", 1)] {
+        let input = h.get_all_by_role_and_label(Role::TextInput, name).nth(nth).expect("the input");
+        input.focus();
+        h.step();
+        h.key_press_modifiers(egui::Modifiers::COMMAND, Key::A);
+        h.step();
+        press(&mut h, Key::Backspace);
+        press(&mut h, Key::Enter);
+    }
+    let text = h.state().text.clone();
+    assert!(!text.contains("filters") && text.contains("paginatedUsers"), "{text}");
+}
+
+/// Hasura's shapes: `where: {email: {_eq: …}}`, lists of input objects (`_or`, `order_by`) with
+/// Add and Remove, a nested enum choice (`order_by: asc`), a list of enum values as checkboxes
+/// (`distinct_on`), and a type that holds itself (`_not`) unfolding one level at a time.
+#[test]
+fn hasura_where_and_lists_of_inputs_are_filled_at_every_level() {
+    let sdl = r#"
+        type Query { users(distinct_on: [users_select_column!], limit: Int, order_by: [users_order_by!], where: users_bool_exp): [users!]! }
+        type users { id: ID! email: String! name: String! }
+        input users_bool_exp { _and: [users_bool_exp!] _not: users_bool_exp _or: [users_bool_exp!] email: String_comparison_exp name: String_comparison_exp }
+        input String_comparison_exp { _eq: String _ilike: String _in: [String!] _is_null: Boolean _neq: String }
+        input users_order_by { email: order_by name: order_by }
+        enum order_by { asc asc_nulls_first desc desc_nulls_last }
+        enum users_select_column { email id name }
+    "#;
+    let mut h = panel_on(orgql::explorer::SchemaModel::from_sdl(sdl).expect("the schema"));
+    h.run();
+    click(&mut h, Role::CheckBox, "users");
+    // Its fields fold away, so that the enum's checkboxes are the only ones named so.
+    click(&mut h, Role::Button, "Fold users");
+    click(&mut h, Role::Button, "Unfold email");
+    h.get_by_role_and_label(Role::TextInput, "_eq").focus();
+    h.step();
+    h.event(egui::Event::Text("ann@example.org".into()));
+    press(&mut h, Key::Enter);
+    assert!(
+        squeezed(&h.state().text).contains(r#"users(where:{email:{_eq:"ann@example.org"}})"#),
+        "{}",
+        h.state().text
+    );
+
+    // A list of filters: an item added, filled one level further in, the recursion folded.
+    click(&mut h, Role::Button, "Unfold _or");
+    click(&mut h, Role::Button, "Add to _or");
+    assert!(squeezed(&h.state().text).contains("_or:[{}]"), "{}", h.state().text);
+    let names = h.get_all_by_role_and_label(Role::Button, "Unfold name").count();
+    assert_eq!(names, 2, "the item's name and where's (drawn in that order)");
+    h.get_all_by_role_and_label(Role::Button, "Unfold name").next().expect("the item's name").click();
+    settle(&mut h);
+    // The item's `_ilike` comes before that of where's email (unfolded: it holds `_eq`).
+    h.get_all_by_role_and_label(Role::TextInput, "_ilike").next().expect("the item's _ilike").focus();
+    h.step();
+    h.event(egui::Event::Text("%ann%".into()));
+    press(&mut h, Key::Enter);
+    assert!(
+        squeezed(&h.state().text).contains(r#"where:{_or:[{name:{_ilike:"%ann%"}}],email:{_eq:"ann@example.org"}}"#),
+        "{}",
+        h.state().text
+    );
+    let folded = h.get_all_by_role_and_label(Role::Button, "Unfold _not").count();
+    assert_eq!(folded, 2, "where's _not and the item's stay folded: the type holds itself");
+
+    // Order and columns: a list of input objects with an enum inside; a list of enum values.
+    click(&mut h, Role::Button, "Add to order_by");
+    click(&mut h, Role::ComboBox, "name");
+    h.get_by_label("desc").click();
+    settle(&mut h);
+    click(&mut h, Role::CheckBox, "name");
+    click(&mut h, Role::CheckBox, "email");
+    let text = squeezed(&h.state().text);
+    assert!(text.contains("distinct_on:[email,name]"), "the enum's order: {text}");
+    assert!(text.contains("order_by:[{name:desc}]"), "{text}");
+
+    // The document edited by hand: a second ordering; then the first removed from the panel.
+    let edited = h.state().text.replace("order_by: [{ name: desc }]", "order_by: [{ name: desc }, { email: asc }]");
+    assert_ne!(edited, h.state().text);
+    h.state_mut().text = edited;
+    h.step();
+    h.step();
+    assert!(h.query_by_role_and_label(Role::Button, "Remove item 2").is_some(), "the second item shows");
+    // The arguments are drawn in the schema's order: order_by's items before where's _or.
+    let removes: Vec<_> = h.get_all_by_role_and_label(Role::Button, "Remove item 1").collect();
+    assert_eq!(removes.len(), 2);
+    removes[0].click();
+    settle(&mut h);
+    let text = squeezed(&h.state().text);
+    assert!(text.contains("order_by:[{email:asc}]") && text.contains(r#"_or:[{name:{_ilike:"%ann%"}}]"#), "{text}");
+}

@@ -1102,6 +1102,45 @@ async fn changes_since_the_last_export_are_exactly_the_users_changed_archived_an
     assert!(!home.path("out").join("keyless.csv").exists());
 }
 
+/// Issue 46: an export of every page of a query with no `ref` or `id` column is recorded too,
+/// its rows keyed by their position and the record saying so; asking for the changes since it
+/// says the rows cannot be compared by key, naming that export, instead of nothing.
+#[tokio::test]
+async fn an_export_without_a_key_column_is_recorded_by_position_and_changes_since_it_say_why_not() {
+    let server = sandbox(120).await;
+    let home = Home::new();
+    let keyless = "{ paginatedUsers { edges { node { name email } } } }";
+    let first = export_to(&home, &server, keyless, "names.csv", &["--raw"]).await;
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert!(stderr(&first).contains("wrote 120 rows"), "{}", stderr(&first));
+    assert!(!stderr(&first).contains("not recorded"), "{}", stderr(&first));
+
+    let store = orgql::store::Store::open(&home.path("data").join("orgql").join("orgql.sqlite3")).expect("the store");
+    let identity = orgql::export::changes::identity(keyless, None, None);
+    let connection = server.base_url().to_owned();
+    let exports = store.exports_on(&connection).expect("the exports");
+    assert_eq!(exports.len(), 1, "{exports:?}");
+    let (record, query) = &exports[0];
+    assert_eq!((query.as_str(), record.rows), (keyless, 120));
+    assert!(record.file.ends_with("names.csv"), "{record:?}");
+    assert!(record.by_position(), "the record says its rows are kept by position: {record:?}");
+    let (_, snapshot) = store.last_export(&identity, &connection).expect("read").expect("the rows kept");
+    assert_eq!(snapshot.key_column, orgql::export::changes::BY_POSITION);
+    let written = read_csv(&std::fs::read(home.path("out").join("names.csv")).expect("the file"));
+    assert_eq!(snapshot.rows.len(), 120);
+    for (n, ((key, _, row), line)) in snapshot.rows.iter().zip(&written[1..]).enumerate() {
+        assert_eq!(key, &(n + 1).to_string(), "keyed by position");
+        assert_eq!(row.cells().collect::<Vec<_>>(), line.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    drop(store);
+
+    let refused = export_to(&home, &server, keyless, "changes.csv", &["--changes-since", "last"]).await;
+    assert_fails(&refused, 2, "kept its rows by their position", &[SECRET]);
+    let said = stderr(&refused);
+    assert!(said.contains("names.csv, 120 rows") && said.contains("cannot be compared by key"), "{said}");
+    assert!(!home.path("out").join("changes.csv").exists());
+}
+
 #[tokio::test]
 async fn a_first_export_with_changes_says_there_is_no_earlier_one_and_writes_every_row() {
     let server = sandbox(30).await;

@@ -523,6 +523,121 @@ async fn failed_rows_carry_the_services_words_and_rerun_alone() {
     let _ = read::open(&results, None).expect("results still read");
 }
 
+/// The last line of a run's standard output.
+fn last_line(output: &Output) -> String {
+    stdout(output).lines().last().unwrap_or_default().to_owned()
+}
+
+/// Issue 46: an import is one piece of work. An apply whose row is refused, killed (SIGKILL)
+/// half way and resumed: the resume finishes every row left, but the import is not all applied,
+/// so it exits 7 and its last line counts the whole import with its own rows beside it. The row
+/// fixed in the file and applied with `--failed-only`: the whole import landed, exit 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_after_rows_failed_exits_7_and_the_fixed_rows_applied_alone_exit_0() {
+    let config = Config { users: 120, latency: Duration::from_millis(15), ..Config::default() };
+    let server = sandbox_with(config).await;
+    let home = Home::new();
+    // Row 3 (u00002) asks for an address another user holds: the service refuses it.
+    update_user(&server, "u00100", serde_json::json!({ "email": "taken@example.org" })).await;
+    let file = home.out("addresses.csv");
+    let write = |second: &str| {
+        let mut csv = "ref,email\n".to_owned();
+        for i in 1..=60 {
+            let email = if i == 2 { second.to_owned() } else { format!("moved{i}@example.org") };
+            csv.push_str(&format!("u{i:05},{email}\n"));
+        }
+        std::fs::write(&file, csv).unwrap();
+    };
+    write("taken@example.org");
+    let before = commits(&server);
+    let applied = killed_once_committed(&home, &server, &["import", p(&file), "--apply"], 25).await - before;
+    assert!((25..59).contains(&applied), "{applied}");
+
+    let results = home.out("results.csv");
+    let run = home.run(&server, &["import", p(&file), "--resume", "--results", p(&results)]).await;
+    assert_eq!(run.status.code(), Some(7), "a row of the import failed before the interruption: {}", text(&run));
+    let line = last_line(&run);
+    assert!(
+        line.starts_with("the whole import: applied 59 rows; 1 failed, 0 conflicts, 0 invalid; this run: applied "),
+        "{}",
+        text(&run)
+    );
+    assert!(line.ends_with("; 0 failed, 0 conflicts"), "this run's own rows: {line}");
+    assert!(String::from_utf8_lossy(&run.stderr).contains("1 row of the import was not applied"), "{}", text(&run));
+    assert_eq!(commits(&server) - before, 59, "every other row applied once");
+
+    // Fixed in the file: only that row is sent, and the whole import has landed.
+    write("second@example.org");
+    let run = home.run(&server, &["import", p(&file), "--apply", "--failed-only"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert_eq!(
+        last_line(&run),
+        "the whole import: applied 60 rows; 0 failed, 0 conflicts, 0 invalid; this run: applied 1 row; 0 failed, 0 conflicts"
+    );
+    assert_eq!(commits(&server) - before, 60);
+}
+
+/// `--failed-only` answers for the whole import too: a row that fails again keeps it at 7 (the
+/// other rows counted as applied), an invalid row left in the file keeps it at 7 until it is
+/// fixed or skipped by choice (`--skip-invalid`), and a `--failed-only` on an interrupted import
+/// is refused (resume it first).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_only_exits_by_the_whole_import_and_invalid_rows_skipped_by_choice_land() {
+    let server = sandbox(30).await;
+    let home = Home::new();
+    update_user(&server, "u00020", serde_json::json!({ "email": "taken@example.org" })).await;
+    let file = home.out("fix.csv");
+    let write = |second: &str, third: &str| {
+        std::fs::write(&file, format!("ref,email\nu00001,first@example.org\nu00002,{second}\nu00003,{third}\n"))
+            .unwrap();
+    };
+    write("taken@example.org", "no-at-sign");
+    let run = home.run(&server, &["import", p(&file), "--apply"]).await;
+    assert_eq!(run.status.code(), Some(7), "{}", text(&run));
+    assert_eq!(last_line(&run), "applied 1 row; 1 failed, 0 conflicts, 1 invalid");
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--skip-invalid"), "{}", text(&run));
+
+    // The refused row fails again (its address still taken); the invalid row is still invalid.
+    let run = home.run(&server, &["import", p(&file), "--apply", "--failed-only"]).await;
+    assert_eq!(run.status.code(), Some(7), "{}", text(&run));
+    assert_eq!(
+        last_line(&run),
+        "the whole import: applied 1 row; 1 failed, 0 conflicts, 1 invalid; this run: applied 0 rows; 1 failed, 0 conflicts"
+    );
+
+    // The refused row fixed; the invalid one left, skipped by choice: every row landed.
+    write("second@example.org", "no-at-sign");
+    let before = commits(&server);
+    let run = home.run(&server, &["import", p(&file), "--apply", "--failed-only", "--skip-invalid"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert_eq!(
+        last_line(&run),
+        "the whole import: applied 2 rows; 0 failed, 0 conflicts, 1 invalid (skipped by choice); this run: applied 1 row; 0 failed, 0 conflicts"
+    );
+    assert_eq!(commits(&server) - before, 1, "only the row that failed");
+
+    // The invalid row fixed too: applied alone, and the whole import is three rows applied.
+    write("second@example.org", "third@example.org");
+    let run = home.run(&server, &["import", p(&file), "--apply", "--failed-only"]).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert_eq!(
+        last_line(&run),
+        "the whole import: applied 3 rows; 0 failed, 0 conflicts, 0 invalid; this run: applied 1 row; 0 failed, 0 conflicts"
+    );
+    assert_eq!(commits(&server) - before, 2);
+
+    // An interrupted import is resumed, not retried: its rows not sent are not failures.
+    let slow = sandbox_with(Config { users: 120, latency: Duration::from_millis(15), ..Config::default() }).await;
+    let many = home.out("many.csv");
+    let csv: String =
+        std::iter::once("ref,name\n".to_owned()).chain((1..=100).map(|i| format!("u{i:05},Renamed {i}\n"))).collect();
+    std::fs::write(&many, csv).unwrap();
+    killed_once_committed(&home, &slow, &["import", p(&many), "--apply"], 20).await;
+    let run = home.run(&slow, &["import", p(&many), "--apply", "--failed-only"]).await;
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("resume it first"), "{}", text(&run));
+}
+
 /// Changes a user through the service's own mutation (as someone else would).
 async fn update_user(server: &RunningServer, key: &str, input: serde_json::Value) {
     let admin = crate::harness::token(server, "users.write").await;

@@ -105,13 +105,29 @@ fn operations_checked_fixed_and_the_schema_changes_listed_across_two_versions() 
     runtime.block_on(server.stop());
 }
 
+/// The sandbox's current schema served, and the app connected to it as "Acme" with its schema
+/// fetched.
+fn on_acme(s: &mut Session) -> RunningServer {
+    let server = s.runtime.block_on(serve("127.0.0.1:0".parse().unwrap(), Edition::Current));
+    s.add_profile("Acme", server.base_url(), "sandbox-admin");
+    s.wait_for("Acme's schema", |h| h.state().schema().value().is_some_and(|loaded| !loaded.cached));
+    server
+}
+
+/// The exports the app's database records on "Acme".
+fn exports_on_acme(s: &Session) -> Vec<(orgql::store::ExportRecord, String)> {
+    let db = s.path("history.sqlite3");
+    off_ui_thread(move || {
+        let store = orgql::store::Store::open(&db).expect("the database");
+        store.exports_on("Acme").expect("the exports")
+    })
+}
+
 #[test]
 fn the_app_says_in_one_line_when_the_services_schema_changed_and_shows_the_changes() {
     let mut s = Session::start();
-    let server = s.runtime.block_on(serve("127.0.0.1:0".parse().unwrap(), Edition::Current));
+    let server = on_acme(&mut s);
     let addr = server.addr();
-    s.add_profile("Acme", server.base_url(), "sandbox-admin");
-    s.wait_for("Acme's schema", |h| h.state().schema().value().is_some_and(|loaded| !loaded.cached));
     s.runtime.block_on(server.stop());
     let server = s.runtime.block_on(serve(addr, Edition::Next));
     s.click("Refresh schema");
@@ -146,10 +162,8 @@ const WHO: &str =
 #[test]
 fn fix_rewrites_a_saved_operation_from_the_schema_changes_window_and_undo_puts_it_back() {
     let mut s = Session::start();
-    let server = s.runtime.block_on(serve("127.0.0.1:0".parse().unwrap(), Edition::Current));
+    let server = on_acme(&mut s);
     let addr = server.addr();
-    s.add_profile("Acme", server.base_url(), "sandbox-admin");
-    s.wait_for("Acme's schema", |h| h.state().schema().value().is_some_and(|loaded| !loaded.cached));
     // An operation using User.name, saved and run once (the history has it too).
     s.type_into("Query", WHO);
     s.run_query();
@@ -168,11 +182,7 @@ fn fix_rewrites_a_saved_operation_from_the_schema_changes_window_and_undo_puts_i
     s.click("Export");
     assert_eq!(s.wait_for_text("Exported "), format!("Exported 5 rows to {}", shown.display()));
     s.wait_until_idle();
-    let db = s.path("history.sqlite3");
-    let exports = off_ui_thread(move || {
-        let store = orgql::store::Store::open(&db).expect("the database");
-        store.exports_on("Acme").expect("the exports")
-    });
+    let exports = exports_on_acme(&s);
     assert_eq!(exports.len(), 1, "{exports:?}");
     let (record, query) = &exports[0];
     assert_eq!((record.file.as_str(), record.rows, query.as_str()), (shown.to_str().unwrap(), 5, WHO));
@@ -237,5 +247,57 @@ fn fix_rewrites_a_saved_operation_from_the_schema_changes_window_and_undo_puts_i
     choose(&mut s, "From", "#2 — ");
     s.wait_for_text("breaking: field User.displayName removed");
     assert!(s.harness.query_by_label("Fix HR/Who").is_none(), "no fix toward a version that is not current");
+    s.runtime.block_on(server.stop());
+}
+
+const NAMES: &str = "query Names {\n  paginatedUsers(first: 5) {\n    edges { node { name email } }\n  }\n}";
+
+/// Issue 46: an export of every page of a query with no `ref` or `id` column, from the window,
+/// is recorded (its rows by position, and the record says so); an export of the changes since
+/// it says why rows cannot be compared, instead of nothing; and once the schema changes, the
+/// Schema changes window lists it among the exports affected.
+#[test]
+fn an_export_of_a_query_without_a_key_is_recorded_and_listed_among_the_exports_affected() {
+    let mut s = Session::start();
+    let server = on_acme(&mut s);
+    let addr = server.addr();
+    s.type_into("Query", NAMES);
+    s.run_query();
+    let every = s.path("names.csv");
+    s.click("Export…");
+    s.wait_for_label("File");
+    s.type_into("File", &every.display().to_string());
+    s.click("Every page of the query");
+    s.click("Export");
+    let done = s.wait_for_text("Exported ");
+    assert!(done.contains("20 rows"), "every page of 5: {done}");
+    s.wait_until_idle();
+    let exports = exports_on_acme(&s);
+    assert_eq!(exports.len(), 1, "{exports:?}");
+    let (record, query) = &exports[0];
+    assert_eq!((record.file.as_str(), record.rows, query.as_str()), (every.to_str().unwrap(), 20, NAMES));
+    assert!(record.by_position(), "{record:?}");
+
+    // The changes since it: refused in one sentence that names it.
+    s.click("Export…");
+    s.wait_for_label("File");
+    let changes = s.path("changes.csv");
+    s.type_into("File", &changes.display().to_string());
+    s.click("Every page of the query");
+    s.click("Only changes since the last export");
+    s.click("Export");
+    let said = s.wait_for_text("kept its rows by their position");
+    assert!(said.contains("names.csv, 20 rows") && said.contains("cannot be compared by key"), "{said}");
+
+    // The next schema deprecates User.name, which the query reads.
+    s.runtime.block_on(server.stop());
+    let server = s.runtime.block_on(serve(addr, Edition::Next));
+    s.click("Refresh schema");
+    s.wait_for_text("The service's schema changed since");
+    s.click("Show the changes");
+    s.wait_for_label("Exports affected (1)");
+    let listed = s.text_containing(&format!("{} (20 rows, rows by position", every.display()));
+    assert!(listed.is_some(), "{}", s.screen());
+    assert!(s.text_containing("3:20: deprecated: User.name — Use `displayName`.").is_some(), "{}", s.screen());
     s.runtime.block_on(server.stop());
 }
