@@ -373,7 +373,7 @@ impl Client {
         };
         let status = response.status();
         if let Some(obstacle) = self.http.obstacle_of_answer(status.as_u16(), response.headers()) {
-            return Try::Failed(ApiError::Blocked(obstacle));
+            return Try::Failed(ApiError::Blocked(Box::new(obstacle)));
         }
         let retry_after =
             response.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(retry_after);
@@ -435,7 +435,7 @@ impl Client {
     /// A failed request as an error: the network's obstacle in one sentence when it is one.
     async fn failure(&self, e: &reqwest::Error) -> ApiError {
         match self.http.obstacle(e).await {
-            Some(obstacle) => ApiError::Blocked(obstacle),
+            Some(obstacle) => ApiError::Blocked(Box::new(obstacle)),
             None => ApiError::Network(describe(e)),
         }
     }

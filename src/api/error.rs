@@ -132,7 +132,7 @@ pub enum ApiError {
     /// What stands in the way on the network, in one sentence (a certificate, a proxy, a client
     /// certificate, a name, a refused or cut connection).
     #[error("{0}")]
-    Blocked(crate::net::Obstacle),
+    Blocked(Box<crate::net::Obstacle>),
     /// No connection, or the connection broke.
     #[error("could not reach the service ({0}); check the base URL and the network")]
     Network(String),
@@ -213,7 +213,10 @@ impl ApiError {
         match self {
             ApiError::Blocked(obstacle) => obstacle.is_transient(),
             other => {
-                matches!(other, ApiError::Server { status: 500..=599, .. } | ApiError::Network(_) | ApiError::Timeout(_))
+                matches!(
+                    other,
+                    ApiError::Server { status: 500..=599, .. } | ApiError::Network(_) | ApiError::Timeout(_)
+                )
             }
         }
     }

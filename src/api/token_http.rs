@@ -18,7 +18,7 @@ pub enum TokenHttpError {
     },
     /// What stands in the way (a certificate, a proxy, a client certificate, the network).
     #[error("{0}")]
-    Blocked(crate::net::Obstacle),
+    Blocked(Box<crate::net::Obstacle>),
     /// The answer could not be handed to the OAuth client.
     #[error("{0}")]
     Response(String),
@@ -51,13 +51,13 @@ pub async fn send(
         Ok(response) => response,
         Err(e) if e.is_timeout() => return Err(TokenHttpError::Reqwest(e)),
         Err(e) => match http.obstacle(&e).await {
-            Some(obstacle) => return Err(TokenHttpError::Blocked(obstacle)),
+            Some(obstacle) => return Err(TokenHttpError::Blocked(Box::new(obstacle))),
             None => return Err(TokenHttpError::Reqwest(e)),
         },
     };
     let status = response.status();
     if let Some(obstacle) = http.obstacle_of_answer(status.as_u16(), response.headers()) {
-        return Err(TokenHttpError::Blocked(obstacle));
+        return Err(TokenHttpError::Blocked(Box::new(obstacle)));
     }
     if status.is_redirection() {
         let location = response
@@ -73,7 +73,7 @@ pub async fn send(
         Ok(body) => body,
         Err(super::body::BodyError::TooLarge { limit, .. }) => return Err(TokenHttpError::TooLarge { limit }),
         Err(super::body::BodyError::Http(e)) => match http.obstacle(&e).await {
-            Some(obstacle) => return Err(TokenHttpError::Blocked(obstacle)),
+            Some(obstacle) => return Err(TokenHttpError::Blocked(Box::new(obstacle))),
             None => return Err(TokenHttpError::Reqwest(e)),
         },
     };

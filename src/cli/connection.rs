@@ -33,7 +33,7 @@ pub struct ConnectionArgs {
     #[arg(long, default_value_t = 30)]
     pub timeout: u64,
     #[command(flatten)]
-    pub network: NetworkArgs,
+    pub network: Box<NetworkArgs>,
 }
 
 /// The network options of a connection (kept in a profile by `orgql profile add`).

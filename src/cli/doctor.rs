@@ -53,10 +53,7 @@ pub async fn run(args: DoctorArgs) -> Result<(), Failure> {
         Ok(introspection) => {
             let types = introspection.schema.types.len();
             let query = introspection.schema.schema_definition.query.as_ref().map(|q| q.name.to_string());
-            out(&format!(
-                "schema: {types} types, queries on {}",
-                query.unwrap_or_else(|| "no query type".to_owned())
-            ));
+            out(&format!("schema: {types} types, queries on {}", query.unwrap_or_else(|| "no query type".to_owned())));
             if let Some(skipped) = introspection.summary() {
                 out(&format!("note: {skipped}"));
             }

@@ -126,7 +126,11 @@ fn set_password(file: &ProfileFile, name: &str, which: &str) -> Result<(), Failu
     if let Some(why) = store.unavailable_reason() {
         return Err(Failure::usage(format!(
             "no OS keyring service is available ({why}); set {} in the environment instead",
-            if kind == NetworkPassword::Proxy { crate::net::PROXY_PASSWORD_ENV } else { crate::net::CLIENT_CERT_PASSWORD_ENV }
+            if kind == NetworkPassword::Proxy {
+                crate::net::PROXY_PASSWORD_ENV
+            } else {
+                crate::net::CLIENT_CERT_PASSWORD_ENV
+            }
         )));
     }
     let label = format!("The {} of '{name}' (hidden): ", kind.what());
@@ -151,8 +155,7 @@ fn read_secret(name: &str) -> Result<Option<Secret>, Failure> {
 /// A line from a hidden prompt on a terminal, or the first line of standard input.
 fn read_hidden(prompt: &str) -> Result<Option<Secret>, Failure> {
     let text = if std::io::stdin().is_terminal() {
-        rpassword::prompt_password(prompt)
-            .map_err(|e| Failure::usage(format!("cannot read the secret ({e})")))?
+        rpassword::prompt_password(prompt).map_err(|e| Failure::usage(format!("cannot read the secret ({e})")))?
     } else {
         let mut line = String::new();
         std::io::stdin()

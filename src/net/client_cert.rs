@@ -6,11 +6,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use rustls::SignatureScheme;
 use rustls::client::ResolvesClientCert;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use rustls::sign::CertifiedKey;
-use rustls::SignatureScheme;
 
 use super::SetupError;
 use super::settings::{CLIENT_CERT_PASSWORD_ENV, Network};
@@ -52,12 +52,17 @@ pub(crate) fn resolver(
 }
 
 /// The certificate chain and key of a PEM or PKCS#12 file.
-fn read(path: &Path, password: Option<&str>) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), SetupError> {
+fn read(
+    path: &Path,
+    password: Option<&str>,
+) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), SetupError> {
     let bytes = std::fs::read(path)
         .map_err(|e| SetupError(format!("the client certificate {} cannot be read ({e})", path.display())))?;
-    let pkcs12 = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-        e.eq_ignore_ascii_case("p12") || e.eq_ignore_ascii_case("pfx")
-    }) || !bytes.starts_with(b"-----");
+    let pkcs12 = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("p12") || e.eq_ignore_ascii_case("pfx"))
+        || !bytes.starts_with(b"-----");
     if pkcs12 {
         return read_pkcs12(path, &bytes, password);
     }
@@ -82,8 +87,8 @@ fn read_pkcs12(
     bytes: &[u8],
     password: Option<&str>,
 ) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), SetupError> {
-    let store = p12_keystore::KeyStore::from_pkcs12(bytes, password.unwrap_or_default(), Default::default())
-        .map_err(|e| {
+    let store =
+        p12_keystore::KeyStore::from_pkcs12(bytes, password.unwrap_or_default(), Default::default()).map_err(|e| {
             let hint = if password.is_none() {
                 format!("; if it has a password, put it in {CLIENT_CERT_PASSWORD_ENV} or the profile's keyring entry")
             } else {

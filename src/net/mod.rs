@@ -18,8 +18,8 @@ use std::sync::{Arc, Mutex};
 pub use obstacle::Obstacle;
 pub use proxy::{ProxyChoice, is_loopback};
 pub use settings::{
-    CLIENT_CERT_PASSWORD_ENV, Network, NetworkSettings, Origin, PROXY_PASSWORD_ENV, ProxySetting, machine_settings_path,
-    person_settings_path,
+    CLIENT_CERT_PASSWORD_ENV, Network, NetworkSettings, Origin, PROXY_PASSWORD_ENV, ProxySetting,
+    machine_settings_path, person_settings_path,
 };
 pub use trust::{SeenCertificate, Untrusted, UntrustedKind, fingerprint, names, normalize_fingerprint};
 
@@ -97,10 +97,7 @@ impl Route {
             if let Some(pinned) = &self.pinned {
                 lines.push(format!("pinned certificate: {pinned}"));
             }
-            lines.push(format!(
-                "client certificate: {}",
-                self.client_cert.as_deref().unwrap_or("none")
-            ));
+            lines.push(format!("client certificate: {}", self.client_cert.as_deref().unwrap_or("none")));
             if let Some(seen) = self.seen_certificate() {
                 lines.push(format!(
                     "certificate: {} issued by {}; trusted by {}",
@@ -155,11 +152,17 @@ impl HttpClient {
         for (origin, path) in network.ca_files() {
             let certs = trust::read_roots(&path).map_err(SetupError)?;
             let name = format!("the extra roots of {} (from {origin})", path.display());
-            extra_roots.push(format!("{} ({} certificate{})", name, certs.len(), if certs.len() == 1 { "" } else { "s" }));
+            extra_roots.push(format!(
+                "{} ({} certificate{})",
+                name,
+                certs.len(),
+                if certs.len() == 1 { "" } else { "s" }
+            ));
             extra.push((name, certs));
         }
         let pinned = network.pinned().map(|(origin, hex)| (hex, origin.to_string()));
-        let pinned_line = pinned.as_ref().map(|(hex, origin)| format!("SHA-256 {} (from {origin})", normalize_fingerprint(hex)));
+        let pinned_line =
+            pinned.as_ref().map(|(hex, origin)| format!("SHA-256 {} (from {origin})", normalize_fingerprint(hex)));
         let verifier = trust::Verifier::new(extra, pinned, seen.clone()).map_err(SetupError)?;
         let (resolver, client_cert) = client_cert::resolver(network, cert_asked.clone())?;
         let config = rustls::ClientConfig::builder_with_provider(trust::provider())
@@ -173,9 +176,8 @@ impl HttpClient {
         let mut proxy_signs_in = false;
         if let Some(proxy) = &choice.proxy {
             let target_url = proxy.url.clone();
-            let mut reqwest_proxy = reqwest::Proxy::custom(move |url| {
-                if is_loopback(url) { None } else { Some(target_url.clone()) }
-            });
+            let mut reqwest_proxy =
+                reqwest::Proxy::custom(move |url| if is_loopback(url) { None } else { Some(target_url.clone()) });
             // Basic sign-in only with a password: without one the proxy's 407 is named, with
             // the scheme it asks for.
             let password = proxy.password.as_ref().or(network.proxy_password.as_ref());
@@ -185,9 +187,8 @@ impl HttpClient {
             }
             builder = builder.proxy(reqwest_proxy);
         }
-        let client = configure(builder)
-            .build()
-            .map_err(|e| SetupError(format!("the HTTP client could not be set up ({e})")))?;
+        let client =
+            configure(builder).build().map_err(|e| SetupError(format!("the HTTP client could not be set up ({e})")))?;
         let route = Route {
             target,
             tls,

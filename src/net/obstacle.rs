@@ -138,7 +138,11 @@ impl std::fmt::Display for Obstacle {
                 ),
             },
             Obstacle::ProxySignIn { proxy, source, schemes, user } => {
-                let asked = if schemes.is_empty() { "a sign-in".to_owned() } else { format!("{} sign-in", schemes.join(" or ")) };
+                let asked = if schemes.is_empty() {
+                    "a sign-in".to_owned()
+                } else {
+                    format!("{} sign-in", schemes.join(" or "))
+                };
                 let answerable = schemes.is_empty() || schemes.iter().any(|s| s.eq_ignore_ascii_case("basic"));
                 match user {
                     _ if !answerable => write!(
@@ -270,8 +274,14 @@ pub(crate) async fn classify(err: &reqwest::Error, route: &Route) -> Option<Obst
         use rustls::AlertDescription as A;
         let about_certificate = matches!(
             alert,
-            A::CertificateRequired | A::HandshakeFailure | A::BadCertificate | A::UnknownCA | A::AccessDenied
-                | A::CertificateUnknown | A::CertificateExpired | A::CertificateRevoked
+            A::CertificateRequired
+                | A::HandshakeFailure
+                | A::BadCertificate
+                | A::UnknownCA
+                | A::AccessDenied
+                | A::CertificateUnknown
+                | A::CertificateExpired
+                | A::CertificateRevoked
         );
         if about_certificate && route.client_cert_asked() {
             return Some(match &route.client_cert {
@@ -321,7 +331,9 @@ pub(crate) async fn classify(err: &reqwest::Error, route: &Route) -> Option<Obst
     match chain.io {
         Some(std::io::ErrorKind::ConnectionRefused) => Some(Obstacle::Refused { target: route.target.clone() }),
         Some(
-            std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::BrokenPipe,
+            std::io::ErrorKind::ConnectionReset
+            | std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::BrokenPipe,
         ) => Some(Obstacle::Reset { target: route.target.clone() }),
         _ if route.client_cert_asked() && route.client_cert.is_none() && route.tls => {
             Some(Obstacle::ClientCertificateRequired { host })
@@ -363,10 +375,7 @@ pub(crate) async fn probe(proxy: &reqwest::Url, target: &str) -> Option<Probe> {
     let address = format!("{}:{}", proxy.host_str()?, proxy.port_or_known_default()?);
     let talk = async {
         let mut stream = tokio::net::TcpStream::connect(address).await.ok()?;
-        stream
-            .write_all(format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n").as_bytes())
-            .await
-            .ok()?;
+        stream.write_all(format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n").as_bytes()).await.ok()?;
         let mut head = Vec::new();
         let mut buf = [0u8; 2048];
         while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 16 * 1024 {

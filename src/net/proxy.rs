@@ -179,7 +179,13 @@ mod tests {
 
     #[test]
     fn loopback_is_this_machine() {
-        for url in ["http://localhost:8080/", "http://127.0.0.1/", "http://127.1.2.3/", "http://[::1]:9/", "http://a.localhost/"] {
+        for url in [
+            "http://localhost:8080/",
+            "http://127.0.0.1/",
+            "http://127.1.2.3/",
+            "http://[::1]:9/",
+            "http://a.localhost/",
+        ] {
             assert!(is_loopback(&url.parse().unwrap()), "{url}");
         }
         for url in ["https://orgql.test/", "http://10.0.0.8/", "http://[::2]/"] {

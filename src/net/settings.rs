@@ -38,8 +38,9 @@ impl std::str::FromStr for ProxySetting {
             "none" | "direct" => Ok(ProxySetting::None),
             _ => {
                 let with_scheme = if text.contains("://") { text.to_owned() } else { format!("http://{text}") };
-                let url = reqwest::Url::parse(&with_scheme)
-                    .map_err(|e| format!("'{text}' is not a proxy URL ({e}); give it as http://host:port, system or none"))?;
+                let url = reqwest::Url::parse(&with_scheme).map_err(|e| {
+                    format!("'{text}' is not a proxy URL ({e}); give it as http://host:port, system or none")
+                })?;
                 if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
                     return Err(format!("'{text}' is not an HTTP proxy; give it as http://host:port, system or none"));
                 }
@@ -246,7 +247,11 @@ fn read_settings(path: &Path) -> Result<Option<NetworkSettings>, SetupError> {
         Err(e) => return Err(SetupError(format!("the network settings file {} cannot be read ({e})", path.display()))),
     };
     let settings: NetworkSettings = toml::from_str(&text).map_err(|e| {
-        SetupError(format!("the network settings file {} is not valid ({}); fix it or ask IT", path.display(), e.message()))
+        SetupError(format!(
+            "the network settings file {} is not valid ({}); fix it or ask IT",
+            path.display(),
+            e.message()
+        ))
     })?;
     // Relative paths in a file are relative to the file's folder.
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -265,10 +270,7 @@ mod tests {
     fn proxy_settings_read_as_a_person_writes_them() {
         assert_eq!("system".parse::<ProxySetting>().unwrap(), ProxySetting::System);
         assert_eq!("None".parse::<ProxySetting>().unwrap(), ProxySetting::None);
-        assert_eq!(
-            "10.0.0.8:3128".parse::<ProxySetting>().unwrap(),
-            ProxySetting::Url("http://10.0.0.8:3128".into())
-        );
+        assert_eq!("10.0.0.8:3128".parse::<ProxySetting>().unwrap(), ProxySetting::Url("http://10.0.0.8:3128".into()));
         let err = "http://me:pw@proxy:3128".parse::<ProxySetting>().unwrap_err();
         assert!(err.contains(PROXY_PASSWORD_ENV) && !err.contains("pw@"), "{err}");
         assert!("socks5://proxy:1080".parse::<ProxySetting>().is_err());
@@ -287,10 +289,7 @@ mod tests {
                 Origin::Profile("dev".into()),
                 NetworkSettings { ca_files: vec!["/x/dev.pem".into()], ..Default::default() },
             )
-            .with_layer(
-                Origin::CommandLine,
-                NetworkSettings { proxy: Some(ProxySetting::None), ..Default::default() },
-            );
+            .with_layer(Origin::CommandLine, NetworkSettings { proxy: Some(ProxySetting::None), ..Default::default() });
         assert_eq!(network.proxy(), Some((&Origin::CommandLine, &ProxySetting::None)));
         assert_eq!(network.ca_files().len(), 2);
         let lines = network.origin_lines();

@@ -138,7 +138,8 @@ pub(crate) const BUNDLED: &str = "orgql's bundled roots (Mozilla's)";
 
 /// Reads the certificates of a PEM file of extra roots; a sentence when it has none or cannot be read.
 pub(crate) fn read_roots(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("the extra roots file {} cannot be read ({e})", path.display()))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("the extra roots file {} cannot be read ({e})", path.display()))?;
     let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&bytes).filter_map(Result::ok).collect();
     if certs.is_empty() {
         return Err(format!(

@@ -160,7 +160,12 @@ impl SecretStore {
     }
 
     /// Stores a network password of `profile`.
-    pub fn set_network_password(&self, kind: NetworkPassword, profile: &str, secret: &Secret) -> Result<(), SecretError> {
+    pub fn set_network_password(
+        &self,
+        kind: NetworkPassword,
+        profile: &str,
+        secret: &Secret,
+    ) -> Result<(), SecretError> {
         self.entry(&kind.user(profile))?.set_password(secret.expose()).map_err(|e| SecretError::Keyring(describe(&e)))
     }
 

@@ -13,9 +13,9 @@ use super::status_bar::lifetime;
 use crate::api::{ApiError, BaseUrl, Credentials, TokenState};
 use crate::net::{NetworkSettings, ProxySetting};
 use crate::profiles::{Profile, SecretStore};
-use crate::worker::NetworkPasswords;
 use crate::scopes::{Scope, ScopeSet};
 use crate::secret::Secret;
+use crate::worker::NetworkPasswords;
 use crate::worker::{Connection, JobId, ProfilesCommand, ProfilesEvent};
 
 /// The connection chosen in the toolbar.
@@ -242,7 +242,7 @@ impl ProfilesWindow {
             .ok_or_else(|| format!("the profile '{name}' no longer exists; choose another connection"))?;
         let secret = self.session.get(name).cloned().unwrap_or_else(|| Secret::new(String::new()));
         let credentials = profile.credentials(secret).map_err(|e| e.to_string())?;
-        Ok(Connection::Remote { name: name.clone(), credentials, network: profile.network.clone() })
+        Ok(Connection::Remote { name: name.clone(), credentials, network: Box::new(profile.network.clone()) })
     }
 
     /// The connection chooser of the toolbar.
@@ -433,6 +433,7 @@ impl ProfilesWindow {
                 match draft.credentials().and_then(|c| Ok((c, draft.network.settings()?))) {
                     Ok((credentials, network)) => {
                         let name = format!("test:{}", draft.name.trim());
+                        let network = Box::new(network);
                         command = Some((Connection::Remote { name, credentials, network }, draft.network.passwords()));
                     }
                     Err(e) => draft.error = Some(e),
@@ -492,7 +493,12 @@ impl ProfilesWindow {
         Some(ProfilesCommand::Save { profile, original, secret, passwords })
     }
 
-    fn start_test(&mut self, jobs: &mut Commands, connection: Connection, passwords: NetworkPasswords) -> ProfilesCommand {
+    fn start_test(
+        &mut self,
+        jobs: &mut Commands,
+        connection: Connection,
+        passwords: NetworkPasswords,
+    ) -> ProfilesCommand {
         let job = jobs.job();
         let mut state = Requested::Idle;
         state.start();
@@ -550,7 +556,7 @@ impl ProfilesWindow {
         let network = draft.network.settings().ok()?;
         let passwords = draft.network.passwords();
         let name = format!("test:{}", draft.name.trim());
-        Some(self.start_test(jobs, Connection::Remote { name, credentials, network }, passwords))
+        Some(self.start_test(jobs, Connection::Remote { name, credentials, network: Box::new(network) }, passwords))
     }
 }
 
@@ -576,8 +582,12 @@ fn network_ui(ui: &mut egui::Ui, network: &mut NetworkDraft) {
     egui::Grid::new("profile-network").num_columns(2).show(ui, |ui| {
         if network.proxy == ProxyMode::Url {
             let label = ui.label("Proxy URL");
-            ui.add(egui::TextEdit::singleline(&mut network.proxy_url).hint_text("http://proxy.corp:3128").desired_width(320.0))
-                .labelled_by(label.id);
+            ui.add(
+                egui::TextEdit::singleline(&mut network.proxy_url)
+                    .hint_text("http://proxy.corp:3128")
+                    .desired_width(320.0),
+            )
+            .labelled_by(label.id);
             ui.end_row();
             let label = ui.label("Proxy password");
             ui.add(egui::TextEdit::singleline(&mut network.proxy_password).password(true).desired_width(320.0))

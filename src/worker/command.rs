@@ -60,7 +60,7 @@ pub enum Connection {
         credentials: Credentials,
         /// Its network settings (proxy, extra roots, client certificate, pinned certificate);
         /// the worker adds the settings files' and the keyring's passwords.
-        network: crate::net::NetworkSettings,
+        network: Box<crate::net::NetworkSettings>,
     },
 }
 

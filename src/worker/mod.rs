@@ -149,13 +149,16 @@ impl Worker {
     }
 }
 
+/// A connection's client, with the credentials and network settings it was made for.
+type KnownClient = (Credentials, crate::net::NetworkSettings, Arc<Client>);
+
 /// What the worker's tasks share.
 pub(crate) struct Shared {
     events: mpsc::Sender<Event>,
     repaint: Repaint,
     store: Option<Mutex<Store>>,
     /// One client per connection name, so that tokens are shared by its requests.
-    clients: tokio::sync::Mutex<HashMap<String, (Credentials, crate::net::NetworkSettings, Arc<Client>)>>,
+    clients: tokio::sync::Mutex<HashMap<String, KnownClient>>,
     sandbox: tokio::sync::Mutex<Option<RunningServer>>,
     sandbox_users: usize,
     jobs: Mutex<HashMap<JobId, CancellationToken>>,
@@ -237,7 +240,7 @@ impl Shared {
         };
         let settings = match connection {
             Connection::Sandbox => crate::net::NetworkSettings::default(),
-            Connection::Remote { network, .. } => network.clone(),
+            Connection::Remote { network, .. } => (**network).clone(),
         };
         let mut clients = self.clients.lock().await;
         if let Some((known, known_settings, client)) = clients.get(connection.name())
@@ -257,7 +260,11 @@ impl Shared {
     /// A new client of `connection` with its network settings (the settings files', the
     /// profile's, the keyring's passwords), made on a blocking thread: it may read the system's
     /// proxy settings and certificate store.
-    pub(crate) async fn new_client(&self, connection: &Connection, credentials: Credentials) -> Result<Client, ApiError> {
+    pub(crate) async fn new_client(
+        &self,
+        connection: &Connection,
+        credentials: Credentials,
+    ) -> Result<Client, ApiError> {
         let network = self.network_of(connection).await?;
         tokio::task::spawn_blocking(move || {
             Client::new(credentials, ClientOptions { network, ..ClientOptions::default() }, None)
@@ -272,7 +279,7 @@ impl Shared {
         let Connection::Remote { name, network, .. } = connection else {
             return Ok(crate::net::Network::default());
         };
-        let (name, settings, secrets) = (name.clone(), network.clone(), self.secrets.clone());
+        let (name, settings, secrets) = (name.clone(), (**network).clone(), self.secrets.clone());
         let typed = self.typed_network_passwords(&name);
         tokio::task::spawn_blocking(move || {
             use crate::profiles::NetworkPassword;
@@ -286,11 +293,8 @@ impl Shared {
             };
             network.proxy_password =
                 network.proxy_password.take().or(typed.proxy).or_else(|| kept(NetworkPassword::Proxy));
-            network.client_cert_password = network
-                .client_cert_password
-                .take()
-                .or(typed.client_cert)
-                .or_else(|| kept(NetworkPassword::ClientCert));
+            network.client_cert_password =
+                network.client_cert_password.take().or(typed.client_cert).or_else(|| kept(NetworkPassword::ClientCert));
             Ok(network)
         })
         .await

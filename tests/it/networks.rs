@@ -123,13 +123,13 @@ impl Pki {
 /// relayed after the handshake; with `client_ca`, a client certificate of that CA is required.
 pub(crate) async fn tls_front(pki: &Pki, upstream: SocketAddr, client_ca: bool) -> SocketAddr {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let builder = rustls::ServerConfig::builder_with_provider(provider.clone()).with_safe_default_protocol_versions().unwrap();
+    let builder =
+        rustls::ServerConfig::builder_with_provider(provider.clone()).with_safe_default_protocol_versions().unwrap();
     let builder = if client_ca {
         let mut roots = rustls::RootCertStore::empty();
         roots.add(pki.client_ca.clone()).unwrap();
-        let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
-            .build()
-            .unwrap();
+        let verifier =
+            rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider).build().unwrap();
         builder.with_client_cert_verifier(verifier)
     } else {
         builder.with_no_client_auth()
@@ -279,14 +279,12 @@ async fn a_private_root_is_trusted_from_the_system_store_or_ca_file_and_its_issu
 
     // An export over HTTPS equals the one over the sandbox's own HTTP, byte for byte.
     let direct = connection(server.base_url());
-    let (code, _, err) = orgql(home.path(), &args(&["export", "-e", EXPORT, "--out", "direct.csv"], &direct), &[]).await;
+    let (code, _, err) =
+        orgql(home.path(), &args(&["export", "-e", EXPORT, "--out", "direct.csv"], &direct), &[]).await;
     assert_eq!(code, 0, "{err}");
-    let (code, _, err) = orgql(
-        home.path(),
-        &args(&["export", "-e", EXPORT, "--out", "https.csv"], &https),
-        &[("SSL_CERT_FILE", root)],
-    )
-    .await;
+    let (code, _, err) =
+        orgql(home.path(), &args(&["export", "-e", EXPORT, "--out", "https.csv"], &https), &[("SSL_CERT_FILE", root)])
+            .await;
     assert_eq!(code, 0, "{err}");
     let direct = std::fs::read(home.path().join("direct.csv")).unwrap();
     assert!(direct.len() > 1000);
@@ -302,7 +300,9 @@ async fn a_private_root_is_trusted_from_the_system_store_or_ca_file_and_its_issu
     assert_eq!(code, 0, "{err}");
     for line in [
         "proxy: direct (loopback: never through a proxy)",
-        &format!("certificate: orgql.test issued by {ROOT_NAME}; trusted by the extra roots of {root} (from the command line)"),
+        &format!(
+            "certificate: orgql.test issued by {ROOT_NAME}; trusted by the extra roots of {root} (from the command line)"
+        ),
         "revocation: best effort",
         "token: granted ",
         "schema: ",
@@ -336,11 +336,13 @@ async fn a_service_asking_for_a_client_certificate_is_named_and_served_with_pem_
     assert!(err.contains("asks for a client certificate; give one with --client-cert"), "{err}");
 
     let pem = pki.client_pem.to_str().unwrap();
-    let (code, _, err) = orgql(home.path(), &args(&["query", "-e", QUERY, "--client-cert", pem], &https), &[root]).await;
+    let (code, _, err) =
+        orgql(home.path(), &args(&["query", "-e", QUERY, "--client-cert", pem], &https), &[root]).await;
     assert_eq!(code, 0, "{err}");
 
     let p12 = pki.client_p12.to_str().unwrap();
-    let (code, _, err) = orgql(home.path(), &args(&["query", "-e", QUERY, "--client-cert", p12], &https), &[root]).await;
+    let (code, _, err) =
+        orgql(home.path(), &args(&["query", "-e", QUERY, "--client-cert", p12], &https), &[root]).await;
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("ORGQL_CLIENT_CERT_PASSWORD"), "{err}");
     let (code, out, err) = orgql(
@@ -534,10 +536,7 @@ async fn through_an_inspecting_proxy_the_inspection_root_is_named_then_every_req
     let program = match mitmdump() {
         Ok(program) => program,
         Err(why) => {
-            assert!(
-                std::env::var("ORGQL_MITMPROXY_REQUIRED").is_err(),
-                "ORGQL_MITMPROXY_REQUIRED is set but {why}"
-            );
+            assert!(std::env::var("ORGQL_MITMPROXY_REQUIRED").is_err(), "ORGQL_MITMPROXY_REQUIRED is set but {why}");
             eprintln!("skipped: {why}");
             return;
         }
@@ -577,7 +576,8 @@ async fn through_an_inspecting_proxy_the_inspection_root_is_named_then_every_req
     // The schema's two requests, then three pages of 40 (the last one short).
     assert!(mitm.requests("POST", "/graphql/") >= 4, "{}", mitm.output());
     let direct = connection(server.base_url());
-    let (code, _, err) = orgql(home.path(), &args(&["export", "-e", EXPORT, "--out", "direct.csv"], &direct), &[]).await;
+    let (code, _, err) =
+        orgql(home.path(), &args(&["export", "-e", EXPORT, "--out", "direct.csv"], &direct), &[]).await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         std::fs::read(home.path().join("inspected.csv")).unwrap(),
@@ -585,8 +585,7 @@ async fn through_an_inspecting_proxy_the_inspection_root_is_named_then_every_req
     );
 
     // orgql doctor: the proxy and its source, the issuer and the store that trusted it.
-    let (code, out, err) =
-        orgql(home.path(), &args(&["doctor", "--ca-file", inspection], &https), &[root, via]).await;
+    let (code, out, err) = orgql(home.path(), &args(&["doctor", "--ca-file", inspection], &https), &[root, via]).await;
     assert_eq!(code, 0, "{err}");
     assert!(out.contains(&format!("proxy: {proxy_url} (HTTPS_PROXY)")), "{out}");
     assert!(out.contains(&format!("issued by {INSPECTION_NAME}; trusted by the extra roots of {inspection}")), "{out}");
@@ -613,7 +612,13 @@ async fn through_an_inspecting_proxy_the_inspection_root_is_named_then_every_req
     )
     .await;
     assert_eq!(code, 6, "{err}");
-    assert!(err.contains(&format!("the proxy http://127.0.0.1:{} (from the command line) asks for Basic sign-in", asking.port)), "{err}");
+    assert!(
+        err.contains(&format!(
+            "the proxy http://127.0.0.1:{} (from the command line) asks for Basic sign-in",
+            asking.port
+        )),
+        "{err}"
+    );
     let (code, _, err) = orgql(
         home.path(),
         &args(&["query", "-e", QUERY, "--ca-file", inspection, "--proxy", &asking_url], &https),
