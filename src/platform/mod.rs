@@ -12,11 +12,14 @@
 //! - the process group of a tunnel program and who holds a loopback connection;
 //! - the console of the Windows-GUI program ([`attach_console`]);
 //! - where the system's fonts are ([`system_font_files`]);
+//! - the proxy the system sets for a URL ([`system_proxy`]: Windows' Internet Options with PAC
+//!   and WPAD through WinHTTP, macOS's system configuration, GNOME's settings);
 //! - paths as a person writes them ([`shown_path`]) and the shell's quoting ([`shell_example`]).
 
 pub mod private;
 pub mod resident;
 pub mod signal;
+pub mod system_proxy;
 pub mod terminal;
 pub mod ui_thread;
 
@@ -32,6 +35,8 @@ use windows as os;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
+
+pub use system_proxy::{SystemProxy, system_proxy};
 
 /// The file a program named `program` has on `PATH` (`cloudflared`, `cloudflared.exe` on Windows).
 pub fn program_file_name(program: &str) -> String {

@@ -327,3 +327,107 @@ Anonymous:             0 kB
         }
     }
 }
+
+/// The system's proxy: macOS's system configuration (`scutil --proxy`), elsewhere GNOME's
+/// settings (`gsettings`); see [`super::system_proxy`].
+pub(super) fn system_proxy(
+    _url: &str,
+    target: &super::system_proxy::Target,
+) -> Option<super::system_proxy::SystemProxy> {
+    if cfg!(target_os = "macos") {
+        let printed = bounded_output("scutil", &["--proxy"], &[])?;
+        return super::system_proxy::macos_proxy(target, &printed);
+    }
+    gnome_system_proxy(target, &[])
+}
+
+/// GNOME's proxy settings for `target`, `gsettings` run with `env` added (tests point it at a
+/// settings file of their own).
+fn gnome_system_proxy(
+    target: &super::system_proxy::Target,
+    env: &[(&str, &std::ffi::OsStr)],
+) -> Option<super::system_proxy::SystemProxy> {
+    // One run for every key: `org.gnome.system.proxy.http host 'web.corp'` a line.
+    let printed = bounded_output("gsettings", &["list-recursively", "org.gnome.system.proxy"], env)?;
+    let mut settings = std::collections::HashMap::new();
+    for line in printed.lines() {
+        let mut parts = line.splitn(3, ' ');
+        if let (Some(schema), Some(key), Some(value)) = (parts.next(), parts.next(), parts.next()) {
+            settings.insert((schema.to_owned(), key.to_owned()), value.to_owned());
+        }
+    }
+    super::system_proxy::gnome_proxy(target, |schema, key| settings.get(&(schema.to_owned(), key.to_owned())).cloned())
+}
+
+/// What `program args` prints, if it exists, succeeds within two seconds and prints text.
+fn bounded_output(program: &str, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Option<String> {
+    use std::io::Read as _;
+    let mut child = Command::new(program)
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => break,
+            Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(std::time::Duration::from_millis(5)),
+            Ok(Some(_)) | Err(_) => return None,
+            Ok(None) => {
+                tracing::debug!("{program} did not answer within 2 s: the system's proxy settings are not read");
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let mut printed = String::new();
+    child.stdout.take()?.read_to_string(&mut printed).ok()?;
+    Some(printed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::system_proxy::Target;
+
+    /// GNOME's settings read through the real `gsettings`, from a settings file of the test's own
+    /// (GLib's keyfile backend); skipped with a note where `gsettings` or GNOME's schemas are missing.
+    #[test]
+    fn gnome_settings_through_gsettings() {
+        if cfg!(target_os = "macos") {
+            return;
+        }
+        let schemas = std::process::Command::new("gsettings").args(["list-keys", "org.gnome.system.proxy"]).output();
+        if !schemas.is_ok_and(|out| out.status.success()) {
+            eprintln!("note: gsettings or gsettings-desktop-schemas missing: GNOME's proxy settings not tried");
+            return;
+        }
+        let home = tempfile::tempdir().unwrap();
+        let folder = home.path().join("glib-2.0/settings");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("keyfile"),
+            "[system/proxy]\nmode='manual'\nignore-hosts=['localhost', '127.0.0.0/8', '::1', '.corp.example']\n\n\
+             [system/proxy/https]\nhost='proxy.corp'\nport=3128\n",
+        )
+        .unwrap();
+        let env =
+            [("GSETTINGS_BACKEND", std::ffi::OsStr::new("keyfile")), ("XDG_CONFIG_HOME", home.path().as_os_str())];
+        let target = Target::parse("https://api.example.com/graphql").unwrap();
+        let via = super::gnome_system_proxy(&target, &env).unwrap();
+        assert_eq!(via.proxy.as_deref(), Some("http://proxy.corp:3128"));
+        assert_eq!(via.source, "GNOME settings");
+        let inside = Target::parse("https://api.corp.example/graphql").unwrap();
+        assert_eq!(super::gnome_system_proxy(&inside, &env).unwrap().proxy, None);
+        std::fs::write(
+            folder.join("keyfile"),
+            "[system/proxy]\nmode='auto'\nautoconfig-url='http://wpad.corp/wpad.dat'\n",
+        )
+        .unwrap();
+        let auto = super::gnome_system_proxy(&target, &env).unwrap();
+        assert!(auto.note.is_some_and(|note| note.contains("http://wpad.corp/wpad.dat")));
+    }
+}

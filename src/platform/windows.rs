@@ -191,3 +191,209 @@ pub(super) fn written_in_place(_kind: &std::fs::FileType) -> bool {
 pub(super) fn release_startup_pages() -> std::io::Result<super::resident::Released> {
     Ok(super::resident::Released::default())
 }
+
+/// The system's proxy as Windows sets it (see [`super::system_proxy`]): the automatic settings
+/// first, as Windows applies them — a PAC file (`AutoConfigURL`), then WPAD when "Automatically
+/// detect settings" is on, both evaluated by WinHTTP — then the manual proxy and its bypass list.
+pub(super) fn system_proxy(
+    url: &str,
+    target: &super::system_proxy::Target,
+) -> Option<super::system_proxy::SystemProxy> {
+    use super::system_proxy::{SystemProxy, windows_manual_proxy};
+    let (root, source) = settings_root();
+    let pac = registry_string(root, INTERNET_SETTINGS, "AutoConfigURL").filter(|pac| !pac.trim().is_empty());
+    let mut note = None;
+    if let Some(pac) = &pac {
+        match winhttp_proxy_for(url, Some(pac), target, format!("PAC {pac}")) {
+            Ok(answer) => return Some(answer),
+            Err(code) => {
+                let why = winhttp_error(code);
+                tracing::info!("the PAC file {pac} {why}: going by the manual settings");
+                note =
+                    Some(format!("The PAC file {pac} set in {source} {why}; orgql went by the manual proxy settings."));
+            }
+        }
+    }
+    if auto_detect_on() {
+        match winhttp_proxy_for(url, None, target, "WPAD".to_owned()) {
+            Ok(answer) => return Some(answer),
+            // No WPAD server on the network is the common case: nothing to say.
+            Err(code) => tracing::debug!("WPAD found no proxy (WinHTTP error {code})"),
+        }
+    }
+    let manual = super::system_proxy::WindowsManual {
+        enabled: registry_dword(root, INTERNET_SETTINGS, "ProxyEnable").is_some_and(|v| v != 0),
+        server: registry_string(root, INTERNET_SETTINGS, "ProxyServer").unwrap_or_default(),
+        bypass: registry_string(root, INTERNET_SETTINGS, "ProxyOverride").unwrap_or_default(),
+    };
+    match windows_manual_proxy(target, &manual, source) {
+        Some(answer) => Some(SystemProxy { note: answer.note.or(note), ..answer }),
+        None => note.map(|note| SystemProxy { proxy: None, source: source.to_owned(), note: Some(note) }),
+    }
+}
+
+const INTERNET_SETTINGS: &str = r"Software\Microsoft\Windows\CurrentVersion\Internet Settings";
+
+/// The person's settings, or the machine's where IT's policy `ProxySettingsPerUser` is 0.
+fn settings_root() -> (windows_sys::Win32::System::Registry::HKEY, &'static str) {
+    use windows_sys::Win32::System::Registry::{HKEY_CURRENT_USER, HKEY_LOCAL_MACHINE};
+    let policy = r"Software\Policies\Microsoft\Windows\CurrentVersion\Internet Settings";
+    if registry_dword(HKEY_LOCAL_MACHINE, policy, "ProxySettingsPerUser") == Some(0) {
+        (HKEY_LOCAL_MACHINE, "Windows settings (the machine's)")
+    } else {
+        (HKEY_CURRENT_USER, "Windows settings")
+    }
+}
+
+fn wide(text: &str) -> Vec<u16> {
+    text.encode_utf16().chain(std::iter::once(0)).collect()
+}
+
+fn registry_string(root: windows_sys::Win32::System::Registry::HKEY, key: &str, value: &str) -> Option<String> {
+    use windows_sys::Win32::System::Registry::{RRF_RT_REG_SZ, RegGetValueW};
+    let (key, value) = (wide(key), wide(value));
+    let mut size: u32 = 0;
+    // REG_SZ takes REG_EXPAND_SZ values too, expanded (RRF_RT_REG_EXPAND_SZ without RRF_NOEXPAND is
+    // an invalid parameter: Wine refuses it, as the documentation says Windows does).
+    let flags = RRF_RT_REG_SZ;
+    // SAFETY: a null data pointer asks only for the size, written to `size`.
+    let found = unsafe {
+        RegGetValueW(root, key.as_ptr(), value.as_ptr(), flags, std::ptr::null_mut(), std::ptr::null_mut(), &mut size)
+    };
+    if found != 0 || size == 0 {
+        return None;
+    }
+    let mut buffer = vec![0u16; (size as usize).div_ceil(2)];
+    let mut written = (buffer.len() * 2) as u32;
+    // SAFETY: `buffer` holds `written` bytes; RegGetValueW writes at most that many.
+    let read = unsafe {
+        RegGetValueW(
+            root,
+            key.as_ptr(),
+            value.as_ptr(),
+            flags,
+            std::ptr::null_mut(),
+            buffer.as_mut_ptr().cast(),
+            &mut written,
+        )
+    };
+    if read != 0 {
+        return None;
+    }
+    let end = buffer.iter().position(|&c| c == 0).unwrap_or(buffer.len());
+    Some(String::from_utf16_lossy(&buffer[..end]))
+}
+
+fn registry_dword(root: windows_sys::Win32::System::Registry::HKEY, key: &str, value: &str) -> Option<u32> {
+    use windows_sys::Win32::System::Registry::{RRF_RT_REG_DWORD, RegGetValueW};
+    let (key, value) = (wide(key), wide(value));
+    let mut data: u32 = 0;
+    let mut size = std::mem::size_of::<u32>() as u32;
+    // SAFETY: `data` is a u32 and `size` says so; RegGetValueW writes at most 4 bytes.
+    let read = unsafe {
+        RegGetValueW(
+            root,
+            key.as_ptr(),
+            value.as_ptr(),
+            RRF_RT_REG_DWORD,
+            std::ptr::null_mut(),
+            (&raw mut data).cast(),
+            &mut size,
+        )
+    };
+    (read == 0).then_some(data)
+}
+
+/// "Automatically detect settings", as WinHTTP reads the person's Internet Options.
+fn auto_detect_on() -> bool {
+    use windows_sys::Win32::Foundation::GlobalFree;
+    use windows_sys::Win32::Networking::WinHttp::{
+        WINHTTP_CURRENT_USER_IE_PROXY_CONFIG, WinHttpGetIEProxyConfigForCurrentUser,
+    };
+    let mut config = WINHTTP_CURRENT_USER_IE_PROXY_CONFIG::default();
+    // SAFETY: WinHTTP fills `config`; its strings are ours to free with GlobalFree.
+    let done = unsafe { WinHttpGetIEProxyConfigForCurrentUser(&mut config) } != 0;
+    for text in [config.lpszAutoConfigUrl, config.lpszProxy, config.lpszProxyBypass] {
+        if !text.is_null() {
+            // SAFETY: allocated by WinHTTP with GlobalAlloc, freed once.
+            unsafe { GlobalFree(text.cast()) };
+        }
+    }
+    done && config.fAutoDetect != 0
+}
+
+/// What went wrong with a PAC file, from WinHTTP's error code.
+fn winhttp_error(code: u32) -> String {
+    match code {
+        12167 => "could not be downloaded (WinHTTP error 12167)".to_owned(),
+        12166 => "has an error in its script (WinHTTP error 12166)".to_owned(),
+        12180 => "was not found by automatic detection (WinHTTP error 12180)".to_owned(),
+        12002 => "did not answer in time (WinHTTP error 12002)".to_owned(),
+        _ => format!("could not be used (WinHTTP error {code})"),
+    }
+}
+
+/// WinHTTP's auto-proxy for `url`: the PAC file at `pac`, or WPAD when `None`. Fetching and running
+/// the script is WinHTTP's (with the person's sign-in if the PAC server asks), bounded by its
+/// timeouts (5 s each step). The error is WinHTTP's code.
+fn winhttp_proxy_for(
+    url: &str,
+    pac: Option<&str>,
+    target: &super::system_proxy::Target,
+    source: String,
+) -> Result<super::system_proxy::SystemProxy, u32> {
+    use windows_sys::Win32::Foundation::{GetLastError, GlobalFree};
+    use windows_sys::Win32::Networking::WinHttp::{
+        WINHTTP_ACCESS_TYPE_NO_PROXY, WINHTTP_AUTO_DETECT_TYPE_DHCP, WINHTTP_AUTO_DETECT_TYPE_DNS_A,
+        WINHTTP_AUTOPROXY_AUTO_DETECT, WINHTTP_AUTOPROXY_CONFIG_URL, WINHTTP_AUTOPROXY_OPTIONS, WINHTTP_PROXY_INFO,
+        WinHttpCloseHandle, WinHttpGetProxyForUrl, WinHttpOpen, WinHttpSetTimeouts,
+    };
+    let agent = wide("orgql");
+    // SAFETY: the strings are NUL-terminated and outlive the call; null proxy arguments are allowed.
+    let session =
+        unsafe { WinHttpOpen(agent.as_ptr(), WINHTTP_ACCESS_TYPE_NO_PROXY, std::ptr::null(), std::ptr::null(), 0) };
+    if session.is_null() {
+        // SAFETY: reads the thread's last error.
+        return Err(unsafe { GetLastError() });
+    }
+    // SAFETY: `session` is a valid WinHTTP handle.
+    unsafe { WinHttpSetTimeouts(session, 5_000, 5_000, 5_000, 5_000) };
+    let pac_wide = pac.map(wide);
+    let mut options = WINHTTP_AUTOPROXY_OPTIONS {
+        dwFlags: if pac.is_some() { WINHTTP_AUTOPROXY_CONFIG_URL } else { WINHTTP_AUTOPROXY_AUTO_DETECT },
+        dwAutoDetectFlags: if pac.is_some() {
+            0
+        } else {
+            WINHTTP_AUTO_DETECT_TYPE_DHCP | WINHTTP_AUTO_DETECT_TYPE_DNS_A
+        },
+        lpszAutoConfigUrl: pac_wide.as_ref().map_or(std::ptr::null(), |w| w.as_ptr()),
+        lpvReserved: std::ptr::null_mut(),
+        dwReserved: 0,
+        fAutoLogonIfChallenged: 1,
+    };
+    let url_wide = wide(url);
+    let mut info = WINHTTP_PROXY_INFO::default();
+    // SAFETY: every pointer is valid for the call; WinHTTP fills `info`.
+    let done = unsafe { WinHttpGetProxyForUrl(session, url_wide.as_ptr(), &mut options, &mut info) } != 0;
+    // SAFETY: reads the thread's last error, before anything else can change it.
+    let error = unsafe { GetLastError() };
+    let take = |text: windows_sys::core::PWSTR| -> Option<String> {
+        if text.is_null() {
+            return None;
+        }
+        // SAFETY: WinHTTP's strings are NUL-terminated.
+        let length = (0..).take_while(|&i| unsafe { *text.add(i) } != 0).count();
+        // SAFETY: `length` characters were just read.
+        let value = String::from_utf16_lossy(unsafe { std::slice::from_raw_parts(text, length) });
+        // SAFETY: allocated by WinHTTP with GlobalAlloc, freed once.
+        unsafe { GlobalFree(text.cast()) };
+        Some(value)
+    };
+    let (proxy, bypass) = (take(info.lpszProxy), take(info.lpszProxyBypass));
+    // SAFETY: closed once.
+    unsafe { WinHttpCloseHandle(session) };
+    if !done {
+        return Err(error);
+    }
+    Ok(super::system_proxy::winhttp_answer(target, proxy.as_deref(), bypass.as_deref(), source))
+}
