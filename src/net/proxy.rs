@@ -115,24 +115,24 @@ pub(crate) fn choose(network: &Network, url: &reqwest::Url) -> ProxyChoice {
     if let Some(choice) = from_env(url) {
         return choice;
     }
-    match system_proxy(url.as_str()) {
-        Some(system) => match system.proxy.as_deref().and_then(proxy_use) {
-            Some(proxy) => ProxyChoice { proxy: Some(proxy), source: system.source, note: system.note },
-            None => ProxyChoice { proxy: None, source: format!("{}: direct", system.source), note: system.note },
+    match crate::platform::system_proxy(url.as_str()) {
+        Some(system) => match (system.proxy.as_deref(), system.proxy.as_deref().and_then(proxy_use)) {
+            (_, Some(proxy)) => ProxyChoice { proxy: Some(proxy), source: system.source, note: system.note },
+            (None, None) => ProxyChoice { proxy: None, source: format!("{}: direct", system.source), note: system.note },
+            (Some(unusable), None) => ProxyChoice {
+                proxy: None,
+                note: Some(system.note.unwrap_or_else(|| {
+                    format!(
+                        "{} name the proxy {}, which orgql cannot use (only HTTP proxies); set HTTPS_PROXY to an HTTP proxy, or --proxy",
+                        system.source,
+                        without_password(unusable)
+                    )
+                })),
+                source: format!("{}: direct", system.source),
+            },
         },
         None => direct("no proxy set in the environment or the system".to_owned()),
     }
-}
-
-/// The system's proxy for `url` (the platform module reads it; until then, none).
-struct SystemProxy {
-    proxy: Option<String>,
-    source: String,
-    note: Option<String>,
-}
-
-fn system_proxy(_url: &str) -> Option<SystemProxy> {
-    None::<SystemProxy>.map(|s| SystemProxy { proxy: s.proxy, source: s.source, note: s.note })
 }
 
 /// The first of the variables set, with its name.
