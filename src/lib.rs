@@ -8,6 +8,7 @@ pub mod codegen;
 pub mod explorer;
 pub mod export;
 pub mod import;
+pub mod net;
 pub mod operation_check;
 pub mod operations;
 pub mod platform;

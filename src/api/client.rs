@@ -34,6 +34,9 @@ pub struct ClientOptions {
     pub max_retry_after: Duration,
     /// The largest answer read, in bytes (`api::body`; `ORGQL_MAX_RESPONSE_MIB` sets the default).
     pub max_response: usize,
+    /// The network settings: proxy, extra roots, client certificate, pinned certificate
+    /// (`crate::net`; by default the environment's and the system's proxy, the system's roots).
+    pub network: crate::net::Network,
 }
 
 impl Default for ClientOptions {
@@ -45,6 +48,7 @@ impl Default for ClientOptions {
             retry_base: Duration::from_millis(250),
             max_retry_after: Duration::from_secs(60),
             max_response: super::body::max_response_from_env(),
+            network: crate::net::Network::default(),
         }
     }
 }
@@ -135,7 +139,7 @@ pub struct Exchange {
 
 /// A client of one connection. Cheap to share behind an `Arc`.
 pub struct Client {
-    http: reqwest::Client,
+    http: crate::net::HttpClient,
     tokens: Tokens,
     graphql_url: String,
     options: ClientOptions,
@@ -155,20 +159,22 @@ enum Try {
 
 impl Client {
     /// A client for `credentials`; tokens are kept in `store` between runs when one is given.
+    /// Blocking: it reads the network settings (the system's proxy and certificate store) once.
     pub fn new(
         credentials: Credentials,
         options: ClientOptions,
         store: Option<Arc<dyn TokenStore>>,
     ) -> Result<Self, ApiError> {
-        let http = reqwest::Client::builder()
-            .timeout(options.timeout)
-            .connect_timeout(options.timeout.min(Duration::from_secs(10)))
-            // A 301 on a POST must never silently turn into a GET or lose the body: report it.
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("orgql/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| ApiError::Config(format!("the HTTP client could not be set up ({e})")))?;
         let graphql_url = credentials.base_url.graphql_url();
+        let http = crate::net::HttpClient::build(&options.network, &graphql_url, |builder| {
+            builder
+                .timeout(options.timeout)
+                .connect_timeout(options.timeout.min(Duration::from_secs(10)))
+                // A 301 on a POST must never silently turn into a GET or lose the body: report it.
+                .redirect(reqwest::redirect::Policy::none())
+                .user_agent(concat!("orgql/", env!("CARGO_PKG_VERSION")))
+        })
+        .map_err(|e| ApiError::Config(e.to_string()))?;
         let tokens = Tokens::new(credentials, http.clone(), options.renew_margin, store)?.with_timeout(options.timeout);
         Ok(Client {
             http,
@@ -191,6 +197,11 @@ impl Client {
     /// Where its GraphQL requests go (the schema of that address is kept under it).
     pub fn graphql_url(&self) -> &str {
         &self.graphql_url
+    }
+
+    /// The way its requests take: proxy, trust, the certificate last seen.
+    pub fn route(&self) -> &Arc<crate::net::Route> {
+        self.http.route()
     }
 
     /// The token cache and its credentials.
@@ -347,14 +358,23 @@ impl Client {
 
     async fn try_once(&self, request: &GraphQlRequest, token: &Token, raw: bool) -> Try {
         crate::timing::mark("request_sent");
-        let sent =
-            self.http.post(&self.graphql_url).bearer_auth(token.access_token.expose()).json(request).send().await;
+        let sent = self
+            .http
+            .reqwest()
+            .post(&self.graphql_url)
+            .bearer_auth(token.access_token.expose())
+            .json(request)
+            .send()
+            .await;
         let response = match sent {
             Ok(response) => response,
             Err(e) if e.is_timeout() => return Try::Failed(ApiError::Timeout(self.options.timeout)),
-            Err(e) => return Try::Failed(ApiError::Network(describe(&e))),
+            Err(e) => return Try::Failed(self.failure(&e).await),
         };
         let status = response.status();
+        if let Some(obstacle) = self.http.obstacle_of_answer(status.as_u16(), response.headers()) {
+            return Try::Failed(ApiError::Blocked(Box::new(obstacle)));
+        }
         let retry_after =
             response.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(retry_after);
         let location =
@@ -370,7 +390,7 @@ impl Client {
                 return Try::Failed(ApiError::TooLarge { limit, announced });
             }
             Err(BodyError::Http(e)) if e.is_timeout() => return Try::Failed(ApiError::Timeout(self.options.timeout)),
-            Err(BodyError::Http(e)) => return Try::Failed(ApiError::Network(describe(&e))),
+            Err(BodyError::Http(e)) => return Try::Failed(self.failure(&e).await),
         };
         if raw && status.is_success() {
             let bytes = body.len();
@@ -407,6 +427,16 @@ impl Client {
                 let message = parsed.ok().and_then(|r| r.errors.into_iter().next()).map(|e| e.message);
                 Try::Failed(ApiError::Server { status: s.as_u16(), message: message.unwrap_or_else(|| excerpt(&body)) })
             }
+        }
+    }
+}
+
+impl Client {
+    /// A failed request as an error: the network's obstacle in one sentence when it is one.
+    async fn failure(&self, e: &reqwest::Error) -> ApiError {
+        match self.http.obstacle(e).await {
+            Some(obstacle) => ApiError::Blocked(Box::new(obstacle)),
+            None => ApiError::Network(describe(e)),
         }
     }
 }

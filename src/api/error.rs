@@ -129,6 +129,10 @@ pub enum ApiError {
         /// The service's message, if it gave one.
         message: String,
     },
+    /// What stands in the way on the network, in one sentence (a certificate, a proxy, a client
+    /// certificate, a name, a refused or cut connection).
+    #[error("{0}")]
+    Blocked(Box<crate::net::Obstacle>),
     /// No connection, or the connection broke.
     #[error("could not reach the service ({0}); check the base URL and the network")]
     Network(String),
@@ -206,7 +210,15 @@ fn gave_up_text(last: &ApiError, tries: u32, elapsed: Duration) -> String {
 impl ApiError {
     /// Whether a query (never a mutation) may be tried again after this error.
     pub fn is_transient(&self) -> bool {
-        matches!(self, ApiError::Server { status: 500..=599, .. } | ApiError::Network(_) | ApiError::Timeout(_))
+        match self {
+            ApiError::Blocked(obstacle) => obstacle.is_transient(),
+            other => {
+                matches!(
+                    other,
+                    ApiError::Server { status: 500..=599, .. } | ApiError::Network(_) | ApiError::Timeout(_)
+                )
+            }
+        }
     }
 
     /// The exit status of the command line (contract section 2).

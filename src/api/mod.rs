@@ -16,7 +16,7 @@ pub use activity::{Activity, RetryCause, wait_text};
 pub use client::{Client, ClientOptions, Exchange, GraphQlRequest, GraphQlResponse};
 pub use error::{ApiError, GraphQlError, Location, scopes_in_message};
 pub use pages::{Page, Pager};
-pub use token::{Token, TokenState, TokenStore, Tokens};
+pub use token::{Token, TokenState, TokenStore, Tokens, store_key as token_store_key};
 
 pub use introspection::{
     CAPABILITIES_QUERY, Capabilities, Introspection, read_introspection, read_introspection_json, skipped_summary,

@@ -118,7 +118,7 @@ pub(crate) enum Obtained {
 pub struct Tokens {
     credentials: Credentials,
     oauth: OAuthClient,
-    http: reqwest::Client,
+    http: crate::net::HttpClient,
     current: tokio::sync::Mutex<Option<Token>>,
     margin: Duration,
     store: Option<Arc<dyn TokenStore>>,
@@ -131,7 +131,7 @@ impl Tokens {
     /// Tokens for `credentials`, renewed when less than `margin` is left.
     pub fn new(
         credentials: Credentials,
-        http: reqwest::Client,
+        http: crate::net::HttpClient,
         margin: Duration,
         store: Option<Arc<dyn TokenStore>>,
     ) -> Result<Self, ApiError> {
@@ -162,8 +162,7 @@ impl Tokens {
 
     /// The key of this connection's token in a [`TokenStore`].
     pub fn store_key(&self) -> String {
-        let c = &self.credentials;
-        format!("token {} {} {}", c.base_url.as_str(), c.client_id, c.scopes)
+        store_key(&self.credentials)
     }
 
     /// A valid token: the cached one, or a new one when it is missing or about to expire.
@@ -280,6 +279,11 @@ impl Tokens {
     }
 }
 
+/// The key of the token of `credentials` in a [`TokenStore`].
+pub fn store_key(c: &Credentials) -> String {
+    format!("token {} {} {}", c.base_url.as_str(), c.client_id, c.scopes)
+}
+
 type OAuthError = RequestTokenError<TokenHttpError, oauth2::StandardErrorResponse<BasicErrorResponseType>>;
 
 fn token_error(err: OAuthError, timeout: Duration) -> ApiError {
@@ -305,6 +309,7 @@ fn token_error(err: OAuthError, timeout: Duration) -> ApiError {
             TokenHttpError::Reqwest(e) if e.is_timeout() => ApiError::Timeout(timeout),
             TokenHttpError::Reqwest(e) => ApiError::Network(super::client::describe(&e)),
             TokenHttpError::Redirected { status, location } => ApiError::Redirected { status, location },
+            TokenHttpError::Blocked(obstacle) => ApiError::Blocked(obstacle),
             TokenHttpError::Response(message) => ApiError::BadResponse(message),
             TokenHttpError::TooLarge { limit } => ApiError::TooLarge { limit, announced: None },
             TokenHttpError::Status { status: 401 | 403, .. } => ApiError::InvalidClient,

@@ -16,6 +16,9 @@ pub enum TokenHttpError {
         /// The `Location` header.
         location: String,
     },
+    /// What stands in the way (a certificate, a proxy, a client certificate, the network).
+    #[error("{0}")]
+    Blocked(Box<crate::net::Obstacle>),
     /// The answer could not be handed to the OAuth client.
     #[error("{0}")]
     Response(String),
@@ -38,12 +41,24 @@ pub enum TokenHttpError {
 
 /// Sends one request of the OAuth client with `http` (which must not follow redirects).
 pub async fn send(
-    http: &reqwest::Client,
+    http: &crate::net::HttpClient,
     request: oauth2::HttpRequest,
 ) -> Result<oauth2::HttpResponse, TokenHttpError> {
     let (parts, body) = request.into_parts();
-    let response = http.request(parts.method, parts.uri.to_string()).headers(parts.headers).body(body).send().await?;
+    let sent =
+        http.reqwest().request(parts.method, parts.uri.to_string()).headers(parts.headers).body(body).send().await;
+    let response = match sent {
+        Ok(response) => response,
+        Err(e) if e.is_timeout() => return Err(TokenHttpError::Reqwest(e)),
+        Err(e) => match http.obstacle(&e).await {
+            Some(obstacle) => return Err(TokenHttpError::Blocked(Box::new(obstacle))),
+            None => return Err(TokenHttpError::Reqwest(e)),
+        },
+    };
     let status = response.status();
+    if let Some(obstacle) = http.obstacle_of_answer(status.as_u16(), response.headers()) {
+        return Err(TokenHttpError::Blocked(Box::new(obstacle)));
+    }
     if status.is_redirection() {
         let location = response
             .headers()
@@ -57,7 +72,10 @@ pub async fn send(
     let body = match super::body::read_capped(response, super::body::MAX_TOKEN_RESPONSE).await {
         Ok(body) => body,
         Err(super::body::BodyError::TooLarge { limit, .. }) => return Err(TokenHttpError::TooLarge { limit }),
-        Err(super::body::BodyError::Http(e)) => return Err(TokenHttpError::Reqwest(e)),
+        Err(super::body::BodyError::Http(e)) => match http.obstacle(&e).await {
+            Some(obstacle) => return Err(TokenHttpError::Blocked(Box::new(obstacle))),
+            None => return Err(TokenHttpError::Reqwest(e)),
+        },
     };
     let json = serde_json::from_slice::<serde_json::Value>(&body).ok().filter(serde_json::Value::is_object);
     if !status.is_success() && json.is_none() {

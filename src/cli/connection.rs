@@ -5,9 +5,12 @@ use std::sync::Arc;
 
 use clap::Args;
 
+use std::path::PathBuf;
+
 use super::Failure;
 use crate::api::{BaseUrl, Client, ClientOptions, Credentials, TokenStore};
-use crate::profiles::{ProfileFile, SECRET_ENV, SecretStore};
+use crate::net::{Network, NetworkSettings, Origin, ProxySetting};
+use crate::profiles::{NetworkPassword, ProfileFile, SECRET_ENV, SecretStore};
 use crate::scopes::ScopeSet;
 use crate::secret::Secret;
 
@@ -29,6 +32,42 @@ pub struct ConnectionArgs {
     /// Seconds to wait for one answer.
     #[arg(long, default_value_t = 30)]
     pub timeout: u64,
+    #[command(flatten)]
+    pub network: Box<NetworkArgs>,
+}
+
+/// The network options of a connection (kept in a profile by `orgql profile add`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct NetworkArgs {
+    /// The proxy: http://[USER@]host:port, "system" (the environment's HTTPS_PROXY…, else the
+    /// system's settings; the default) or "none". The password: ORGQL_PROXY_PASSWORD or the
+    /// profile's keyring entry.
+    #[arg(long, value_name = "URL|system|none")]
+    pub proxy: Option<ProxySetting>,
+    /// A PEM file of extra roots to trust besides the system's (repeatable).
+    #[arg(long = "ca-file", value_name = "PEM")]
+    pub ca_files: Vec<PathBuf>,
+    /// A client certificate: PEM with its key, or PKCS#12 (.p12/.pfx) whose password is in
+    /// ORGQL_CLIENT_CERT_PASSWORD or the profile's keyring entry.
+    #[arg(long, value_name = "FILE")]
+    pub client_cert: Option<PathBuf>,
+    /// Trust the server certificate with this SHA-256 fingerprint as it is (a self-signed
+    /// development server), instead of a root.
+    #[arg(long, value_name = "HEX")]
+    pub pin_sha256: Option<String>,
+}
+
+impl NetworkArgs {
+    /// These options as a layer of settings, with paths made absolute (to be kept in a profile).
+    pub fn settings(&self) -> NetworkSettings {
+        let absolute = |p: &PathBuf| std::path::absolute(p).unwrap_or_else(|_| p.clone());
+        NetworkSettings {
+            proxy: self.proxy.clone(),
+            ca_files: self.ca_files.iter().map(absolute).collect(),
+            client_cert: self.client_cert.as_ref().map(absolute),
+            pinned_sha256: self.pin_sha256.as_deref().map(crate::net::normalize_fingerprint),
+        }
+    }
 }
 
 /// The keyring, unless `ORGQL_NO_KEYRING` is set (for scripts and tests that must not touch it).
@@ -59,8 +98,11 @@ impl ConnectionArgs {
             Some(name) => format!("{name} {}", credentials.base_url.as_str()),
             None => credentials.base_url.as_str().to_owned(),
         };
-        let options =
-            ClientOptions { timeout: std::time::Duration::from_secs(self.timeout.max(1)), ..Default::default() };
+        let options = ClientOptions {
+            timeout: std::time::Duration::from_secs(self.timeout.max(1)),
+            network: self.network(&store)?,
+            ..Default::default()
+        };
         let tokens: Option<Arc<dyn TokenStore>> = match &store {
             SecretStore::Keyring(_) => Some(Arc::new(store.clone())),
             SecretStore::Unavailable(_) => None,
@@ -78,6 +120,31 @@ impl ConnectionArgs {
             client_id: credentials.client_id,
             scopes: credentials.scopes.to_string(),
         })
+    }
+
+    /// The network settings of the connection: the machine's and the person's settings files,
+    /// the profile's, then the command line's; passwords from the environment, else the
+    /// profile's keyring entries.
+    pub fn network(&self, store: &SecretStore) -> Result<Network, Failure> {
+        let mut network = Network::from_files().map_err(Failure::usage)?;
+        if let Some(name) = &self.profile {
+            let profile = ProfileFile::default_location().and_then(|file| file.get(name)).map_err(Failure::usage)?;
+            network = network.with_layer(Origin::Profile(name.clone()), profile.network);
+            let kept = |kind| match store.network_password(kind, name) {
+                Ok(secret) => secret,
+                Err(err) => {
+                    tracing::debug!("{err}");
+                    None
+                }
+            };
+            if network.proxy_password.is_none() && store.is_available() {
+                network.proxy_password = kept(NetworkPassword::Proxy);
+            }
+            if network.client_cert_password.is_none() && store.is_available() {
+                network.client_cert_password = kept(NetworkPassword::ClientCert);
+            }
+        }
+        Ok(network.with_layer(Origin::CommandLine, self.network.settings()))
     }
 
     fn credentials(&self, store: &SecretStore) -> Result<Credentials, Failure> {

@@ -2,6 +2,7 @@
 //! code as the desktop app, no egui.
 
 mod connection;
+mod doctor;
 mod export;
 mod import;
 mod input;
@@ -64,6 +65,9 @@ pub enum Command {
     /// What changed in the service's schema (every version is kept), or the schema as SDL.
     #[command(subcommand)]
     Schema(schema::SchemaCommand),
+    /// Show the route to the service (settings files, proxy, certificate and who trusts it,
+    /// token, schema); exit 0 when a query would work.
+    Doctor(doctor::DoctorArgs),
 }
 
 /// A command that failed: the exit status of the contract and one sentence for stderr.
@@ -129,6 +133,7 @@ pub fn main() -> ExitCode {
         Some(Command::Webhooks(command)) => webhooks::run(command),
         Some(Command::Operations(command)) => operations::run(command),
         Some(Command::Schema(command)) => block_on(schema::run(command)),
+        Some(Command::Doctor(args)) => block_on(doctor::run(args)),
         None => desktop(),
     };
     match result {

@@ -8,7 +8,7 @@ use super::Failure;
 use super::connection::secret_store;
 use crate::api::BaseUrl;
 use crate::platform::terminal::printable;
-use crate::profiles::{Profile, ProfileFile, SECRET_ENV};
+use crate::profiles::{NetworkPassword, Profile, ProfileFile, SECRET_ENV};
 use crate::scopes::ScopeSet;
 use crate::secret::Secret;
 
@@ -23,6 +23,15 @@ pub enum ProfileCommand {
     Remove {
         /// The profile's name.
         name: String,
+    },
+    /// Keep the proxy's password, or a PKCS#12 client certificate's, in the OS keyring with the
+    /// profile; read from standard input (or a hidden prompt).
+    SetPassword {
+        /// The profile's name.
+        name: String,
+        /// Which password: "proxy" or "client-cert".
+        #[arg(value_parser = ["proxy", "client-cert"])]
+        which: String,
     },
 }
 
@@ -40,6 +49,8 @@ pub struct AddArgs {
     /// Space-separated scopes, e.g. "users.read groups.read".
     #[arg(long)]
     scope: String,
+    #[command(flatten)]
+    network: super::connection::NetworkArgs,
 }
 
 /// Runs a profile subcommand.
@@ -48,6 +59,7 @@ pub fn run(command: ProfileCommand) -> Result<(), Failure> {
     match command {
         ProfileCommand::Add(args) => add(&file, args),
         ProfileCommand::List => list(&file),
+        ProfileCommand::SetPassword { name, which } => set_password(&file, &name, &which),
         ProfileCommand::Remove { name } => {
             file.remove(&name).map_err(Failure::usage)?;
             let store = secret_store();
@@ -55,6 +67,13 @@ pub fn run(command: ProfileCommand) -> Result<(), Failure> {
                 && let Err(err) = store.delete_client_secret(&name)
             {
                 eprintln!("orgql: the profile was removed, but its secret could not be: {err}");
+            }
+            for kind in [NetworkPassword::Proxy, NetworkPassword::ClientCert] {
+                if store.is_available()
+                    && let Err(err) = store.delete_network_password(kind, &name)
+                {
+                    eprintln!("orgql: the profile was removed, but its {} could not be: {err}", kind.what());
+                }
             }
             eprintln!("orgql: removed the profile '{name}'");
             Ok(())
@@ -76,6 +95,7 @@ fn add(file: &ProfileFile, args: AddArgs) -> Result<(), Failure> {
         base_url: base_url.as_str().to_owned(),
         client_id: args.client_id,
         scopes,
+        network: args.network.settings(),
     })
     .map_err(Failure::usage)?;
     match (secret, store.is_available()) {
@@ -99,11 +119,43 @@ fn add(file: &ProfileFile, args: AddArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+fn set_password(file: &ProfileFile, name: &str, which: &str) -> Result<(), Failure> {
+    file.get(name).map_err(Failure::usage)?;
+    let kind = if which == "proxy" { NetworkPassword::Proxy } else { NetworkPassword::ClientCert };
+    let store = secret_store();
+    if let Some(why) = store.unavailable_reason() {
+        return Err(Failure::usage(format!(
+            "no OS keyring service is available ({why}); set {} in the environment instead",
+            if kind == NetworkPassword::Proxy {
+                crate::net::PROXY_PASSWORD_ENV
+            } else {
+                crate::net::CLIENT_CERT_PASSWORD_ENV
+            }
+        )));
+    }
+    let label = format!("The {} of '{name}' (hidden): ", kind.what());
+    match read_hidden(&label)? {
+        Some(secret) => {
+            store.set_network_password(kind, name, &secret).map_err(|e| Failure::new(2, e.to_string()))?;
+            eprintln!("orgql: kept the {} of the profile '{name}' in the OS keyring", kind.what());
+        }
+        None => {
+            store.delete_network_password(kind, name).map_err(|e| Failure::new(2, e.to_string()))?;
+            eprintln!("orgql: removed the {} of the profile '{name}' from the OS keyring", kind.what());
+        }
+    }
+    Ok(())
+}
+
 /// The secret from a hidden prompt on a terminal, or the first line of standard input.
 fn read_secret(name: &str) -> Result<Option<Secret>, Failure> {
+    read_hidden(&format!("Client secret for '{name}' (hidden): "))
+}
+
+/// A line from a hidden prompt on a terminal, or the first line of standard input.
+fn read_hidden(prompt: &str) -> Result<Option<Secret>, Failure> {
     let text = if std::io::stdin().is_terminal() {
-        rpassword::prompt_password(format!("Client secret for '{name}' (hidden): "))
-            .map_err(|e| Failure::usage(format!("cannot read the secret ({e})")))?
+        rpassword::prompt_password(prompt).map_err(|e| Failure::usage(format!("cannot read the secret ({e})")))?
     } else {
         let mut line = String::new();
         std::io::stdin()

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use super::Failure;
 use super::connection::secret_store;
 use super::places::Places;
-use crate::api::Tokens;
 use crate::profiles::{KeptEntry, ProfileFile, SecretStore};
 use crate::secret::Secret;
 
@@ -87,10 +86,7 @@ fn plan(places: &Places, store: &SecretStore) -> Result<Plan, Failure> {
     let token_keys: Vec<String> = profiles
         .iter()
         .filter_map(|p| p.credentials(Secret::default()).ok())
-        .filter_map(|credentials| {
-            Tokens::new(credentials, reqwest::Client::new(), std::time::Duration::ZERO, None).ok()
-        })
-        .map(|tokens| tokens.store_key())
+        .map(|credentials| crate::api::token_store_key(&credentials))
         .collect();
     let entries = store
         .kept_entries(&names, &token_keys)

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use secrets::{KeptEntry, SECRET_ENV, SecretStore};
+pub use secrets::{KeptEntry, NetworkPassword, SECRET_ENV, SecretStore};
 
 use crate::api::{ApiError, BaseUrl, Credentials};
 use crate::scopes::ScopeSet;
@@ -26,6 +26,10 @@ pub struct Profile {
     /// The scopes to request, space-separated on disk.
     #[serde(with = "scope_list")]
     pub scopes: ScopeSet,
+    /// Its network settings (proxy, extra roots, client certificate, pinned certificate); the
+    /// passwords are in the keyring.
+    #[serde(default, flatten)]
+    pub network: crate::net::NetworkSettings,
 }
 
 mod scope_list {
@@ -205,6 +209,7 @@ mod tests {
             base_url: "https://acme.example.com".into(),
             client_id: "cid".into(),
             scopes: "users.read groups.read".parse().unwrap(),
+            network: Default::default(),
         }
     }
 
@@ -222,6 +227,25 @@ mod tests {
         assert!(text.contains("scopes = \"users.read groups.read\""), "{text}");
         file.remove("a").unwrap();
         assert!(matches!(file.remove("a"), Err(ProfileError::NotFound(_))));
+    }
+
+    #[test]
+    fn network_settings_are_kept_with_the_profile() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = ProfileFile::at(dir.path().join("profiles.toml"));
+        let network = crate::net::NetworkSettings {
+            proxy: Some(crate::net::ProxySetting::Url("http://me@10.0.0.8:3128".into())),
+            ca_files: vec!["/etc/acme/root.pem".into()],
+            client_cert: Some("/home/me/me.p12".into()),
+            pinned_sha256: Some("ab".repeat(32)),
+        };
+        file.upsert(Profile { network: network.clone(), ..profile("dev") }).unwrap();
+        file.upsert(profile("plain")).unwrap();
+        let text = std::fs::read_to_string(file.path()).unwrap();
+        assert!(text.contains("proxy = \"http://me@10.0.0.8:3128\""), "{text}");
+        let loaded = file.load().unwrap();
+        assert_eq!(loaded[0].network, network);
+        assert!(loaded[1].network.is_empty());
     }
 
     #[test]

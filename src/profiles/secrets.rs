@@ -123,6 +123,61 @@ impl SecretStore {
 
 const WEBHOOK_SECRET_USER: &str = "webhook-secret";
 
+/// A password a profile's network settings need, kept in the keyring with the profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetworkPassword {
+    /// The proxy's sign-in.
+    Proxy,
+    /// The PKCS#12 client certificate's.
+    ClientCert,
+}
+
+impl NetworkPassword {
+    fn user(self, profile: &str) -> String {
+        match self {
+            NetworkPassword::Proxy => format!("proxy-password:{profile}"),
+            NetworkPassword::ClientCert => format!("client-cert-password:{profile}"),
+        }
+    }
+
+    /// What it is, in words.
+    pub fn what(self) -> &'static str {
+        match self {
+            NetworkPassword::Proxy => "proxy password",
+            NetworkPassword::ClientCert => "client certificate's password",
+        }
+    }
+}
+
+impl SecretStore {
+    /// A network password of `profile`, if one is stored.
+    pub fn network_password(&self, kind: NetworkPassword, profile: &str) -> Result<Option<Secret>, SecretError> {
+        match self.entry(&kind.user(profile))?.get_password() {
+            Ok(secret) => Ok(Some(Secret::new(secret))),
+            Err(KeyringError::NoEntry) => Ok(None),
+            Err(e) => Err(SecretError::Keyring(describe(&e))),
+        }
+    }
+
+    /// Stores a network password of `profile`.
+    pub fn set_network_password(
+        &self,
+        kind: NetworkPassword,
+        profile: &str,
+        secret: &Secret,
+    ) -> Result<(), SecretError> {
+        self.entry(&kind.user(profile))?.set_password(secret.expose()).map_err(|e| SecretError::Keyring(describe(&e)))
+    }
+
+    /// Forgets a network password of `profile` (nothing to do when there is none).
+    pub fn delete_network_password(&self, kind: NetworkPassword, profile: &str) -> Result<(), SecretError> {
+        match self.entry(&kind.user(profile))?.delete_credential() {
+            Ok(()) | Err(KeyringError::NoEntry) => Ok(()),
+            Err(e) => Err(SecretError::Keyring(describe(&e))),
+        }
+    }
+}
+
 impl SecretStore {
     /// The share token of the remote listener at `url` the inspector attaches to, if one is kept.
     pub fn share_token(&self, url: &str) -> Result<Option<Secret>, SecretError> {
@@ -163,7 +218,19 @@ impl SecretStore {
         let SecretStore::Keyring(store) = self else { return Ok(Vec::new()) };
         let mut named: Vec<KeptEntry> = profiles
             .iter()
-            .map(|p| KeptEntry { user: secret_user(p), what: format!("the client secret of the profile '{p}'") })
+            .flat_map(|p| {
+                [
+                    KeptEntry { user: secret_user(p), what: format!("the client secret of the profile '{p}'") },
+                    KeptEntry {
+                        user: NetworkPassword::Proxy.user(p),
+                        what: format!("the proxy password of the profile '{p}'"),
+                    },
+                    KeptEntry {
+                        user: NetworkPassword::ClientCert.user(p),
+                        what: format!("the client certificate's password of the profile '{p}'"),
+                    },
+                ]
+            })
             .chain(token_keys.iter().map(|key| KeptEntry { user: key.clone(), what: format!("a cached {key}") }))
             .chain([KeptEntry {
                 user: WEBHOOK_SECRET_USER.to_owned(),

@@ -11,9 +11,11 @@ use super::commands::Commands;
 use super::state::Requested;
 use super::status_bar::lifetime;
 use crate::api::{ApiError, BaseUrl, Credentials, TokenState};
+use crate::net::{NetworkSettings, ProxySetting};
 use crate::profiles::{Profile, SecretStore};
 use crate::scopes::{Scope, ScopeSet};
 use crate::secret::Secret;
+use crate::worker::NetworkPasswords;
 use crate::worker::{Connection, JobId, ProfilesCommand, ProfilesEvent};
 
 /// The connection chosen in the toolbar.
@@ -25,6 +27,77 @@ pub enum ProfileChoice {
     Named(String),
 }
 
+/// The proxy choice of the form's Network section.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum ProxyMode {
+    /// The environment's, else the system's.
+    #[default]
+    System,
+    /// Direct.
+    None,
+    /// The URL typed.
+    Url,
+}
+
+/// The form's Network section: the profile's proxy, extra roots, client certificate and pinned
+/// certificate; the passwords typed go to the keyring (never to the profiles file).
+#[derive(Debug, Clone, Default)]
+struct NetworkDraft {
+    proxy: ProxyMode,
+    proxy_url: String,
+    proxy_password: String,
+    ca_file: String,
+    client_cert: String,
+    client_cert_password: String,
+    pinned: String,
+}
+
+impl NetworkDraft {
+    fn of(settings: &NetworkSettings) -> Self {
+        let (proxy, proxy_url) = match &settings.proxy {
+            None | Some(ProxySetting::System) => (ProxyMode::System, String::new()),
+            Some(ProxySetting::None) => (ProxyMode::None, String::new()),
+            Some(ProxySetting::Url(url)) => (ProxyMode::Url, url.clone()),
+        };
+        let path = |p: &std::path::PathBuf| p.display().to_string();
+        NetworkDraft {
+            proxy,
+            proxy_url,
+            ca_file: settings.ca_files.iter().map(path).collect::<Vec<_>>().join("; "),
+            client_cert: settings.client_cert.as_ref().map(path).unwrap_or_default(),
+            pinned: settings.pinned_sha256.clone().unwrap_or_default(),
+            ..Default::default()
+        }
+    }
+
+    fn settings(&self) -> Result<NetworkSettings, String> {
+        let proxy = match self.proxy {
+            ProxyMode::System => None,
+            ProxyMode::None => Some(ProxySetting::None),
+            ProxyMode::Url => match self.proxy_url.trim().parse::<ProxySetting>()? {
+                ProxySetting::Url(url) => Some(ProxySetting::Url(url)),
+                _ => return Err("give the proxy's URL, as http://host:port".into()),
+            },
+        };
+        let pinned = crate::net::normalize_fingerprint(&self.pinned);
+        if !pinned.is_empty() && pinned.len() != 64 {
+            return Err("a pinned SHA-256 fingerprint has 64 hexadecimal digits".into());
+        }
+        Ok(NetworkSettings {
+            proxy,
+            ca_files: self.ca_file.split(';').map(str::trim).filter(|p| !p.is_empty()).map(Into::into).collect(),
+            client_cert: Some(self.client_cert.trim()).filter(|p| !p.is_empty()).map(Into::into),
+            pinned_sha256: Some(pinned).filter(|p| !p.is_empty()),
+        })
+    }
+
+    /// The passwords typed, for the keyring (none typed: the kept ones stay).
+    fn passwords(&self) -> NetworkPasswords {
+        let typed = |text: &str| Some(Secret::new(text.to_owned())).filter(|s| !s.is_empty());
+        NetworkPasswords { proxy: typed(&self.proxy_password), client_cert: typed(&self.client_cert_password) }
+    }
+}
+
 /// The profile form.
 #[derive(Debug, Clone, Default)]
 struct Draft {
@@ -34,7 +107,10 @@ struct Draft {
     client_id: String,
     secret: String,
     scopes: ScopeSet,
+    network: NetworkDraft,
     error: Option<String>,
+    /// The Name field takes the focus on the next frame (the button that opened the form is gone).
+    focus_name: bool,
 }
 
 impl Draft {
@@ -63,7 +139,8 @@ pub struct ProfilesWindow {
     /// Secrets typed in this session (the others are the worker's to read).
     session: HashMap<String, Secret>,
     draft: Option<Draft>,
-    test: Option<(JobId, Requested<TokenState, ApiError>)>,
+    /// The last connection test: its job, its state, and the route lines it brought.
+    test: Option<(JobId, Requested<TokenState, ApiError>, Vec<String>)>,
     /// The keyring notice of the start, for the app to show once.
     problem: Option<String>,
     /// What the last save or delete could not do, shown in the window until the next one.
@@ -165,7 +242,7 @@ impl ProfilesWindow {
             .ok_or_else(|| format!("the profile '{name}' no longer exists; choose another connection"))?;
         let secret = self.session.get(name).cloned().unwrap_or_else(|| Secret::new(String::new()));
         let credentials = profile.credentials(secret).map_err(|e| e.to_string())?;
-        Ok(Connection::Remote { name: name.clone(), credentials })
+        Ok(Connection::Remote { name: name.clone(), credentials, network: Box::new(profile.network.clone()) })
     }
 
     /// The connection chooser of the toolbar.
@@ -183,12 +260,13 @@ impl ProfilesWindow {
         super::a11y::finish_combo(ui, &response, combo.inner == Some(true));
     }
 
-    /// Records the result of a connection test.
-    fn tested(&mut self, job: JobId, result: Result<TokenState, ApiError>) {
-        if let Some((test_job, state)) = self.test.as_mut()
+    /// Records the result of a connection test and the route it took.
+    fn tested(&mut self, job: JobId, result: Result<TokenState, ApiError>, route: Vec<String>) {
+        if let Some((test_job, state, lines)) = self.test.as_mut()
             && *test_job == job
         {
             state.finish(result);
+            *lines = route;
         }
     }
 
@@ -200,7 +278,7 @@ impl ProfilesWindow {
             ProfilesEvent::Loaded(Err(problem)) => return Some(problem),
             ProfilesEvent::Saved { name, result } => self.saved(&name, result),
             ProfilesEvent::Deleted { profile, result } => self.deleted(profile, result),
-            ProfilesEvent::Tested { job, result } => self.tested(job, result),
+            ProfilesEvent::Tested { job, result, route } => self.tested(job, result, route),
         }
         None
     }
@@ -230,7 +308,7 @@ impl ProfilesWindow {
                     commands.extend(self.list_ui(ui, sender));
                     ui.separator();
                     commands.extend(self.draft_ui(ui, sender));
-                    self.test_ui(ui);
+                    commands.extend(self.test_ui(ui, sender));
                 };
                 // On a short screen (150 % on a laptop: 533 points) the form is taller than the
                 // window can be: it scrolls, and a control the focus reaches is scrolled into view.
@@ -262,7 +340,7 @@ impl ProfilesWindow {
             ui.weak("built in: this machine, generated data, no secret needed");
             // Named apart from the form's "Test connection", for screen readers and tests.
             if ui.button("Test connection").accessible_name("Test the sandbox connection").clicked() {
-                command = Some(self.start_test(jobs, Connection::Sandbox));
+                command = Some(self.start_test(jobs, Connection::Sandbox, NetworkPasswords::default()));
             }
         });
         let mut delete = None;
@@ -279,7 +357,9 @@ impl ProfilesWindow {
                         client_id: profile.client_id.clone(),
                         secret,
                         scopes: profile.scopes,
+                        network: NetworkDraft::of(&profile.network),
                         error: None,
+                        focus_name: true,
                     });
                 }
                 if ui.button("Delete").accessible_name(format!("Delete {}", profile.name)).clicked() {
@@ -289,7 +369,7 @@ impl ProfilesWindow {
         }
         let delete = delete.and_then(|name| self.delete(&name));
         if self.draft.is_none() && ui.button("Add profile").clicked() {
-            self.draft = Some(Draft { scopes: Scope::UsersRead.into(), ..Draft::default() });
+            self.draft = Some(Draft { scopes: Scope::UsersRead.into(), focus_name: true, ..Draft::default() });
         }
         command.into_iter().chain(delete).collect()
     }
@@ -316,7 +396,14 @@ impl ProfilesWindow {
                 ("Client ID", &mut draft.client_id, ""),
             ] {
                 let label = ui.label(label);
-                ui.add(egui::TextEdit::singleline(value).hint_text(hint).desired_width(320.0)).labelled_by(label.id);
+                let field = ui
+                    .add(egui::TextEdit::singleline(value).hint_text(hint).desired_width(320.0))
+                    .labelled_by(label.id);
+                // Not in a frame that only measures the window: its controls take no focus then.
+                if draft.focus_name && !ui.is_sizing_pass() && ui.is_visible() {
+                    draft.focus_name = false;
+                    field.request_focus();
+                }
                 ui.end_row();
             }
             let label = ui.label("Client secret");
@@ -336,23 +423,25 @@ impl ProfilesWindow {
             }
             ui.indent(scope.as_str(), |ui| ui.weak(scope.description()));
         }
+        network_ui(ui, &mut draft.network);
         if let Some(error) = &draft.error {
             ui.colored_label(ui.visuals().error_fg_color, error);
         }
         ui.horizontal(|ui| {
             save = ui.button("Save profile").clicked();
             if ui.button("Test connection").clicked() {
-                match draft.credentials() {
-                    Ok(credentials) => {
-                        let name = format!("test:{}", draft.name);
-                        command = Some(Connection::Remote { name, credentials });
+                match draft.credentials().and_then(|c| Ok((c, draft.network.settings()?))) {
+                    Ok((credentials, network)) => {
+                        let name = format!("test:{}", draft.name.trim());
+                        let network = Box::new(network);
+                        command = Some((Connection::Remote { name, credentials, network }, draft.network.passwords()));
                     }
                     Err(e) => draft.error = Some(e),
                 }
             }
             cancel = ui.button("Cancel").clicked();
         });
-        let command = command.map(|connection| self.start_test(jobs, connection));
+        let command = command.map(|(connection, passwords)| self.start_test(jobs, connection, passwords));
         let save = if save { self.save_draft() } else { None };
         if cancel {
             self.draft = None;
@@ -373,11 +462,20 @@ impl ProfilesWindow {
             draft.error = Some(e);
             return None;
         }
+        let network = match draft.network.settings() {
+            Ok(network) => network,
+            Err(e) => {
+                draft.error = Some(e);
+                return None;
+            }
+        };
+        let passwords = draft.network.passwords();
         let profile = Profile {
             name: name.clone(),
             base_url: draft.base_url.trim().to_owned(),
             client_id: draft.client_id.trim().to_owned(),
             scopes: draft.scopes,
+            network,
         };
         let secret = Some(Secret::new(draft.secret.clone())).filter(|s| !s.is_empty());
         if let Some(secret) = &secret {
@@ -392,19 +490,27 @@ impl ProfilesWindow {
         self.profiles.sort_by(|a, b| a.name.cmp(&b.name));
         self.draft = None;
         self.notice = None;
-        Some(ProfilesCommand::Save { profile, original, secret })
+        Some(ProfilesCommand::Save { profile, original, secret, passwords })
     }
 
-    fn start_test(&mut self, jobs: &mut Commands, connection: Connection) -> ProfilesCommand {
+    fn start_test(
+        &mut self,
+        jobs: &mut Commands,
+        connection: Connection,
+        passwords: NetworkPasswords,
+    ) -> ProfilesCommand {
         let job = jobs.job();
         let mut state = Requested::Idle;
         state.start();
-        self.test = Some((job, state));
-        ProfilesCommand::Test { job, connection }
+        self.test = Some((job, state, Vec::new()));
+        ProfilesCommand::Test { job, connection, passwords }
     }
 
-    fn test_ui(&self, ui: &mut egui::Ui) {
-        let Some((_, state)) = &self.test else { return };
+    /// The test's outcome and the route its token request took; for a certificate nobody trusts
+    /// that may be pinned (a development server's), the question whether to trust it.
+    fn test_ui(&mut self, ui: &mut egui::Ui, jobs: &mut Commands) -> Option<ProfilesCommand> {
+        let mut trust = None;
+        let (_, state, route) = self.test.as_ref()?;
         ui.separator();
         match state {
             Requested::Pending { .. } => {
@@ -422,10 +528,93 @@ impl ProfilesWindow {
             }
             Requested::Failed { error, .. } => {
                 ui.colored_label(ui.visuals().error_fg_color, format!("Connection failed: {error}"));
+                if let ApiError::Blocked(obstacle) = error
+                    && let Some(sha) = obstacle.pinnable()
+                    && let Some(draft) = &self.draft
+                {
+                    let name = draft.name.trim();
+                    ui.label(format!("Trust this certificate for {name}?"));
+                    ui.weak(format!("SHA-256 {sha}: only this certificate, for this profile"));
+                    if ui.button("Trust this certificate").clicked() {
+                        trust = Some(sha.to_owned());
+                    }
+                }
             }
             Requested::Idle => {}
         }
+        if !route.is_empty() {
+            ui.label("Route");
+            for line in route {
+                ui.label(line);
+            }
+        }
+        // Trusting pins the fingerprint in the form and tries again.
+        let sha = trust?;
+        let draft = self.draft.as_mut()?;
+        draft.network.pinned = sha;
+        let credentials = draft.credentials().ok()?;
+        let network = draft.network.settings().ok()?;
+        let passwords = draft.network.passwords();
+        let name = format!("test:{}", draft.name.trim());
+        Some(self.start_test(jobs, Connection::Remote { name, credentials, network: Box::new(network) }, passwords))
     }
+}
+
+/// The form's Network section: Proxy (System / None / this URL, sign-in), extra roots, client
+/// certificate, pinned certificate; every field named as it is labelled.
+fn network_ui(ui: &mut egui::Ui, network: &mut NetworkDraft) {
+    ui.separator();
+    ui.strong("Network");
+    let label = ui.label("Proxy");
+    let mode = |m: ProxyMode| match m {
+        ProxyMode::System => "System",
+        ProxyMode::None => "None",
+        ProxyMode::Url => "This URL",
+    };
+    let choices = [ProxyMode::System, ProxyMode::None, ProxyMode::Url].map(|m| (m, mode(m).to_owned()));
+    let shown = mode(network.proxy).to_owned();
+    super::a11y::combo(ui, "profile-proxy", label.id, shown, &mut network.proxy, choices);
+    ui.weak(match network.proxy {
+        ProxyMode::System => "the environment's HTTPS_PROXY, else the system's settings",
+        ProxyMode::None => "always direct",
+        ProxyMode::Url => "http://USER@host:port; the user's password below goes to the OS keyring",
+    });
+    egui::Grid::new("profile-network").num_columns(2).show(ui, |ui| {
+        if network.proxy == ProxyMode::Url {
+            let label = ui.label("Proxy URL");
+            ui.add(
+                egui::TextEdit::singleline(&mut network.proxy_url)
+                    .hint_text("http://proxy.corp:3128")
+                    .desired_width(320.0),
+            )
+            .labelled_by(label.id);
+            ui.end_row();
+            let label = ui.label("Proxy password");
+            ui.add(egui::TextEdit::singleline(&mut network.proxy_password).password(true).desired_width(320.0))
+                .labelled_by(label.id);
+            ui.end_row();
+        }
+        for (label, value, hint) in [
+            ("Extra roots", &mut network.ca_file, "PEM files added to the system's roots, separated by ;"),
+            ("Client certificate", &mut network.client_cert, "PEM with its key, or .p12/.pfx"),
+        ] {
+            let label = ui.label(label);
+            ui.add(egui::TextEdit::singleline(value).hint_text(hint).desired_width(320.0)).labelled_by(label.id);
+            ui.end_row();
+        }
+        let label = ui.label("Client certificate password");
+        ui.add(egui::TextEdit::singleline(&mut network.client_cert_password).password(true).desired_width(320.0))
+            .labelled_by(label.id);
+        ui.end_row();
+        let label = ui.label("Pinned certificate");
+        ui.add(
+            egui::TextEdit::singleline(&mut network.pinned)
+                .hint_text("SHA-256 of a self-signed development server's certificate")
+                .desired_width(320.0),
+        )
+        .labelled_by(label.id);
+        ui.end_row();
+    });
 }
 
 impl From<Scope> for ScopeSet {

@@ -23,6 +23,9 @@ pub struct StatusBar {
     failed: HashMap<String, String>,
     /// What a connection's request is doing while it waits, until that request ends.
     activity: HashMap<String, Activity>,
+    /// The proxy each connection's requests go through ("via proxy 10.0.0.8:3128 (Windows
+    /// settings)"), for those that use one.
+    routes: HashMap<String, String>,
 }
 
 /// What the bar is drawn with, apart from what it keeps.
@@ -78,6 +81,12 @@ impl StatusBar {
                 self.tokens.insert(connection, (state, Instant::now()));
             }
             StatusEvent::Activity { connection, activity } => self.activity(connection, activity),
+            StatusEvent::Route { connection, via: Some(via) } => {
+                self.routes.insert(connection, via);
+            }
+            StatusEvent::Route { connection, via: None } => {
+                self.routes.remove(&connection);
+            }
         }
     }
 
@@ -158,6 +167,10 @@ impl StatusBar {
                 _ => {
                     ui.weak("Token: none yet");
                 }
+            }
+            if let Some(via) = self.routes.get(connection) {
+                ui.separator();
+                ui.label(via);
             }
             if let Some(doing) = self.activity_of(connection) {
                 ui.separator();

@@ -105,7 +105,7 @@ pub struct Remote {
     kind: RemoteKind,
     url: reqwest::Url,
     token: Option<Secret>,
-    client: reqwest::Client,
+    client: crate::net::HttpClient,
 }
 
 impl std::fmt::Debug for Remote {
@@ -148,9 +148,9 @@ impl Remote {
             return Err(PullError::BadUrl(printable(url).into_owned()));
         }
         let kind = if parsed.path().contains("/events/") { RemoteKind::Gosmee } else { RemoteKind::Orgql };
-        let client = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .build()
+        let network = crate::net::Network::from_files()
+            .map_err(|e| PullError::Unreachable { url: url.to_owned(), reason: e.to_string() })?;
+        let client = crate::net::HttpClient::build(&network, parsed.as_str(), |b| b.connect_timeout(CONNECT_TIMEOUT))
             .map_err(|e| PullError::Unreachable { url: url.to_owned(), reason: e.to_string() })?;
         Ok(Remote { kind, url: parsed, token, client })
     }
@@ -171,7 +171,7 @@ impl Remote {
     }
 
     fn get(&self, url: &str) -> reqwest::RequestBuilder {
-        let request = self.client.get(url);
+        let request = self.client.reqwest().get(url);
         match &self.token {
             Some(token) => request.bearer_auth(token.expose()),
             None => request,

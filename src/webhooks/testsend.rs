@@ -105,16 +105,20 @@ pub fn sign_sample(scheme: &Scheme, secret: &str) -> Result<TestDelivery, String
 
 /// Sends `test` to `url` (its path kept: the admin interface's URL); the status it got.
 pub async fn send(url: &str, test: &TestDelivery) -> Result<u16, String> {
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_secs(30))
-        .build()
+    let client = crate::net::HttpClient::for_url(url, |b| b.timeout(Duration::from_secs(30)))
+        .await
         .map_err(|e| format!("cannot send the test delivery ({e})"))?;
-    let mut request = client.post(url).body(test.body.clone());
+    let mut request = client.reqwest().post(url).body(test.body.clone());
     for (name, value) in &test.headers {
         request = request.header(name, value);
     }
-    let response =
-        request.send().await.map_err(|e| format!("the test delivery did not reach {url} ({e}); check the tunnel"))?;
+    let response = match request.send().await {
+        Ok(response) => response,
+        Err(e) => match client.obstacle(&e).await {
+            Some(obstacle) => return Err(format!("the test delivery did not reach {url}: {obstacle}")),
+            None => return Err(format!("the test delivery did not reach {url} ({e}); check the tunnel")),
+        },
+    };
     Ok(response.status().as_u16())
 }
 

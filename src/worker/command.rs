@@ -58,6 +58,9 @@ pub enum Connection {
         name: String,
         /// How to reach it.
         credentials: Credentials,
+        /// Its network settings (proxy, extra roots, client certificate, pinned certificate);
+        /// the worker adds the settings files' and the keyring's passwords.
+        network: Box<crate::net::NetworkSettings>,
     },
 }
 

@@ -33,7 +33,7 @@ pub use exports::{ExportAsked, ExportCommand, ExportEvent};
 pub use history::{HistoryCommand, HistoryEvent};
 pub use import::{ApplyOutcome, ApplyRequest, ImportCommand, ImportEvent, PlanRequest, PlanView};
 pub use operations::{OperationChange, OperationsCommand, OperationsEvent};
-pub use profiles::{ProfilesCommand, ProfilesEvent};
+pub use profiles::{NetworkPasswords, ProfilesCommand, ProfilesEvent};
 pub use schema::{LoadedSchema, SchemaCommand, SchemaEvent};
 pub use schema_changes::{Affected, FixDone, Rewrite, SchemaChanges, Source, VersionInfo};
 pub use schema_notice::SchemaNotice;
@@ -110,9 +110,9 @@ impl Worker {
                 attachment: tokio::sync::Mutex::new(None),
                 webhook_target: Mutex::new(None),
                 session_secret: SigningSecret::from_key(rand::random::<[u8; 24]>().to_vec()),
-                http: reqwest::Client::new(),
                 secrets,
                 profile_secrets: Mutex::new(profiles::SecretCache::default()),
+                network_passwords: Mutex::new(HashMap::new()),
                 history_shown: std::sync::atomic::AtomicBool::new(false),
                 events,
                 repaint,
@@ -149,13 +149,16 @@ impl Worker {
     }
 }
 
+/// A connection's client, with the credentials and network settings it was made for.
+type KnownClient = (Credentials, crate::net::NetworkSettings, Arc<Client>);
+
 /// What the worker's tasks share.
 pub(crate) struct Shared {
     events: mpsc::Sender<Event>,
     repaint: Repaint,
     store: Option<Mutex<Store>>,
     /// One client per connection name, so that tokens are shared by its requests.
-    clients: tokio::sync::Mutex<HashMap<String, (Credentials, Arc<Client>)>>,
+    clients: tokio::sync::Mutex<HashMap<String, KnownClient>>,
     sandbox: tokio::sync::Mutex<Option<RunningServer>>,
     sandbox_users: usize,
     jobs: Mutex<HashMap<JobId, CancellationToken>>,
@@ -183,12 +186,12 @@ pub(crate) struct Shared {
     webhook_target: Mutex<Option<WebhookTarget>>,
     /// What the sandbox signs with when the listener has no Standard Webhooks secret.
     session_secret: SigningSecret,
-    /// For replays.
-    http: reqwest::Client,
     /// Where the inspector's secret and the profiles' secrets are kept.
     secrets: SecretStore,
     /// The profiles' secrets read so far.
     profile_secrets: Mutex<profiles::SecretCache>,
+    /// The network passwords typed in the profiles window this session, by connection name.
+    network_passwords: Mutex<HashMap<String, profiles::NetworkPasswords>>,
     /// The history list is on screen ([`HistoryCommand::Showing`]).
     history_shown: std::sync::atomic::AtomicBool,
 }
@@ -230,21 +233,72 @@ impl Shared {
     pub(crate) async fn client(&self, connection: &Connection) -> Result<Arc<Client>, ApiError> {
         let credentials = match connection {
             Connection::Sandbox => self.sandbox_credentials().await?,
-            Connection::Remote { name, credentials } if credentials.client_secret.is_empty() => {
+            Connection::Remote { name, credentials, .. } if credentials.client_secret.is_empty() => {
                 Credentials { client_secret: self.profile_secret(name).await?, ..credentials.clone() }
             }
             Connection::Remote { credentials, .. } => credentials.clone(),
         };
+        let settings = match connection {
+            Connection::Sandbox => crate::net::NetworkSettings::default(),
+            Connection::Remote { network, .. } => (**network).clone(),
+        };
         let mut clients = self.clients.lock().await;
-        if let Some((known, client)) = clients.get(connection.name())
+        if let Some((known, known_settings, client)) = clients.get(connection.name())
             && *known == credentials
+            && *known_settings == settings
         {
             return Ok(client.clone());
         }
-        let client = Arc::new(Client::new(credentials.clone(), ClientOptions::default(), None)?);
+        let client = Arc::new(self.new_client(connection, credentials.clone()).await?);
         status::forward_activity(&client, connection.name(), self.events.clone(), self.repaint.clone());
-        clients.insert(connection.name().to_owned(), (credentials, client.clone()));
+        let via = client.route().status_text();
+        self.emit(StatusEvent::Route { connection: connection.name().to_owned(), via }).await;
+        clients.insert(connection.name().to_owned(), (credentials, settings, client.clone()));
         Ok(client)
+    }
+
+    /// A new client of `connection` with its network settings (the settings files', the
+    /// profile's, the keyring's passwords), made on a blocking thread: it may read the system's
+    /// proxy settings and certificate store.
+    pub(crate) async fn new_client(
+        &self,
+        connection: &Connection,
+        credentials: Credentials,
+    ) -> Result<Client, ApiError> {
+        let network = self.network_of(connection).await?;
+        tokio::task::spawn_blocking(move || {
+            Client::new(credentials, ClientOptions { network, ..ClientOptions::default() }, None)
+        })
+        .await
+        .map_err(|e| ApiError::Config(format!("the connection could not be set up ({e}); try again")))?
+    }
+
+    /// The network settings of `connection`: none for the sandbox (loopback); for a profile the
+    /// settings files', then the profile's, with the passwords of the environment or the keyring.
+    async fn network_of(&self, connection: &Connection) -> Result<crate::net::Network, ApiError> {
+        let Connection::Remote { name, network, .. } = connection else {
+            return Ok(crate::net::Network::default());
+        };
+        let (name, settings, secrets) = (name.clone(), (**network).clone(), self.secrets.clone());
+        let typed = self.typed_network_passwords(&name);
+        tokio::task::spawn_blocking(move || {
+            use crate::profiles::NetworkPassword;
+            let mut network = crate::net::Network::from_files()
+                .map_err(|e| ApiError::Config(e.to_string()))?
+                .with_layer(crate::net::Origin::Profile(name.clone()), settings);
+            // A profile being tried out is named `test:NAME`; its passwords are NAME's.
+            let profile = name.strip_prefix("test:").unwrap_or(&name);
+            let kept = |kind| {
+                if secrets.is_available() { secrets.network_password(kind, profile).ok().flatten() } else { None }
+            };
+            network.proxy_password =
+                network.proxy_password.take().or(typed.proxy).or_else(|| kept(NetworkPassword::Proxy));
+            network.client_cert_password =
+                network.client_cert_password.take().or(typed.client_cert).or_else(|| kept(NetworkPassword::ClientCert));
+            Ok(network)
+        })
+        .await
+        .map_err(|e| ApiError::Config(format!("the network settings could not be read ({e}); try again")))?
     }
 
     pub(crate) async fn sandbox_credentials(&self) -> Result<Credentials, ApiError> {

@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 
 use super::{Connection, JobId, Shared};
 use crate::api::{ApiError, Client, TokenState};
-use crate::profiles::{Profile, ProfileFile, SECRET_ENV};
+use crate::profiles::{NetworkPassword, Profile, ProfileFile, SECRET_ENV};
 use crate::secret::Secret;
 
 /// What the profiles window asks.
@@ -24,6 +24,8 @@ pub enum ProfilesCommand {
         original: Option<String>,
         /// The secret typed (none: the one kept stays).
         secret: Option<Secret>,
+        /// The network passwords typed (none: the kept ones stay).
+        passwords: NetworkPasswords,
     },
     /// Remove a profile from the profiles file and its secret from the keyring; answered by
     /// [`ProfilesEvent::Deleted`].
@@ -33,7 +35,19 @@ pub enum ProfilesCommand {
         /// The test (its event carries it).
         job: JobId,
         connection: Connection,
+        /// The network passwords typed in the form, for this test.
+        passwords: NetworkPasswords,
     },
+}
+
+/// The passwords a profile's network settings may need, as typed in the form: kept in the
+/// keyring with the profile, and in memory for this session.
+#[derive(Debug, Clone, Default)]
+pub struct NetworkPasswords {
+    /// The proxy's.
+    pub proxy: Option<Secret>,
+    /// The PKCS#12 client certificate's.
+    pub client_cert: Option<Secret>,
 }
 
 /// What comes back to the profiles window.
@@ -63,16 +77,20 @@ pub enum ProfilesEvent {
         job: JobId,
         /// What the new token grants, or why there is none.
         result: Result<TokenState, ApiError>,
+        /// The route the token request took, as `orgql doctor` prints it (proxy and its source,
+        /// the certificate and the store that trusted it); empty when no client could be made.
+        route: Vec<String>,
     },
 }
 
 /// Hands `command` to the profiles task (saves and deletes keep their order) or starts a test.
 pub(super) async fn handle(shared: &Arc<Shared>, command: ProfilesCommand, changes: &mpsc::Sender<Change>) {
     match command {
-        ProfilesCommand::Save { profile, original, secret } => {
+        ProfilesCommand::Save { profile, original, secret, passwords } => {
             shared.forget_secrets([profile.name.as_str()].into_iter().chain(original.as_deref()));
+            shared.keep_network_passwords(&profile.name, &passwords);
             let name = profile.name.clone();
-            if changes.send(Change::Save { profile, original, secret }).await.is_err() {
+            if changes.send(Change::Save { profile, original, secret, passwords }).await.is_err() {
                 let result = Err(STOPPED.to_owned());
                 shared.emit(ProfilesEvent::Saved { name, result }).await;
             }
@@ -84,7 +102,8 @@ pub(super) async fn handle(shared: &Arc<Shared>, command: ProfilesCommand, chang
                 shared.emit(ProfilesEvent::Deleted { profile, result }).await;
             }
         }
-        ProfilesCommand::Test { job, connection } => {
+        ProfilesCommand::Test { job, connection, passwords } => {
+            shared.keep_network_passwords(connection.name(), &passwords);
             tokio::spawn(test_connection(shared.clone(), job, connection));
         }
     }
@@ -99,7 +118,7 @@ pub(super) const QUEUE: usize = 32;
 /// A change of the profiles, as the UI asked for it.
 pub(super) enum Change {
     /// See [`ProfilesCommand::Save`].
-    Save { profile: Profile, original: Option<String>, secret: Option<Secret> },
+    Save { profile: Profile, original: Option<String>, secret: Option<Secret>, passwords: NetworkPasswords },
     /// See [`ProfilesCommand::Delete`].
     Delete(Profile),
 }
@@ -113,6 +132,24 @@ pub(super) struct SecretCache {
 }
 
 impl Shared {
+    /// Keeps the network passwords typed for `name` in memory for this session (a typed one
+    /// replaces the one kept; none typed leaves it).
+    pub(super) fn keep_network_passwords(&self, name: &str, typed: &NetworkPasswords) {
+        let mut kept = self.network_passwords.lock().unwrap_or_else(PoisonError::into_inner);
+        let entry = kept.entry(name.to_owned()).or_default();
+        if typed.proxy.is_some() {
+            entry.proxy = typed.proxy.clone();
+        }
+        if typed.client_cert.is_some() {
+            entry.client_cert = typed.client_cert.clone();
+        }
+    }
+
+    /// The network passwords typed for `name` this session.
+    pub(super) fn typed_network_passwords(&self, name: &str) -> NetworkPasswords {
+        self.network_passwords.lock().unwrap_or_else(PoisonError::into_inner).get(name).cloned().unwrap_or_default()
+    }
+
     /// Forgets what was read of these profiles' secrets (before their change is sent on, so
     /// that every later request reads the changed one).
     pub(super) fn forget_secrets<'a>(&self, names: impl IntoIterator<Item = &'a str>) {
@@ -162,7 +199,7 @@ pub(super) async fn run(shared: Arc<Shared>, file: Option<ProfileFile>, mut chan
     }
     while let Some(change) = changes.recv().await {
         let event = match change {
-            Change::Save { profile, original, secret } => {
+            Change::Save { profile, original, secret, passwords } => {
                 let name = profile.name.clone();
                 let (file, secrets) = (file.clone(), shared.secrets.clone());
                 let result = blocking(move || {
@@ -171,6 +208,21 @@ pub(super) async fn run(shared: Arc<Shared>, file: Option<ProfileFile>, mut chan
                             file.remove(original).map_err(|e| e.to_string())?;
                         }
                         file.upsert(profile.clone()).map_err(|e| e.to_string())?;
+                    }
+                    for (kind, password) in [
+                        (NetworkPassword::Proxy, &passwords.proxy),
+                        (NetworkPassword::ClientCert, &passwords.client_cert),
+                    ] {
+                        if let Some(password) = password
+                            && secrets.is_available()
+                            && let Err(e) = secrets.set_network_password(kind, &profile.name, password)
+                        {
+                            return Ok(Some(format!(
+                                "the profile '{}' was saved, but its {} is kept for this session only: {e}",
+                                profile.name,
+                                kind.what()
+                            )));
+                        }
                     }
                     Ok(match secret.filter(|s| !s.is_empty()) {
                         Some(secret) if secrets.is_available() => {
@@ -193,6 +245,16 @@ pub(super) async fn run(shared: Arc<Shared>, file: Option<ProfileFile>, mut chan
                     if let Some(file) = &file {
                         file.remove(&name).map_err(|e| e.to_string())?;
                     }
+                    if secrets.is_available() {
+                        for kind in [NetworkPassword::Proxy, NetworkPassword::ClientCert] {
+                            if let Err(e) = secrets.delete_network_password(kind, &name) {
+                                return Ok(Some(format!(
+                                    "the profile '{name}' was deleted, but not its {}: {e}",
+                                    kind.what()
+                                )));
+                            }
+                        }
+                    }
                     Ok(secrets
                         .is_available()
                         .then(|| secrets.delete_client_secret(&name).err())
@@ -214,15 +276,19 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, String> + 
         .unwrap_or_else(|e| Err(format!("the profiles task failed ({e}); try again")))
 }
 
-/// Requests a fresh token (not the cached one) and reports what it grants.
+/// Requests a fresh token (not the cached one) and reports what it grants, with the route it took.
 async fn test_connection(shared: Arc<Shared>, job: JobId, connection: Connection) {
+    let mut route = Vec::new();
     let result = async {
-        let fresh = Client::new(client_credentials(&shared, &connection).await?, Default::default(), None)?;
-        let token = fresh.tokens().get().await?;
+        let credentials = client_credentials(&shared, &connection).await?;
+        let fresh: Client = shared.new_client(&connection, credentials).await?;
+        let token = fresh.tokens().get().await;
+        route = fresh.route().lines();
+        let token = token?;
         Ok(TokenState::Valid { remaining: token.remaining(), scopes: token.scopes })
     }
     .await;
-    shared.emit(ProfilesEvent::Tested { job, result }).await;
+    shared.emit(ProfilesEvent::Tested { job, result, route }).await;
 }
 
 async fn client_credentials(shared: &Shared, connection: &Connection) -> Result<crate::api::Credentials, ApiError> {

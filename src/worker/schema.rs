@@ -52,7 +52,7 @@ impl std::fmt::Debug for LoadedSchema {
 fn schema_key(connection: &Connection) -> String {
     match connection {
         Connection::Sandbox => "Sandbox".to_owned(),
-        Connection::Remote { name, credentials } => format!("{name} {}", credentials.base_url.as_str()),
+        Connection::Remote { name, credentials, .. } => format!("{name} {}", credentials.base_url.as_str()),
     }
 }
 

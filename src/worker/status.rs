@@ -20,6 +20,14 @@ pub enum StatusEvent {
         /// Its state.
         state: TokenState,
     },
+    /// The proxy a connection's requests go through ("via proxy 10.0.0.8:3128 (Windows
+    /// settings)"), or `None` when they go direct; told when its client is made.
+    Route {
+        /// The connection's name.
+        connection: String,
+        /// The status bar's words.
+        via: Option<String>,
+    },
     /// What a connection's requests are doing while they wait, as it happens;
     /// [`Activity::Settled`] when the request that reported it ended.
     Activity {

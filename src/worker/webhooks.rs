@@ -451,7 +451,8 @@ async fn replay(shared: Arc<Shared>, job: JobId, id: i64, url: String) {
             Some(Err(e)) => return Err(e),
             None => return Err("there is no local database to replay from".to_owned()),
         };
-        crate::webhooks::replay::replay(&shared.http, &delivery.delivery, &url).await
+        let http = crate::net::HttpClient::for_url(url.trim(), |b| b).await.map_err(|e| e.to_string())?;
+        crate::webhooks::replay::replay(http.reqwest(), &delivery.delivery, &url).await
     }
     .await;
     shared.emit(WebhooksEvent::Replayed { job, result }).await;

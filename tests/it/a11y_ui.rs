@@ -12,7 +12,7 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use crate::harness::{PATIENCE, Session, name_of, sandbox};
 
 /// The focused widget: its role and name.
-fn focused(s: &Session) -> Option<(Role, String)> {
+pub(crate) fn focused(s: &Session) -> Option<(Role, String)> {
     s.harness
         .root()
         .children_recursive()
@@ -22,21 +22,21 @@ fn focused(s: &Session) -> Option<(Role, String)> {
 
 /// Presses a key (with modifiers) and lets the app answer it (the harness hands the app one
 /// event a frame: the modifiers, the key down, the key up, the modifiers again).
-fn press_with(s: &mut Session, modifiers: Modifiers, key: Key) {
+pub(crate) fn press_with(s: &mut Session, modifiers: Modifiers, key: Key) {
     s.harness.key_press_modifiers(modifiers, key);
     for _ in 0..if modifiers.is_none() { 2 } else { 4 } {
         s.harness.step();
     }
 }
 
-fn press(s: &mut Session, key: Key) {
+pub(crate) fn press(s: &mut Session, key: Key) {
     press_with(s, Modifiers::NONE, key);
 }
 
 /// Presses Tab until the focused widget is `what`; returns how many presses it took (fails
 /// after `most`).
 #[track_caller]
-fn tab_until(s: &mut Session, what: &str, most: usize, found: impl Fn(Role, &str) -> bool) -> usize {
+pub(crate) fn tab_until(s: &mut Session, what: &str, most: usize, found: impl Fn(Role, &str) -> bool) -> usize {
     let mut path = vec![format!("from {:?}", focused(s))];
     for presses in 1..=most {
         press(s, Key::Tab);
@@ -54,7 +54,7 @@ fn tab_until(s: &mut Session, what: &str, most: usize, found: impl Fn(Role, &str
 
 /// Steps until the focused widget is named `name`.
 #[track_caller]
-fn wait_for_focus(s: &mut Session, name: &str) {
+pub(crate) fn wait_for_focus(s: &mut Session, name: &str) {
     let started = Instant::now();
     let mut seen: Vec<Option<(Role, String)>> = Vec::new();
     while focused(s).is_none_or(|(_, n)| n != name) {
@@ -69,7 +69,7 @@ fn wait_for_focus(s: &mut Session, name: &str) {
 }
 
 /// Lets the app draw a few frames (a spinner may keep it repainting: no waiting to settle).
-fn frames(s: &mut Session) {
+pub(crate) fn frames(s: &mut Session) {
     for _ in 0..8 {
         s.harness.step();
     }

@@ -423,14 +423,14 @@ async fn service_failures_exit_with_the_contract_statuses() {
     let closed = format!("http://127.0.0.1:{port}");
     let conn = ["--base-url", closed.as_str(), "--client-id", "sandbox-admin", "--scope", "users.read"];
     let run = output(home.orgql_with_secret(SECRET, &args(&["query", "-e", query], &conn))).await;
-    assert_fails(&run, 6, "reach", &[SECRET]);
+    assert_fails(&run, 6, "nothing listens there", &[SECRET]);
     let out = home.path("out").join("closed.csv");
     let run = output(home.orgql_with_secret(
         SECRET,
         &args(&["export", "-e", query, "--out", out.to_str().expect("a UTF-8 path")], &conn),
     ))
     .await;
-    assert_fails(&run, 6, "reach", &[SECRET]);
+    assert_fails(&run, 6, "nothing listens there", &[SECRET]);
     assert!(!out.exists());
 
     // 0: the same query, right.

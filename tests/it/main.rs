@@ -31,6 +31,8 @@ mod listener;
 mod minimal;
 mod mutations;
 mod nested_card;
+mod networks;
+mod networks_ui;
 mod packaging;
 mod remote_ui;
 mod saved;

@@ -58,6 +58,7 @@ fn profiles_from_the_file_and_the_keyring_run_and_delete_through_the_worker() {
         base_url: server.base_url().to_owned(),
         client_id: "sandbox-admin".into(),
         scopes: "users.read".parse().expect("scopes"),
+        network: Default::default(),
     };
     file.upsert(profile).expect("the profile is written");
     let secrets = SecretStore::Keyring(keyring_core::mock::Store::new().expect("a mock keyring"));

@@ -1,0 +1,303 @@
+//! Whom orgql trusts: the operating system's roots (the Windows certificate store with the roots
+//! IT pushed, the macOS keychain, Linux's CA files honouring `SSL_CERT_FILE`/`SSL_CERT_DIR`), then
+//! the extra roots of the connection (`--ca-file`, the profile, the settings files), then the
+//! roots bundled with orgql (Mozilla's); or one certificate pinned by its SHA-256 fingerprint.
+//! Extra roots are added to the system's, never replace them; verification is never turned off.
+//!
+//! The verifier remembers the last certificate it saw (subject, issuer, which store trusted it)
+//! for `orgql doctor` and Test connection, and a certificate that none trusts fails with an
+//! [`Untrusted`] error naming its issuer, which [`super::obstacle`] turns into one sentence.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::CryptoProvider;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{CertificateError, DigitallySignedStruct, Error as TlsError, RootCertStore, SignatureScheme};
+
+/// The crypto of every connection: rustls's ring provider.
+pub(crate) fn provider() -> Arc<CryptoProvider> {
+    static PROVIDER: OnceLock<Arc<CryptoProvider>> = OnceLock::new();
+    PROVIDER.get_or_init(|| Arc::new(rustls::crypto::ring::default_provider())).clone()
+}
+
+/// A certificate a handshake presented, and who trusted it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeenCertificate {
+    /// The server's certificate's subject (its common name, else the whole name).
+    pub subject: String,
+    /// Its issuer, likewise.
+    pub issuer: String,
+    /// The store that trusted it: "the system's store (…)", "orgql's bundled roots", "the extra
+    /// roots of …", "the fingerprint pinned in …".
+    pub trusted_by: String,
+    /// The SHA-256 fingerprint of the server's certificate, hex.
+    pub sha256: String,
+}
+
+/// Why no store trusted a certificate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UntrustedKind {
+    /// Its issuer is in none of the stores.
+    UnknownIssuer,
+    /// It has expired (or is not valid yet).
+    Expired,
+    /// It was issued for other names.
+    WrongName,
+    /// It was revoked.
+    Revoked,
+    /// Another reason, in rustls's words.
+    Other(String),
+}
+
+/// A certificate that none of the stores trusts.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("the certificate of {subject}, issued by {issuer}, is not trusted ({kind:?})")]
+pub struct Untrusted {
+    /// Why.
+    pub kind: UntrustedKind,
+    /// The server's certificate's subject.
+    pub subject: String,
+    /// The issuer to ask IT for: that of the last certificate the server sent (the root it chains to).
+    pub issuer: String,
+    /// The SHA-256 fingerprint of the server's certificate, hex (what pinning takes).
+    pub sha256: String,
+}
+
+/// One set of roots and what to call it.
+struct Layer {
+    name: String,
+    verifier: Arc<WebPkiServerVerifier>,
+}
+
+/// The verifier of src/net: every layer in order, or the pinned fingerprint.
+pub(crate) struct Verifier {
+    layers: Vec<Layer>,
+    pinned: Option<(String, String)>,
+    provider: Arc<CryptoProvider>,
+    seen: Arc<Mutex<Option<SeenCertificate>>>,
+}
+
+impl std::fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.layers.iter().map(|l| l.name.as_str()).collect();
+        f.debug_struct("Verifier").field("layers", &names).field("pinned", &self.pinned).finish_non_exhaustive()
+    }
+}
+
+/// The roots the operating system trusts, read once a process, and what to call them.
+pub(crate) struct SystemRoots {
+    /// The store's name for a person.
+    pub name: String,
+    /// The roots (possibly none).
+    pub roots: Arc<RootCertStore>,
+    /// How many certificates could not be read (named in `orgql doctor`).
+    pub errors: Vec<String>,
+}
+
+/// The system's roots, read on first use (the files of Linux, the Windows store, the keychain).
+pub(crate) fn system_roots() -> &'static SystemRoots {
+    static ROOTS: OnceLock<SystemRoots> = OnceLock::new();
+    ROOTS.get_or_init(|| {
+        crate::platform::ui_thread::check("system certificate store");
+        let found = rustls_native_certs::load_native_certs();
+        let mut roots = RootCertStore::empty();
+        let (_, ignored) = roots.add_parsable_certificates(found.certs);
+        let mut errors: Vec<String> = found.errors.iter().map(ToString::to_string).collect();
+        if ignored > 0 {
+            errors.push(format!("{ignored} certificates of the store could not be read"));
+        }
+        SystemRoots { name: system_store_name(), roots: Arc::new(roots), errors }
+    })
+}
+
+/// What the system's store is called here: on Linux with the file or folder it was read from.
+pub(crate) fn system_store_name() -> String {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    match std::env::consts::OS {
+        "windows" => "the Windows certificate store".to_owned(),
+        "macos" => "the macOS keychain".to_owned(),
+        _ => match (var("SSL_CERT_FILE"), var("SSL_CERT_DIR")) {
+            (Some(file), _) => format!("the system's store (SSL_CERT_FILE={})", file.display()),
+            (None, Some(dir)) => format!("the system's store (SSL_CERT_DIR={})", dir.display()),
+            (None, None) => "the system's store (/etc/ssl/certs)".to_owned(),
+        },
+    }
+}
+
+fn bundled_roots() -> Arc<RootCertStore> {
+    static ROOTS: OnceLock<Arc<RootCertStore>> = OnceLock::new();
+    ROOTS.get_or_init(|| Arc::new(RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() })).clone()
+}
+
+/// The name given to orgql's own roots.
+pub(crate) const BUNDLED: &str = "orgql's bundled roots (Mozilla's)";
+
+/// Reads the certificates of a PEM file of extra roots; a sentence when it has none or cannot be read.
+pub(crate) fn read_roots(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("the extra roots file {} cannot be read ({e})", path.display()))?;
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&bytes).filter_map(Result::ok).collect();
+    if certs.is_empty() {
+        return Err(format!(
+            "the extra roots file {} holds no PEM certificate (-----BEGIN CERTIFICATE-----); give the root as PEM",
+            path.display()
+        ));
+    }
+    Ok(certs)
+}
+
+impl Verifier {
+    /// The system's roots, then each set of `extra` roots (named), then the bundled ones; or the
+    /// certificate whose SHA-256 is `pinned` (hex, with where it was pinned).
+    pub(crate) fn new(
+        extra: Vec<(String, Vec<CertificateDer<'static>>)>,
+        pinned: Option<(String, String)>,
+        seen: Arc<Mutex<Option<SeenCertificate>>>,
+    ) -> Result<Self, String> {
+        let provider = provider();
+        let build = |name: String, roots: Arc<RootCertStore>| -> Option<Layer> {
+            if roots.is_empty() {
+                return None;
+            }
+            WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
+                .build()
+                .ok()
+                .map(|verifier| Layer { name, verifier })
+        };
+        let system = system_roots();
+        let mut layers: Vec<Layer> = build(system.name.clone(), system.roots.clone()).into_iter().collect();
+        for (name, certs) in extra {
+            let mut roots = RootCertStore::empty();
+            let (added, _) = roots.add_parsable_certificates(certs);
+            if added == 0 {
+                return Err(format!("{name} hold no certificate that can be a root"));
+            }
+            layers.extend(build(name, Arc::new(roots)));
+        }
+        layers.extend(build(BUNDLED.to_owned(), bundled_roots()));
+        let pinned = pinned.map(|(hex, place)| (normalize_fingerprint(&hex), place));
+        Ok(Verifier { layers, pinned, provider, seen })
+    }
+}
+
+/// A fingerprint as hex digits in lower case, without `:` or spaces (as `openssl x509 -fingerprint` writes it, or not).
+pub fn normalize_fingerprint(text: &str) -> String {
+    text.chars().filter(char::is_ascii_hexdigit).collect::<String>().to_ascii_lowercase()
+}
+
+/// The SHA-256 fingerprint of a certificate, hex.
+pub fn fingerprint(der: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(der).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A certificate's subject and issuer, as a person reads them (the common name, else the whole name).
+pub fn names(der: &[u8]) -> (String, String) {
+    match x509_parser::parse_x509_certificate(der) {
+        Ok((_, cert)) => (name_text(cert.subject()), name_text(cert.issuer())),
+        Err(_) => ("an unreadable certificate".to_owned(), "an unknown issuer".to_owned()),
+    }
+}
+
+fn name_text(name: &x509_parser::x509::X509Name<'_>) -> String {
+    let text = name
+        .iter_common_name()
+        .find_map(|v| v.as_str().ok().map(str::to_owned))
+        .or_else(|| name.iter_organization().find_map(|v| v.as_str().ok().map(str::to_owned)))
+        .unwrap_or_else(|| name.to_string());
+    crate::platform::terminal::printable(&text).into_owned()
+}
+
+impl ServerCertVerifier for Verifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, TlsError> {
+        let sha256 = fingerprint(end_entity);
+        let (subject, _) = names(end_entity);
+        let remember = |trusted_by: String, issuer: String| {
+            let seen = SeenCertificate { subject: subject.clone(), issuer, trusted_by, sha256: sha256.clone() };
+            *self.seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(seen);
+        };
+        let (_, issuer) = names(end_entity);
+        if let Some((pinned, place)) = &self.pinned
+            && *pinned == sha256
+        {
+            remember(format!("the fingerprint pinned in {place}"), issuer);
+            return Ok(ServerCertVerified::assertion());
+        }
+        let mut first_error = None;
+        for layer in &self.layers {
+            match layer.verifier.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
+                Ok(verified) => {
+                    remember(layer.name.clone(), issuer);
+                    return Ok(verified);
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        // The issuer to ask for is that of the last certificate sent: the root the chain ends at.
+        let top_issuer = intermediates.last().map(|c| names(c).1).unwrap_or(issuer);
+        let kind = match first_error {
+            Some(TlsError::InvalidCertificate(e)) => match e {
+                CertificateError::UnknownIssuer => UntrustedKind::UnknownIssuer,
+                CertificateError::Expired
+                | CertificateError::ExpiredContext { .. }
+                | CertificateError::NotValidYet
+                | CertificateError::NotValidYetContext { .. } => UntrustedKind::Expired,
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
+                    UntrustedKind::WrongName
+                }
+                CertificateError::Revoked => UntrustedKind::Revoked,
+                other => UntrustedKind::Other(format!("{other:?}")),
+            },
+            Some(other) => UntrustedKind::Other(other.to_string()),
+            None => UntrustedKind::UnknownIssuer,
+        };
+        let untrusted = Untrusted { kind, subject, issuer: top_issuer, sha256 };
+        Err(TlsError::InvalidCertificate(CertificateError::Other(rustls::OtherError(Arc::new(untrusted)))))
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, TlsError> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, TlsError> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.provider.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprints_are_compared_as_hex_digits() {
+        assert_eq!(normalize_fingerprint("AB:cd 01"), "abcd01");
+        assert_eq!(fingerprint(b"").len(), 64);
+    }
+}
