@@ -127,8 +127,14 @@ impl Route {
     }
 }
 
-/// What orgql does about revocation, said in `orgql doctor`.
-pub const REVOCATION: &str = "revocation: best effort — orgql fetches no CRL or OCSP answer itself, so a revocation server that a proxy blocks never stops a connection; a certificate its issuer revoked is refused once the system's store distrusts it";
+/// What orgql does about revocation, said in `orgql doctor`: on Windows it asks Windows' chain
+/// engine (best effort: an answer that cannot be had does not stop the connection); Linux and
+/// macOS give it nothing to ask.
+pub const REVOCATION: &str = if cfg!(windows) {
+    "revocation: best effort — Windows is asked (its CRLs and OCSP answers, at most 5 s, and its Disallowed certificates): a revoked or distrusted certificate stops the connection, a revocation server that a proxy blocks does not"
+} else {
+    "revocation: not checked on this system (orgql fetches no CRL or OCSP answer itself), so a revocation server that a proxy blocks never stops a connection; on Windows orgql asks Windows"
+};
 
 /// A client of one service, built from its network settings, and its route.
 #[derive(Clone, Debug)]

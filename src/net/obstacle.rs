@@ -133,6 +133,11 @@ impl std::fmt::Display for Obstacle {
                     "the certificate of {host} ({}) was revoked by its issuer {}; tell the service's administrator",
                     c.subject, c.issuer
                 ),
+                UntrustedKind::Distrusted => write!(
+                    f,
+                    "the certificate of {host} ({}, issued by {}) is one this computer explicitly distrusts (Windows' Disallowed certificates); tell the service's administrator, or IT if this is your network's inspection",
+                    c.subject, c.issuer
+                ),
                 UntrustedKind::Other(why) => write!(
                     f,
                     "the certificate of {host} ({}, issued by {}) is refused ({why}); tell the service's administrator",

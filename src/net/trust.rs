@@ -18,6 +18,8 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, Error as TlsError, RootCertStore, SignatureScheme};
 
+use crate::platform::Revocation;
+
 /// The crypto of every connection: rustls's ring provider.
 pub(crate) fn provider() -> Arc<CryptoProvider> {
     static PROVIDER: OnceLock<Arc<CryptoProvider>> = OnceLock::new();
@@ -49,6 +51,8 @@ pub enum UntrustedKind {
     WrongName,
     /// It was revoked.
     Revoked,
+    /// The system explicitly distrusts it or a certificate of its chain (Windows' Disallowed store).
+    Distrusted,
     /// Another reason, in rustls's words.
     Other(String),
 }
@@ -184,6 +188,25 @@ impl Verifier {
     }
 }
 
+/// What the system says of the revocation of the certificate whose SHA-256 is `sha256`, asked
+/// once a process for each certificate (Windows may fetch CRLs and OCSP answers: up to 5 s).
+fn revocation(sha256: &str, end_entity: &[u8], intermediates: &[CertificateDer<'_>]) -> Revocation {
+    static ANSWERS: OnceLock<Mutex<std::collections::HashMap<String, Revocation>>> = OnceLock::new();
+    let answers = ANSWERS.get_or_init(Default::default);
+    if let Some(known) = answers.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(sha256) {
+        return *known;
+    }
+    let chain: Vec<&[u8]> = intermediates.iter().map(|c| c.as_ref()).collect();
+    let answer = crate::platform::revocation(end_entity, &chain);
+    let mut answers = answers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // A bounded memory: a long session meets a few services, not thousands.
+    if answers.len() >= 256 {
+        answers.clear();
+    }
+    answers.insert(sha256.to_owned(), answer);
+    answer
+}
+
 /// A fingerprint as hex digits in lower case, without `:` or spaces (as `openssl x509 -fingerprint` writes it, or not).
 pub fn normalize_fingerprint(text: &str) -> String {
     text.chars().filter(char::is_ascii_hexdigit).collect::<String>().to_ascii_lowercase()
@@ -234,20 +257,31 @@ impl ServerCertVerifier for Verifier {
             remember(format!("the fingerprint pinned in {place}"), issuer);
             return Ok(ServerCertVerified::assertion());
         }
+        // The issuer to ask for is that of the last certificate sent: the root the chain ends at.
+        let top_issuer = intermediates.last().map(|c| names(c).1).unwrap_or_else(|| issuer.clone());
+        let refuse = |kind: UntrustedKind, issuer: String| {
+            let untrusted = Untrusted { kind, subject: subject.clone(), issuer, sha256: sha256.clone() };
+            TlsError::InvalidCertificate(CertificateError::Other(rustls::OtherError(Arc::new(untrusted))))
+        };
         let mut first_error = None;
         for layer in &self.layers {
             match layer.verifier.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
                 Ok(verified) => {
-                    remember(layer.name.clone(), issuer);
-                    return Ok(verified);
+                    // Trusted by a store; now whether the system knows it revoked (best effort).
+                    return match revocation(&sha256, end_entity, intermediates) {
+                        Revocation::Revoked => Err(refuse(UntrustedKind::Revoked, issuer)),
+                        Revocation::Distrusted => Err(refuse(UntrustedKind::Distrusted, issuer)),
+                        Revocation::NotRevoked | Revocation::NotChecked => {
+                            remember(layer.name.clone(), issuer);
+                            Ok(verified)
+                        }
+                    };
                 }
                 Err(e) => {
                     first_error.get_or_insert(e);
                 }
             }
         }
-        // The issuer to ask for is that of the last certificate sent: the root the chain ends at.
-        let top_issuer = intermediates.last().map(|c| names(c).1).unwrap_or(issuer);
         let kind = match first_error {
             Some(TlsError::InvalidCertificate(e)) => match e {
                 CertificateError::UnknownIssuer => UntrustedKind::UnknownIssuer,
@@ -264,8 +298,7 @@ impl ServerCertVerifier for Verifier {
             Some(other) => UntrustedKind::Other(other.to_string()),
             None => UntrustedKind::UnknownIssuer,
         };
-        let untrusted = Untrusted { kind, subject, issuer: top_issuer, sha256 };
-        Err(TlsError::InvalidCertificate(CertificateError::Other(rustls::OtherError(Arc::new(untrusted)))))
+        Err(refuse(kind, top_issuer))
     }
 
     fn verify_tls12_signature(

@@ -15,6 +15,7 @@
 //! - the proxy the system sets for a URL ([`system_proxy`]: Windows' Internet Options with PAC
 //!   and WPAD through WinHTTP, macOS's system configuration, GNOME's settings);
 //! - the window's renderers in the order they are tried ([`renderer_order`]);
+//! - whether the system knows a server's certificate to be revoked or distrusted ([`revocation`]);
 //! - paths as a person writes them ([`shown_path`]) and the shell's quoting ([`shell_example`]).
 
 pub mod private;
@@ -100,6 +101,28 @@ pub fn work_area() -> Option<[f32; 2]> {
 /// wgpu on Vulkan where OpenGL cannot open a window; on macOS glow, then Metal.
 pub fn renderer_order() -> &'static [&'static str] {
     os::renderer_order()
+}
+
+/// What the system says of a server's certificate chain's revocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Revocation {
+    /// Not revoked, or the answer could not be had (a revocation server a proxy blocks, no CRL
+    /// or OCSP address in the certificate): best effort, the connection goes on.
+    NotRevoked,
+    /// Its issuer revoked a certificate of the chain (CRL or OCSP as the system fetches them).
+    Revoked,
+    /// The system explicitly distrusts a certificate of the chain (Windows' Disallowed store).
+    Distrusted,
+    /// This system has no revocation check orgql can ask (Linux, macOS).
+    NotChecked,
+}
+
+/// Asks the system whether the chain of `end_entity` (with the `intermediates` the server sent)
+/// is revoked: on Windows through its chain engine (CRLs and OCSP as Windows fetches and caches
+/// them, at most 5 seconds for all of them, and its Disallowed store); elsewhere not checked.
+/// Blocks while Windows fetches: callers cache the answer per certificate.
+pub fn revocation(end_entity: &[u8], intermediates: &[&[u8]]) -> Revocation {
+    os::revocation(end_entity, intermediates)
 }
 
 /// `path` made absolute, as a person writes it: `C:\Users\…` on Windows, never the `\\?\C:\…`

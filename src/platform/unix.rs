@@ -328,6 +328,11 @@ Anonymous:             0 kB
     }
 }
 
+/// See [`super::revocation`]: neither Linux nor macOS has a revocation check to ask.
+pub(super) fn revocation(_end_entity: &[u8], _intermediates: &[&[u8]]) -> super::Revocation {
+    super::Revocation::NotChecked
+}
+
 /// See [`super::renderer_order`].
 pub(super) fn renderer_order() -> &'static [&'static str] {
     if cfg!(target_os = "macos") { &["glow", "wgpu-metal"] } else { &["glow", "wgpu-vulkan"] }

@@ -467,9 +467,13 @@ async fn apply(
         .collect();
     let invalid = rows.iter().filter(|r| r.action == Action::Invalid).count() as u64;
     let left = journal.iter().filter(|j| session::still_to_apply(j.state)).count() as u64;
-    let whole = match session::lock(store).import_job(id) {
-        Ok(Some(job)) if job.origin.retry_of.is_some() => session::whole(&session::lock(store), id).ok(),
-        _ => None,
+    // One lock for both reads (a second lock inside a match on the first's guard would wait forever).
+    let whole = {
+        let held = session::lock(store);
+        match held.import_job(id) {
+            Ok(Some(job)) if job.origin.retry_of.is_some() => session::whole(&held, id).ok(),
+            _ => None,
+        }
     };
     let outcomes = Arc::new(session::outcomes_of(&request.rows, &journal, &rows));
     let (results, undo) = write_outputs(&request.file, request.sheet.clone(), target, rows, journal).await;

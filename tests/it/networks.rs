@@ -351,7 +351,7 @@ async fn a_private_root_is_trusted_from_the_system_store_or_ca_file_and_its_issu
         &format!(
             "certificate: orgql.test issued by {ROOT_NAME}; trusted by the extra roots of {root} (from the command line)"
         ),
-        "revocation: best effort",
+        orgql::net::REVOCATION,
         "token: granted ",
         "schema: ",
         "result: a query would work",

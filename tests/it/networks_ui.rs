@@ -56,5 +56,5 @@ fn test_connection_shows_the_route_of_a_profile_with_extra_roots_by_keys_alone()
         s.text_containing(&format!("issued by {ROOT_NAME}; trusted by the extra roots of")).unwrap_or_default();
     assert!(trusted.starts_with("certificate: orgql.test"), "{}", s.screen());
     assert!(s.text_containing("proxy: direct (loopback").is_some(), "{}", s.screen());
-    assert!(s.text_containing("revocation: best effort").is_some(), "{}", s.screen());
+    assert!(s.text_containing(orgql::net::REVOCATION).is_some(), "{}", s.screen());
 }

@@ -108,10 +108,11 @@ impl RendererPanel {
         if !self.about_open {
             return;
         }
-        let mut open = true;
         let mut close = false;
         let details = self.details();
-        egui::Window::new("About orgql").open(&mut open).collapsible(false).resizable(false).show(ctx, |ui| {
+        // orgql's own title row: its close button is named "Close About orgql" (egui's says "Close window").
+        egui::Window::new("About orgql").title_bar(false).resizable(false).show(ctx, |ui| {
+            close |= crate::ui::a11y::title_row(ui, "About orgql");
             ui.heading(format!("orgql {}", env!("CARGO_PKG_VERSION")));
             ui.label(env!("CARGO_PKG_DESCRIPTION"));
             ui.separator();
@@ -138,7 +139,7 @@ impl RendererPanel {
                 }
             });
         });
-        self.about_open = open && !close;
+        self.about_open = !close;
     }
 
     /// The About window's lines: what and its value.
