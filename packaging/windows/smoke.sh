@@ -7,6 +7,15 @@
 #  - from a console: `orgql --version`; a usage error's exit status (2); `orgql sandbox` served by
 #    the Windows build, and an export of its 500 users equal byte for byte to the Linux build's
 #    export of the Linux build's sandbox (same seed);
+#  - on a company network (issue 44): the proxy set in Internet Options with `wine reg add`
+#    (ProxyServer as `host:port` and as `http=…;https=…`, ProxyOverride `<local>`), the company's
+#    inspection root added to the person's certificate store (crypt32, a few lines of C built with
+#    MinGW's gcc; kept in the prefix), mitmproxy re-signing every certificate with it: `orgql
+#    doctor` names the proxy with its source (Windows settings) and the issuer, and an export
+#    through the proxy equals the direct one byte for byte; then a PAC file served here
+#    (AutoConfigURL) evaluated by Wine's WinHTTP: PROXY and DIRECT followed. Under Wine, orgql.exe
+#    does not yet trust the root in the person's store (it names the issuer; said, not asserted):
+#    the root is given with --ca-file. Skipped with a note without mitmproxy (.ci/run requires it);
 #  - a profile whose secret is piped in (kept in the Credential Manager), then a query with it; no
 #    file under the prefix holds the secret in clear;
 #  - the installed program started with no arguments as Explorer starts it (`wine start`): no
@@ -33,7 +42,8 @@ say() { echo "windows-smoke: $*"; }
 
 # What it needs, installed when missing; without Wine, a note and no failure.
 # Mesa's Vulkan software driver and the loader: winevulkan draws the window's wgpu through them.
-packages=(wine wine64 xvfb xauth xdotool imagemagick gcc-mingw-w64-x86-64 libvulkan1 mesa-vulkan-drivers)
+# openssl makes the company's inspection root.
+packages=(wine wine64 xvfb xauth xdotool imagemagick gcc-mingw-w64-x86-64 libvulkan1 mesa-vulkan-drivers openssl curl)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2> /dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -66,10 +76,10 @@ work=$(mktemp -d /tmp/orgql-wine.XXXXXX)
 export WINEPREFIX="$work/prefix" WINEARCH=win64 WINEDEBUG=-all
 # No Mono or Gecko download prompts in a fresh prefix; no Linux menu entries for the shortcut.
 export WINEDLLOVERRIDES="mscoree,mshtml=;winemenubuilder.exe=d"
-xvfb='' sandbox='' linux_sandbox=''
+xvfb='' sandbox='' linux_sandbox='' mitm='' pac_server=''
 cleanup() {
     set +e
-    for pid in $sandbox $linux_sandbox; do
+    for pid in $sandbox $linux_sandbox $mitm $pac_server; do
         kill "$pid" 2> /dev/null
         wait "$pid" 2> /dev/null
     done
@@ -235,6 +245,160 @@ unset ORGQL_CLIENT_SECRET
 cmp "$c/users/Public/small.csv" "$work/linux-small.csv" || fail "the resumed export differs from the Linux build's"
 say "Ctrl+C stopped an export (exit 130, $(grep -o 'the [0-9]* rows written so far' "$work/interrupt.err" | head -n 1) kept); --resume finished it, equal to the Linux build's"
 
+# 2b. On a company network (issue 44): the proxy set in Windows' Internet Options (`wine reg add`,
+# as IT's policy writes it) and the company's inspection root in the person's certificate store;
+# mitmproxy is the inspecting proxy, re-signing every certificate with that root. The service is
+# named orgql.test (tests/mitmproxy: a name that never resolves, sent to 127.0.0.1 by the proxy),
+# since loopback never goes through a proxy. Then a PAC file served here, evaluated by Wine's WinHTTP.
+mitmdump=${ORGQL_MITMPROXY:-/var/tmp/orgql-mitmproxy-venv/bin/mitmdump}
+settings='HKCU\Software\Microsoft\Windows\CurrentVersion\Internet Settings'
+proxy_text() { # the `proxy:` and `certificate:` lines of `orgql doctor` for $1, the base URL
+    ORGQL_CLIENT_SECRET=sandbox-secret wine "$com" doctor --base-url "$1" --client-id sandbox-admin --scope users.read \
+        "${@:2}" 2>> "$work/doctor.err" |
+        tr -d '\r' | grep -E '^(proxy|certificate|note|result):' || true
+}
+if [ ! -x "$mitmdump" ]; then
+    [ -z "${ORGQL_MITMPROXY_REQUIRED:-}" ] ||
+        fail "ORGQL_MITMPROXY_REQUIRED is set but there is no mitmdump at $mitmdump"
+    say "SKIPPED the company network (issue 44): no mitmdump at $mitmdump (.ci/run installs it: tests/mitmproxy/README.md)"
+else
+    step=$(date +%s)
+    unset HTTPS_PROXY HTTP_PROXY ALL_PROXY NO_PROXY https_proxy http_proxy all_proxy no_proxy
+    inspection_name="orgql smoke TLS Inspection CA"
+    mkdir -p "$work/mitmproxy"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/O=orgql tests/CN=$inspection_name" \
+        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign,digitalSignature \
+        -keyout "$work/inspection.key" -out "$work/inspection.pem" > "$work/openssl.log" 2>&1 ||
+        fail "openssl could not make the inspection root"
+    cat "$work/inspection.key" "$work/inspection.pem" > "$work/mitmproxy/mitmproxy-ca.pem"
+    openssl x509 -in "$work/inspection.pem" -outform DER -out "$work/inspection.der"
+    thumbprint=$(openssl x509 -in "$work/inspection.pem" -noout -fingerprint -sha1 | sed 's/.*=//; s/://g')
+    # The root into the person's store (Root, CERT_SYSTEM_STORE_CURRENT_USER) as IT's tools do,
+    # with crypt32's CertAddEncodedCertificateToStore: a few lines of C built with MinGW's gcc.
+    cat > "$work/add-root.c" << 'CODE'
+/* add-root FILE.der: adds the certificate to the person's Root store (what `certutil -user
+   -addstore Root FILE` does on Windows) and prints its name. */
+#include <windows.h>
+#include <wincrypt.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+    static BYTE der[65536];
+    char name[256];
+    FILE *file;
+    size_t length;
+    HCERTSTORE store;
+    PCCERT_CONTEXT added = NULL;
+    if (argc != 2 || !(file = fopen(argv[1], "rb"))) { fprintf(stderr, "usage: add-root FILE.der\n"); return 2; }
+    length = fread(der, 1, sizeof der, file);
+    fclose(file);
+    store = CertOpenStore(CERT_STORE_PROV_SYSTEM_W, 0, 0, CERT_SYSTEM_STORE_CURRENT_USER, L"Root");
+    if (!store) { fprintf(stderr, "CertOpenStore: error %lu\n", GetLastError()); return 1; }
+    if (!CertAddEncodedCertificateToStore(store, X509_ASN_ENCODING, der, (DWORD)length,
+                                          CERT_STORE_ADD_REPLACE_EXISTING, &added)) {
+        fprintf(stderr, "CertAddEncodedCertificateToStore: error %lu\n", GetLastError());
+        return 1;
+    }
+    CertGetNameStringA(added, CERT_NAME_SIMPLE_DISPLAY_TYPE, 0, NULL, name, sizeof name);
+    printf("%s\n", name);
+    CertFreeCertificateContext(added);
+    CertCloseStore(store, 0);
+    return 0;
+}
+CODE
+    x86_64-w64-mingw32-gcc -O2 -o "$work/add-root.exe" "$work/add-root.c" -lcrypt32 || fail "add-root.exe did not build"
+    added=$(wine "$work/add-root.exe" "$(winepath -w "$work/inspection.der")" 2> "$work/add-root.err" | tr -d '\r') ||
+        fail "the inspection root could not be added to the person's store"
+    [ "$added" = "$inspection_name" ] || fail "add-root added '$added', not '$inspection_name'"
+
+    "$mitmdump" --listen-host 127.0.0.1 --listen-port 0 -s "$root/tests/mitmproxy/plain_upstream.py" \
+        --set confdir="$work/mitmproxy" --set connection_strategy=lazy > "$work/mitmdump.log" 2>&1 &
+    mitm=$!
+    mitm_port=''
+    for _ in $(seq 300); do
+        mitm_port=$(sed -nE 's/.*proxy listening at 127\.0\.0\.1:([0-9]+).*/\1/p' "$work/mitmdump.log" | head -n 1)
+        [ -n "$mitm_port" ] && break
+        kill -0 "$mitm" 2> /dev/null || fail "mitmdump stopped: $(tail -n 5 "$work/mitmdump.log")"
+        sleep 0.2
+    done
+    [ -n "$mitm_port" ] || fail "mitmdump did not listen within 60 s"
+    inspected() { grep -c "inspected $1 https://orgql.test:$port$2" "$work/mitmdump.log" || true; }
+    service="https://orgql.test:$port"
+
+    # Internet Options → LAN settings: "Use a proxy server", 127.0.0.1:PORT, "Bypass the proxy
+    # server for local addresses" (<local>).
+    wine reg add "$settings" /v ProxyEnable /t REG_DWORD /d 1 /f > /dev/null 2>&1 || fail "reg add ProxyEnable"
+    wine reg add "$settings" /v ProxyServer /t REG_SZ /d "127.0.0.1:$mitm_port" /f > /dev/null 2>&1 || fail "reg add ProxyServer"
+    wine reg add "$settings" /v ProxyOverride /t REG_SZ /d '<local>' /f > /dev/null 2>&1 || fail "reg add ProxyOverride"
+    # Under Wine, orgql.exe does not yet trust the root added to the person's store (it names the
+    # issuer instead): said here, not asserted; the root is given with --ca-file for what follows.
+    proxy_text "$service" > /dev/null
+    say "without --ca-file, the root in the person's store: $(tail -n 1 "$work/doctor.err")"
+    ca_file=$(winepath -w "$work/inspection.pem")
+    doctor=$(proxy_text "$service" --ca-file "$ca_file")
+    grep -qxF "proxy: http://127.0.0.1:$mitm_port (Windows settings)" <<< "$doctor" &&
+        grep -qxF "certificate: orgql.test issued by $inspection_name; trusted by the extra roots of $ca_file (from the command line)" <<< "$doctor" &&
+        grep -qxF "result: a query would work" <<< "$doctor" ||
+        fail "orgql doctor through the Windows settings' proxy said: $doctor $(tail -n 3 "$work/doctor.err")"
+    [ "$(inspected POST /oauth/token/)" -ge 1 ] || fail "the proxy saw no token request: $(tail -n 5 "$work/mitmdump.log")"
+    say "orgql doctor: $(grep '^proxy:' <<< "$doctor"); $(grep '^certificate:' <<< "$doctor")"
+
+    # The per-scheme form (hyper-util's matcher ignores it), http= naming a port where nothing
+    # listens: https requests take the https= proxy. The export through it, byte for byte.
+    dead_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    wine reg add "$settings" /v ProxyServer /t REG_SZ /d "http=127.0.0.1:$dead_port;https=127.0.0.1:$mitm_port" /f \
+        > /dev/null 2>&1 || fail "reg add ProxyServer (http=…;https=…)"
+    tokens_before=$(inspected POST /oauth/token/)
+    pages_before=$(inspected POST /graphql/)
+    export ORGQL_CLIENT_SECRET=sandbox-secret
+    wine "$com" export --base-url "$service" --client-id sandbox-admin --scope users.read \
+        -e "$query" --out 'C:\users\Public\inspected.csv' --bom --ca-file "$ca_file" > /dev/null 2> "$work/inspected.err" ||
+        fail "the export through the inspecting proxy: $(tail -n 3 "$work/inspected.err")"
+    unset ORGQL_CLIENT_SECRET
+    cmp "$c/users/Public/inspected.csv" "$c/users/Public/users.csv" || fail "the export through the proxy differs from the direct one"
+    tokens=$(($(inspected POST /oauth/token/) - tokens_before))
+    pages=$(($(inspected POST /graphql/) - pages_before))
+    # The token doctor got (through the proxy, above) is cached: the export may send none.
+    [ "$tokens" -le 1 ] && [ "$pages" -ge 2 ] ||
+        fail "through the proxy: $tokens token requests and $pages GraphQL requests: $(tail -n 5 "$work/mitmdump.log")"
+    say "the export through the inspecting proxy (ProxyServer http=…;https=…) equals the direct one byte for byte: $pages GraphQL requests (and $tokens token requests) went through it"
+
+    # <local>: a name without a dot goes direct (and then does not resolve: nothing listens for it).
+    doctor=$(proxy_text "https://orgqltest:$port")
+    grep -q "^proxy: direct (Windows settings (bypass list)" <<< "$doctor" ||
+        fail "ProxyOverride <local> did not send a dotless name direct: $doctor"
+
+    # A PAC file (AutoConfigURL), served here and evaluated by Wine's WinHTTP (jscript): orgql.test
+    # through the proxy, everything else DIRECT; it comes before the manual settings.
+    mkdir -p "$work/pac"
+    cat > "$work/pac/proxy.pac" << PAC
+function FindProxyForURL(url, host) {
+    if (dnsDomainIs(host, "orgql.test")) return "PROXY 127.0.0.1:$mitm_port";
+    return "DIRECT";
+}
+PAC
+    pac_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    python3 -m http.server "$pac_port" --bind 127.0.0.1 --directory "$work/pac" > "$work/pac.log" 2>&1 &
+    pac_server=$!
+    for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$pac_port/proxy.pac" && break; sleep 0.1; done
+    pac="http://127.0.0.1:$pac_port/proxy.pac"
+    wine reg add "$settings" /v ProxyServer /t REG_SZ /d "127.0.0.1:$dead_port" /f > /dev/null 2>&1 || fail "reg add ProxyServer"
+    wine reg add "$settings" /v AutoConfigURL /t REG_SZ /d "$pac" /f > /dev/null 2>&1 || fail "reg add AutoConfigURL"
+    doctor=$(proxy_text "$service" --ca-file "$ca_file")
+    grep -qxF "proxy: http://127.0.0.1:$mitm_port (PAC $pac)" <<< "$doctor" && grep -qxF "result: a query would work" <<< "$doctor" ||
+        fail "orgql doctor with the PAC file said: $doctor $(tail -n 3 "$work/doctor.err")"
+    doctor_direct=$(proxy_text "https://elsewhere.test:$port")
+    grep -q "^proxy: direct (PAC $pac" <<< "$doctor_direct" || fail "the PAC file's DIRECT was not followed: $doctor_direct"
+    say "a PAC file through Wine's WinHTTP ($(grep -c 'GET /proxy.pac' "$work/pac.log") fetches): $(grep '^proxy:' <<< "$doctor") for orgql.test, direct for elsewhere.test"
+
+    # Back to no proxy for the rest.
+    wine reg delete "$settings" /v AutoConfigURL /f > /dev/null 2>&1 || true
+    wine reg add "$settings" /v ProxyEnable /t REG_DWORD /d 0 /f > /dev/null 2>&1 || true
+    kill "$mitm" "$pac_server" 2> /dev/null || true
+    wait "$mitm" "$pac_server" 2> /dev/null || true
+    mitm='' pac_server=''
+    say "on a company network in $(($(date +%s) - step)) s"
+fi
+
 # 3. A profile with a piped secret, in the Credential Manager; a query with it.
 secret="orgql-smoke-$RANDOM$RANDOM-secret"
 printf '%s\n' "$secret" | wine "$com" profile add smoke --base-url "http://127.0.0.1:$port" \
@@ -253,6 +417,11 @@ if grep -rlaF "$secret" "$WINEPREFIX" > "$work/holders" 2> /dev/null; then
     fail "the secret is in clear in: $(tr '\n' ' ' < "$work/holders")"
 fi
 grep -q 'client-secret:smoke' "$WINEPREFIX/user.reg" || fail "no credential of the profile in the prefix's registry (user.reg)"
+if [ -n "${thumbprint:-}" ]; then
+    # The inspection root added in 2b is kept in the prefix, as Windows keeps the person's store.
+    grep -qi "SystemCertificates.*Root.*Certificates.*$thumbprint" "$WINEPREFIX/user.reg" ||
+        fail "the inspection root ($thumbprint) is not in the prefix's registry (user.reg)"
+fi
 roaming=$(find "$c/users" -path '*AppData/Roaming/orgql*' -name 'profiles.toml' | head -n 1)
 [ -n "$roaming" ] || fail "no profiles.toml under AppData\\Roaming\\orgql"
 say "a piped secret kept in the Credential Manager (no file holds it); the query with it answered; profiles in ${roaming#"$c/"}"
