@@ -23,6 +23,15 @@
 #
 # Needs Python's `requests`. EXPORTERS="orgql orgql-xlsx python" adds the workbook exporter
 # (`orgql export --out out.xlsx`, rust_xlsxwriter's constant-memory mode).
+#
+# A before/after pair: ORGQL_BIN_BEFORE=/path/to/the/older/orgql EXPORTERS="orgql-before orgql"
+# runs that binary as the exporter `orgql-before` (its own HOME: an older store is not migrated
+# by the newer binary), alternated run by run with `orgql` against the same sandbox (served by
+# ORGQL_BIN), and prints the ratio after / before of each pair's wall time, peak memory
+# and CPU time (median, min, max of the pairs after the first): pairing cancels the drift of a
+# loaded machine, and CPU time (user + system) is less disturbed by the load than wall time.
+#
+#   ORGQL_BIN_BEFORE=/var/tmp/orgql-130ac07 EXPORTERS="orgql-before orgql" SIZES=10000 RUNS=11 FETCH_ALL=0 bash benches/export-compare.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${ORGQL_BIN:-${CARGO_TARGET_DIR:-target}/release/orgql}
@@ -38,6 +47,13 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 home=$work/home
 mkdir -p "$home/config" "$home/data"
 in_home=(env HOME="$home" XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data")
+before_bin=${ORGQL_BIN_BEFORE:-}
+case " $exporters " in
+  *" orgql-before "*) [ -x "$before_bin" ] || { echo "EXPORTERS names orgql-before: set ORGQL_BIN_BEFORE to that binary" >&2; exit 2; } ;;
+esac
+before_home=$work/home-before
+mkdir -p "$before_home/config" "$before_home/data"
+in_before_home=(env HOME="$before_home" XDG_CONFIG_HOME="$before_home/config" XDG_DATA_HOME="$before_home/data")
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -59,6 +75,7 @@ one_run() { # users exporter query -> appends "secs kb" to $work/$users-$exporte
   out=$work/out.csv
   case "$exporter" in
     orgql) cmd=("${in_home[@]}" "$bin" export -e "$q" --out "$out" --base-url "$base" --client-id sandbox-reader --scope users.read) ;;
+    orgql-before) cmd=("${in_before_home[@]}" "$before_bin" export -e "$q" --out "$out" --base-url "$base" --client-id sandbox-reader --scope users.read) ;;
     orgql-xlsx)
       out=$work/out.xlsx
       cmd=("${in_home[@]}" "$bin" export -e "$q" --out "$out" --base-url "$base" --client-id sandbox-reader --scope users.read) ;;
@@ -74,7 +91,7 @@ one_run() { # users exporter query -> appends "secs kb" to $work/$users-$exporte
     *.xlsx) rows=$(unzip -p "$out" xl/worksheets/sheet1.xml | grep -o '<row ' | wc -l) ;;
     *) rows=$(($(wc -l < "$out"))) ;;
   esac
-  echo "$secs $kb" >> "$work/$users-$exporter"
+  echo "$secs $kb $(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" >> "$work/$users-$exporter"
   printf '%-8s %-10s %3s %8s s %8.1f MB   CPU %5.2f s, sandbox CPU %5.2f s   (%s lines, load %s)\n' "$users" "$exporter" "$4" \
     "$secs" "$(awk -v kb="$kb" 'BEGIN { print kb / 1024 }')" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
     "$(awk -v t=$((ticks1 - ticks0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { print t / hz }')" "$rows" "$(cut -d' ' -f1 /proc/loadavg)"
@@ -85,7 +102,7 @@ summary() { # users exporter -> "median_secs median_MB" over the runs after the 
   echo "$(cut -d' ' -f1 "$work/counted" | median) $(cut -d' ' -f2 "$work/counted" | median | awk '{ print $1 / 1024 }')"
 }
 
-echo "$bin; $runs alternated runs each, medians of the last $((runs - 1)); load at start $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$bin${before_bin:+ (before: $before_bin)}; $runs alternated runs each, medians of the last $((runs - 1)); load at start $(cut -d' ' -f1-3 /proc/loadavg)"
 declare -A result
 for users in $sizes; do
   start_sandbox "$users"
@@ -107,6 +124,16 @@ for users in $sizes; do
     fi
     printf '%-8s %-10s %10.3f %12.1f %16s\n' "$users" "$exporter" "$secs" "$mb" "$ratio"
   done
+done
+
+# Before/after pairs: run i of orgql against run i of orgql-before, the first (warm-up) left out.
+for users in $sizes; do
+  [ -s "$work/$users-orgql" ] && [ -s "$work/$users-orgql-before" ] || continue
+  paste -d' ' "$work/$users-orgql" "$work/$users-orgql-before" | tail -n +2 |
+    awk '{ printf "%.3f %.3f %.3f\n", $1 / $4, $2 / $5, ($6 > 0) ? $3 / $6 : 0 }' > "$work/pairs"
+  spread() { cut -d' ' -f"$1" "$work/pairs" | sort -g | awk '{ v[NR] = $1 } END { printf "%s (min %s, max %s)", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR] }'; }
+  printf '%-8s after/before, %d pairs: wall time %s, CPU time %s, peak memory %s\n' "$users" \
+    "$(wc -l < "$work/pairs")" "$(spread 1)" "$(spread 3)" "$(spread 2)"
 done
 
 if [ "${FETCH_ALL:-$(command -v Xvfb > /dev/null && echo 1 || echo 0)}" = 1 ]; then

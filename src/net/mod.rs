@@ -9,7 +9,9 @@
 mod client_cert;
 mod obstacle;
 mod proxy;
+mod relay;
 mod settings;
+mod sign_in;
 mod trust;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -45,6 +47,9 @@ pub struct Route {
     pub pinned: Option<String>,
     /// Whether requests sign in to the proxy (a user and a password are known).
     pub proxy_signs_in: bool,
+    /// Whether requests to `https` services sign in to the proxy with the Windows account of the
+    /// person (NTLM, Negotiate) when it asks: on Windows, without a password.
+    pub proxy_windows_account: bool,
     /// The certificate of the last handshake.
     seen: Arc<Mutex<Option<SeenCertificate>>>,
     /// Whether a server asked for a client certificate.
@@ -69,6 +74,9 @@ impl Route {
                 let user = match &proxy.user {
                     Some(user) if self.proxy_signs_in => format!(", signing in as {user}"),
                     Some(user) => format!(", user {user} without a password"),
+                    None if self.proxy_windows_account => {
+                        ", signing in with this Windows account if it asks".to_owned()
+                    }
                     None => String::new(),
                 };
                 format!("proxy: {} ({}{user})", proxy.shown, self.proxy.source)
@@ -133,6 +141,9 @@ pub const REVOCATION: &str = if cfg!(windows) {
 pub struct HttpClient {
     client: reqwest::Client,
     route: Arc<Route>,
+    /// The proxy sign-in relay its `https` requests go through, when it may have to sign in
+    /// (NTLM, Negotiate, Basic); it stops when the last clone of the client is dropped.
+    _relay: Option<Arc<relay::Relay>>,
 }
 
 impl HttpClient {
@@ -180,16 +191,40 @@ impl HttpClient {
 
         let mut builder = reqwest::Client::builder().use_preconfigured_tls(config).no_proxy();
         let mut proxy_signs_in = false;
+        let mut proxy_windows_account = false;
+        let mut relay = None;
         if let Some(proxy) = &choice.proxy {
+            let password = proxy.password.as_ref().or(network.proxy_password.as_ref());
+            proxy_signs_in = proxy.user.is_some() && password.is_some();
+            let credentials = sign_in::Credentials {
+                user: proxy.user.clone(),
+                password: password.cloned(),
+                proxy_host: proxy.url.host_str().unwrap_or_default().to_owned(),
+            };
+            // `https` services through the relay, which signs in on the tunnel's own connection
+            // as the proxy asks (NTLM and Negotiate need that); an `https://` proxy is not
+            // relayed (the relay speaks plain HTTP to the proxy).
+            if credentials.can_sign_in() && proxy.url.scheme() == "http" {
+                let address = (credentials.proxy_host.clone(), proxy.url.port_or_known_default().unwrap_or(80));
+                let started = relay::Relay::start(address, credentials, relay::Limits::default())
+                    .map_err(|e| SetupError(format!("the proxy sign-in could not start ({e})")))?;
+                let relay_url = started.url();
+                let relayed = reqwest::Proxy::custom(move |url| {
+                    (url.scheme() == "https" && !is_loopback(url)).then(|| relay_url.clone())
+                })
+                .basic_auth(relay::RELAY_USER, started.key());
+                builder = builder.proxy(relayed);
+                proxy_windows_account = cfg!(windows) && !proxy_signs_in;
+                relay = Some(Arc::new(started));
+            }
+            // Plain `http` services (and `https` ones without the relay) straight to the proxy,
+            // with Basic sign-in when a password is known: without one the proxy's 407 is
+            // named, with the scheme it asks for.
             let target_url = proxy.url.clone();
             let mut reqwest_proxy =
                 reqwest::Proxy::custom(move |url| if is_loopback(url) { None } else { Some(target_url.clone()) });
-            // Basic sign-in only with a password: without one the proxy's 407 is named, with
-            // the scheme it asks for.
-            let password = proxy.password.as_ref().or(network.proxy_password.as_ref());
             if let (Some(user), Some(password)) = (&proxy.user, password) {
                 reqwest_proxy = reqwest_proxy.basic_auth(user, password.expose());
-                proxy_signs_in = true;
             }
             builder = builder.proxy(reqwest_proxy);
         }
@@ -203,10 +238,11 @@ impl HttpClient {
             client_cert,
             pinned: pinned_line,
             proxy_signs_in,
+            proxy_windows_account,
             seen,
             cert_asked,
         };
-        Ok(HttpClient { client, route: Arc::new(route) })
+        Ok(HttpClient { client, route: Arc::new(route), _relay: relay })
     }
 
     /// A client for `url` with the settings files' network settings (no profile), built on a

@@ -28,8 +28,10 @@ pub enum Obstacle {
         source: String,
         /// The schemes it asks for (`Basic`, `NTLM`, `Negotiate`, …).
         schemes: Vec<String>,
-        /// The user orgql signed in as, when it tried.
+        /// The user orgql signed in as, when it tried with a password.
         user: Option<String>,
+        /// Whether orgql tried the Windows account of the person (NTLM, Negotiate on Windows).
+        windows_account: bool,
     },
     /// The proxy could not be reached.
     ProxyUnreachable {
@@ -142,21 +144,35 @@ impl std::fmt::Display for Obstacle {
                     c.subject, c.issuer
                 ),
             },
-            Obstacle::ProxySignIn { proxy, source, schemes, user } => {
+            Obstacle::ProxySignIn { proxy, source, schemes, user, windows_account } => {
                 let asked = if schemes.is_empty() {
                     "a sign-in".to_owned()
                 } else {
                     format!("{} sign-in", schemes.join(" or "))
                 };
-                let answerable = schemes.is_empty() || schemes.iter().any(|s| s.eq_ignore_ascii_case("basic"));
+                let answerable = schemes.is_empty() || schemes.iter().any(|s| super::sign_in::answered_here(s));
+                let ntlm = schemes.iter().any(|s| s.eq_ignore_ascii_case("ntlm"));
+                let handshake = ntlm || schemes.iter().any(|s| s.eq_ignore_ascii_case("negotiate"));
                 match user {
                     _ if !answerable => write!(
                         f,
-                        "the proxy {proxy} (from {source}) asks for {asked}, which orgql cannot answer on this computer; ask IT for Basic sign-in or to let orgql through"
+                        "the proxy {proxy} (from {source}) asks for {asked}, which orgql cannot answer on this computer ({}); ask IT for {} sign-in for orgql or to let it through",
+                        if cfg!(windows) {
+                            "it answers Negotiate, NTLM and Basic"
+                        } else {
+                            "it answers NTLM and Basic here, Negotiate only on Windows"
+                        },
+                        if cfg!(windows) { "NTLM" } else { "NTLM or Basic" }
                     ),
                     Some(user) => write!(
                         f,
-                        "the proxy {proxy} (from {source}) refused the sign-in of {user} (it asks for {asked}); check the user and the password in {} or the profile's keyring entry",
+                        "the proxy {proxy} (from {source}) refused the sign-in of {user} (it asks for {asked}); check the user{} and the password in {} or the profile's keyring entry",
+                        if ntlm { " (DOMAIN\\USER or USER@DOMAIN for NTLM)" } else { "" },
+                        super::PROXY_PASSWORD_ENV
+                    ),
+                    None if *windows_account && handshake => write!(
+                        f,
+                        "the proxy {proxy} (from {source}) refused the sign-in of this Windows account (it asks for {asked}); ask IT whether your account may use the proxy, or give another user in the proxy URL (--proxy http://DOMAIN%5CUSER@host:port) and the password in {}",
                         super::PROXY_PASSWORD_ENV
                     ),
                     None => write!(
@@ -298,19 +314,29 @@ pub(crate) async fn classify(err: &reqwest::Error, route: &Route) -> Option<Obst
     if let Some(proxy) = proxy {
         let shown = proxy.shown.clone();
         let source = route.proxy.source.clone();
+        let user = proxy.user.clone().filter(|_| route.proxy_signs_in);
+        let windows_account = route.proxy_windows_account;
         if chain.text.contains("proxy authorization required") || chain.text.contains("proxy authentication required") {
             let schemes = probe(&proxy.url, &route.target).await.map(|p| p.schemes).unwrap_or_default();
-            let user = proxy.user.clone().filter(|_| route.proxy_signs_in);
-            return Some(Obstacle::ProxySignIn { proxy: shown, source, schemes, user });
+            return Some(Obstacle::ProxySignIn { proxy: shown, source, schemes, user, windows_account });
         }
         if chain.text.contains("tunnel") && chain.text.contains("unsuccessful") {
-            let probed = probe(&proxy.url, &route.target).await;
-            if let Some(Probe { status: 407, schemes }) = probed {
-                let user = proxy.user.clone().filter(|_| route.proxy_signs_in);
-                return Some(Obstacle::ProxySignIn { proxy: shown, source, schemes, user });
-            }
-            let status = probed.map(|p| p.status);
-            return Some(Obstacle::ProxyRefused { proxy: shown, target: route.target.clone(), status });
+            // The proxy's own answer (the sign-in relay hands its refusals on; a 502 of the
+            // relay is a proxy it could not reach).
+            return Some(match probe(&proxy.url, &route.target).await {
+                Ok(Probe { status: 407, schemes }) => {
+                    Obstacle::ProxySignIn { proxy: shown, source, schemes, user, windows_account }
+                }
+                Ok(Probe { status, .. }) => {
+                    Obstacle::ProxyRefused { proxy: shown, target: route.target.clone(), status: Some(status) }
+                }
+                Err(ProbeError::Unreachable(reason)) => {
+                    Obstacle::ProxyUnreachable { proxy: shown, source, reason: reason.to_owned() }
+                }
+                Err(ProbeError::NoAnswer) => {
+                    Obstacle::ProxyRefused { proxy: shown, target: route.target.clone(), status: None }
+                }
+            });
         }
         // Through a proxy, the name orgql resolves and the address it connects to are the
         // proxy's (the proxy resolves the service's name).
@@ -362,7 +388,8 @@ pub(crate) fn of_answer(status: u16, headers: &reqwest::header::HeaderMap, route
         Some(p) => (p.shown.clone(), p.user.clone().filter(|_| route.proxy_signs_in)),
         None => ("in front of the service".to_owned(), None),
     };
-    Some(Obstacle::ProxySignIn { proxy, source: route.proxy.source.clone(), schemes, user })
+    // Plain-HTTP requests go straight to the proxy (Basic only), never with the Windows account.
+    Some(Obstacle::ProxySignIn { proxy, source: route.proxy.source.clone(), schemes, user, windows_account: false })
 }
 
 /// What a proxy answers a `CONNECT` without sign-in.
@@ -373,13 +400,34 @@ pub(crate) struct Probe {
     pub schemes: Vec<String>,
 }
 
+/// Why a probe got no answer.
+pub(crate) enum ProbeError {
+    /// The proxy could not be reached (why, in a few words).
+    Unreachable(&'static str),
+    /// It was reached but gave no readable answer.
+    NoAnswer,
+}
+
 /// Asks the proxy at `proxy` for a tunnel to `target` without signing in and reads its answer's
 /// head (bounded: 10 seconds, 16 KiB).
-pub(crate) async fn probe(proxy: &reqwest::Url, target: &str) -> Option<Probe> {
+pub(crate) async fn probe(proxy: &reqwest::Url, target: &str) -> Result<Probe, ProbeError> {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let address = format!("{}:{}", proxy.host_str()?, proxy.port_or_known_default()?);
+    let (Some(host), Some(port)) = (proxy.host_str(), proxy.port_or_known_default()) else {
+        return Err(ProbeError::NoAnswer);
+    };
+    let connect = tokio::time::timeout(Duration::from_secs(10), tokio::net::TcpStream::connect((host, port))).await;
+    let mut stream = match connect {
+        Ok(Ok(stream)) => stream,
+        Ok(Err(e)) => {
+            return Err(ProbeError::Unreachable(match e.kind() {
+                std::io::ErrorKind::ConnectionRefused => "connection refused",
+                _ if e.to_string().to_ascii_lowercase().contains("lookup") => "its name does not resolve",
+                _ => "the connection failed",
+            }));
+        }
+        Err(_) => return Err(ProbeError::Unreachable("no answer")),
+    };
     let talk = async {
-        let mut stream = tokio::net::TcpStream::connect(address).await.ok()?;
         stream.write_all(format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n").as_bytes()).await.ok()?;
         let mut head = Vec::new();
         let mut buf = [0u8; 2048];
@@ -392,11 +440,11 @@ pub(crate) async fn probe(proxy: &reqwest::Url, target: &str) -> Option<Probe> {
         }
         Some(head)
     };
-    let head = tokio::time::timeout(Duration::from_secs(10), talk).await.ok()??;
+    let head = tokio::time::timeout(Duration::from_secs(10), talk).await.ok().flatten().ok_or(ProbeError::NoAnswer)?;
     let mut headers = [httparse::EMPTY_HEADER; 64];
     let mut response = httparse::Response::new(&mut headers);
-    response.parse(&head).ok()?;
-    let status = response.code?;
+    response.parse(&head).map_err(|_| ProbeError::NoAnswer)?;
+    let status = response.code.ok_or(ProbeError::NoAnswer)?;
     let schemes = response
         .headers
         .iter()
@@ -404,5 +452,46 @@ pub(crate) async fn probe(proxy: &reqwest::Url, target: &str) -> Option<Probe> {
         .filter_map(|h| std::str::from_utf8(h.value).ok())
         .filter_map(|v| v.split_whitespace().next().map(|s| s.trim_end_matches(',').to_owned()))
         .collect();
-    Some(Probe { status, schemes })
+    Ok(Probe { status, schemes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sign_in(schemes: &[&str], user: Option<&str>, windows_account: bool) -> String {
+        Obstacle::ProxySignIn {
+            proxy: "http://10.0.0.8:3128".to_owned(),
+            source: "HTTPS_PROXY".to_owned(),
+            schemes: schemes.iter().map(|s| (*s).to_owned()).collect(),
+            user: user.map(str::to_owned),
+            windows_account,
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn a_proxy_sign_in_is_named_with_what_to_do() {
+        let text = sign_in(&["Negotiate", "NTLM"], None, false);
+        assert!(text.starts_with("the proxy http://10.0.0.8:3128 (from HTTPS_PROXY) asks for Negotiate or NTLM sign-in; give the user in the proxy URL"), "{text}");
+        let text = sign_in(&["NTLM"], Some("CORP\\alice"), false);
+        assert!(text.contains("refused the sign-in of CORP\\alice (it asks for NTLM sign-in); check the user (DOMAIN\\USER or USER@DOMAIN for NTLM) and the password in ORGQL_PROXY_PASSWORD"), "{text}");
+        let text = sign_in(&["Negotiate", "NTLM"], None, true);
+        assert!(
+            text.contains("refused the sign-in of this Windows account (it asks for Negotiate or NTLM sign-in)"),
+            "{text}"
+        );
+        // Basic alone was not tried with the Windows account: the user and the password are asked for.
+        let text = sign_in(&["Basic"], None, true);
+        assert!(text.contains("asks for Basic sign-in; give the user"), "{text}");
+        let text = sign_in(&["Digest"], Some("alice"), false);
+        assert!(text.contains("asks for Digest sign-in, which orgql cannot answer on this computer"), "{text}");
+        if !cfg!(windows) {
+            let text = sign_in(&["Negotiate"], Some("alice"), false);
+            assert!(text.contains("which orgql cannot answer on this computer (it answers NTLM and Basic here, Negotiate only on Windows)"), "{text}");
+        }
+        for text in [sign_in(&["NTLM"], None, false), sign_in(&["Negotiate"], None, false)] {
+            assert_eq!(text.lines().count(), 1);
+        }
+    }
 }

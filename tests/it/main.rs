@@ -34,6 +34,7 @@ mod nested_card;
 mod networks;
 mod networks_ui;
 mod packaging;
+mod proxy_sign_in;
 mod remote_ui;
 mod saved;
 mod scale_ui;

@@ -30,8 +30,8 @@ use crate::harness::{ALL_SCOPES, SECRET, sandbox};
 
 pub(crate) const ROOT_NAME: &str = "orgql Test Root CA";
 const INSPECTION_NAME: &str = "Acme Corp TLS Inspection CA";
-const QUERY: &str = "{ paginatedUsers(first: 3) { count edges { node { ref } } } }";
-const EXPORT: &str = "{ paginatedUsers(first: 40) { edges { node { ref name email isActive } } } }";
+pub(crate) const QUERY: &str = "{ paginatedUsers(first: 3) { count edges { node { ref } } } }";
+pub(crate) const EXPORT: &str = "{ paginatedUsers(first: 40) { edges { node { ref name email isActive } } } }";
 
 /// The certificates of a test, as files.
 pub(crate) struct Pki {
@@ -122,6 +122,30 @@ impl Pki {
 /// A TLS endpoint in front of `upstream` (the sandbox's plain HTTP): every connection's bytes
 /// relayed after the handshake; with `client_ca`, a client certificate of that CA is required.
 pub(crate) async fn tls_front(pki: &Pki, upstream: SocketAddr, client_ca: bool) -> SocketAddr {
+    tls_front_seeing(pki, upstream, client_ca, Seen::default()).await
+}
+
+/// What a TLS front was sent, decrypted: each connection's bytes from the client.
+#[derive(Clone, Default)]
+pub(crate) struct Seen(Arc<std::sync::Mutex<Vec<Vec<u8>>>>);
+
+impl Seen {
+    /// How many connections it served.
+    pub(crate) fn connections(&self) -> usize {
+        self.0.lock().unwrap().len()
+    }
+
+    /// How many requests `METHOD PATH` (`POST /graphql/`) it was sent (their request lines; a
+    /// request follows the body of the one before, which ends without a line break).
+    pub(crate) fn requests(&self, request: &str) -> usize {
+        let line = format!("{request} HTTP/1.1\r\n");
+        let connections = self.0.lock().unwrap();
+        connections.iter().map(|bytes| String::from_utf8_lossy(bytes).matches(&line).count()).sum()
+    }
+}
+
+/// [`tls_front`], keeping in `seen` what each connection's client sent (decrypted).
+pub(crate) async fn tls_front_seeing(pki: &Pki, upstream: SocketAddr, client_ca: bool, seen: Seen) -> SocketAddr {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder =
         rustls::ServerConfig::builder_with_provider(provider.clone()).with_safe_default_protocol_versions().unwrap();
@@ -142,13 +166,37 @@ pub(crate) async fn tls_front(pki: &Pki, upstream: SocketAddr, client_ca: bool) 
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             let acceptor = acceptor.clone();
+            let seen = seen.clone();
             tokio::spawn(async move {
-                let Ok(Ok(mut tls)) = tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream)).await
-                else {
+                let Ok(Ok(tls)) = tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream)).await else {
                     return;
                 };
-                let Ok(mut plain) = TcpStream::connect(upstream).await else { return };
-                let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
+                let Ok(plain) = TcpStream::connect(upstream).await else { return };
+                let slot = {
+                    let mut connections = seen.0.lock().unwrap();
+                    connections.push(Vec::new());
+                    connections.len() - 1
+                };
+                let (mut from_client, mut to_client) = tokio::io::split(tls);
+                let (mut from_service, mut to_service) = plain.into_split();
+                let up = async {
+                    let mut buf = [0u8; 8192];
+                    while let Ok(n) = from_client.read(&mut buf).await {
+                        if n == 0 {
+                            break;
+                        }
+                        seen.0.lock().unwrap()[slot].extend_from_slice(&buf[..n]);
+                        if to_service.write_all(&buf[..n]).await.is_err() {
+                            break;
+                        }
+                    }
+                    let _ = to_service.shutdown().await;
+                };
+                let down = async {
+                    let _ = tokio::io::copy(&mut from_service, &mut to_client).await;
+                    let _ = to_client.shutdown().await;
+                };
+                tokio::join!(up, down);
             });
         }
     });
@@ -212,7 +260,7 @@ async fn basic_proxy(password: &'static str) -> (SocketAddr, Arc<AtomicUsize>) {
 
 /// `orgql ARGS` with a clean environment (its files under `home`, no keyring, the sandbox's
 /// secret, no machine-wide settings) plus `env`; run off the runtime. Exit code, stdout, stderr.
-async fn orgql(home: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+pub(crate) async fn orgql(home: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_orgql"));
     command
         .args(args)
@@ -236,11 +284,11 @@ async fn orgql(home: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String
 }
 
 /// The connection options for `base_url`.
-fn connection(base_url: &str) -> Vec<String> {
+pub(crate) fn connection(base_url: &str) -> Vec<String> {
     ["--base-url", base_url, "--client-id", "sandbox-admin", "--scope", ALL_SCOPES].map(str::to_owned).to_vec()
 }
 
-fn args<'a>(command: &[&'a str], connection: &'a [String]) -> Vec<&'a str> {
+pub(crate) fn args<'a>(command: &[&'a str], connection: &'a [String]) -> Vec<&'a str> {
     command.iter().copied().chain(connection.iter().map(String::as_str)).collect()
 }
 
@@ -446,7 +494,7 @@ async fn a_proxy_asking_for_basic_sign_in_is_named_then_used_and_the_password_is
 }
 
 /// Every file under `dir`.
-fn walk(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
