@@ -335,7 +335,9 @@ CODE
     say "without --ca-file, the root in the person's store: $(tail -n 1 "$work/doctor.err")"
     ca_file=$(winepath -w "$work/inspection.pem")
     doctor=$(proxy_text "$service" --ca-file "$ca_file")
-    grep -qxF "proxy: http://127.0.0.1:$mitm_port (Windows settings)" <<< "$doctor" &&
+    # On Windows the proxy line says how a sign-in would be answered (src/net/mod.rs).
+    windows_account=", signing in with this Windows account if it asks"
+    grep -qxF -e "proxy: http://127.0.0.1:$mitm_port (Windows settings)" -e "proxy: http://127.0.0.1:$mitm_port (Windows settings$windows_account)" <<< "$doctor" &&
         grep -qxF "certificate: orgql.test issued by $inspection_name; trusted by the extra roots of $ca_file (from the command line)" <<< "$doctor" &&
         grep -qxF "result: a query would work" <<< "$doctor" ||
         fail "orgql doctor through the Windows settings' proxy said: $doctor $(tail -n 3 "$work/doctor.err")"
@@ -384,7 +386,7 @@ PAC
     wine reg add "$settings" /v ProxyServer /t REG_SZ /d "127.0.0.1:$dead_port" /f > /dev/null 2>&1 || fail "reg add ProxyServer"
     wine reg add "$settings" /v AutoConfigURL /t REG_SZ /d "$pac" /f > /dev/null 2>&1 || fail "reg add AutoConfigURL"
     doctor=$(proxy_text "$service" --ca-file "$ca_file")
-    grep -qxF "proxy: http://127.0.0.1:$mitm_port (PAC $pac)" <<< "$doctor" && grep -qxF "result: a query would work" <<< "$doctor" ||
+    grep -qxF -e "proxy: http://127.0.0.1:$mitm_port (PAC $pac)" -e "proxy: http://127.0.0.1:$mitm_port (PAC $pac$windows_account)" <<< "$doctor" && grep -qxF "result: a query would work" <<< "$doctor" ||
         fail "orgql doctor with the PAC file said: $doctor $(tail -n 3 "$work/doctor.err")"
     doctor_direct=$(proxy_text "https://elsewhere.test:$port")
     grep -q "^proxy: direct (PAC $pac" <<< "$doctor_direct" || fail "the PAC file's DIRECT was not followed: $doctor_direct"
