@@ -228,8 +228,15 @@ for _ in $(seq 50); do
     sleep 0.1
 done
 [ -n "$program_pid" ] || fail "no export running to stop"
-# A second in: a hundred pages of five, each 50 ms late, take five.
-sleep 1
+# Once its first pages are written (a hundred pages of five, each 50 ms late, take five seconds):
+# by then its Ctrl+C handler listens. A fixed second was not enough under load: the signal came
+# before, and ended the program (exit 0, nothing kept).
+for _ in $(seq 150); do
+    find "$c/users/Public" -maxdepth 1 -name '.small.csv.*.tmp' -size +0 2> /dev/null | grep -q . && break
+    sleep 0.2
+done
+find "$c/users/Public" -maxdepth 1 -name '.small.csv.*.tmp' -size +0 2> /dev/null | grep -q . ||
+    fail "the export to stop wrote no page within 30 s"
 kill -INT "$program_pid"
 set +e
 wait "$exporting"
