@@ -145,10 +145,9 @@ pub struct ProfilesWindow {
     problem: Option<String>,
     /// What the last save or delete could not do, shown in the window until the next one.
     notice: Option<String>,
+    /// Add profile takes the focus on the next frame (the form's button that had it is gone).
+    focus_add: bool,
 }
-
-/// A screen shorter than this (in points) gets the Profiles window's contents in a scroll area.
-const SHORT_SCREEN: f32 = 700.0;
 
 impl ProfilesWindow {
     /// No profiles yet (they come with [`ProfilesWindow::loaded`]); `secrets` only says
@@ -165,6 +164,7 @@ impl ProfilesWindow {
             test: None,
             problem,
             notice: None,
+            focus_add: false,
         }
     }
 
@@ -290,36 +290,49 @@ impl ProfilesWindow {
         }
         let mut commands = Vec::new();
         let mut open = self.open;
-        let center = ctx.content_rect().center();
+        let screen = ctx.content_rect();
+        // Centred, a little below the top: its title row stays where it is while the form opens,
+        // closes and grows (a window centred on the screen moves by half of each change).
+        let top = screen.top() + (screen.height() * 0.06).clamp(8.0, 64.0);
         let dialog = super::a11y::Dialog::new("profiles");
         let mut escaped = false;
         egui::Window::new("Profiles")
             .title_bar(false)
             .default_width(560.0)
-            .pivot(egui::Align2::CENTER_CENTER)
-            .default_pos(center)
+            // As tall as its contents, up to the screen's bottom: the room asked is all there is
+            // below its top, the height shown its contents'.
+            .resizable([true, false])
+            .default_height(screen.bottom() - top - 8.0)
+            .pivot(egui::Align2::CENTER_TOP)
+            .default_pos(egui::pos2(screen.center().x, top))
             .show(ctx, |ui| {
                 escaped |= dialog.titled_contents(ui, "Profiles");
-                let mut body = |ui: &mut egui::Ui| {
-                    if let Some(notice) = &self.notice {
-                        super::a11y::polite_colored(ui, ui.visuals().warn_fg_color, notice);
-                        ui.separator();
-                    }
-                    commands.extend(self.list_ui(ui, sender));
-                    ui.separator();
-                    commands.extend(self.draft_ui(ui, sender));
-                    commands.extend(self.test_ui(ui, sender));
-                };
-                // On a short screen (150 % on a laptop: 533 points) the form is taller than the
-                // window can be: it scrolls, and a control the focus reaches is scrolled into view.
-                let height = ui.ctx().content_rect().height();
-                if height < SHORT_SCREEN {
-                    egui::ScrollArea::vertical().max_height(height - 80.0).show(ui, |ui| {
-                        body(ui);
+                // The buttons that act stay in a strip at the bottom, never scrolled away; the list
+                // and the form scroll above it, in the room the strip leaves (at 150 % on a laptop,
+                // 445 points, the form is taller than that). The strip's height is the last
+                // frame's; when it changes (an outcome, an error), the frame is drawn again.
+                let room = ui.available_height();
+                let strip_id = egui::Id::unique("orgql-profiles-strip");
+                let strip = ui.data(|d| d.get_temp::<f32>(strip_id)).unwrap_or_else(|| strip_estimate(ui));
+                egui::ScrollArea::vertical()
+                    .id_salt("profiles-body")
+                    .max_height((room - strip).max(ui.spacing().interact_size.y * 3.0))
+                    .auto_shrink([false, true])
+                    .show(ui, |ui| {
+                        if let Some(notice) = &self.notice {
+                            super::a11y::polite_colored(ui, ui.visuals().warn_fg_color, notice);
+                            ui.separator();
+                        }
+                        commands.extend(self.list_ui(ui, sender));
+                        self.draft_ui(ui);
                         super::a11y::reveal_focus(ui);
                     });
-                } else {
-                    body(ui);
+                let top = ui.cursor().top();
+                commands.extend(self.actions_ui(ui, sender, room / 3.0));
+                let drawn = ui.cursor().top() - top;
+                if (drawn - strip).abs() > 0.5 {
+                    ui.data_mut(|d| d.insert_temp(strip_id, drawn));
+                    ui.ctx().request_discard("the Profiles window's button strip changed height");
                 }
             });
         open &= !escaped;
@@ -362,15 +375,15 @@ impl ProfilesWindow {
                         focus_name: true,
                     });
                 }
-                if ui.button("Delete").accessible_name(format!("Delete {}", profile.name)).clicked() {
+                let button = ui.button("Delete").accessible_name(format!("Delete {}", profile.name));
+                if button.clicked() {
                     delete = Some(profile.name.clone());
+                    // The button goes with its row: the focus goes to Add profile.
+                    self.focus_add |= button.has_focus();
                 }
             });
         }
         let delete = delete.and_then(|name| self.delete(&name));
-        if self.draft.is_none() && ui.button("Add profile").clicked() {
-            self.draft = Some(Draft { scopes: Scope::UsersRead.into(), focus_name: true, ..Draft::default() });
-        }
         command.into_iter().chain(delete).collect()
     }
 
@@ -384,11 +397,10 @@ impl ProfilesWindow {
         Some(ProfilesCommand::Delete(profile))
     }
 
-    fn draft_ui(&mut self, ui: &mut egui::Ui, jobs: &mut Commands) -> Vec<ProfilesCommand> {
-        let mut command = None;
-        let Some(draft) = self.draft.as_mut() else { return Vec::new() };
-        let mut save = false;
-        let mut cancel = false;
+    /// The form's fields (its buttons are in the strip, [`ProfilesWindow::actions_ui`]).
+    fn draft_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(draft) = self.draft.as_mut() else { return };
+        ui.separator();
         egui::Grid::new("profile-form").num_columns(2).show(ui, |ui| {
             for (label, value, hint) in [
                 ("Name", &mut draft.name, "acme-test"),
@@ -424,11 +436,46 @@ impl ProfilesWindow {
             ui.indent(scope.as_str(), |ui| ui.weak(scope.description()));
         }
         network_ui(ui, &mut draft.network);
-        if let Some(error) = &draft.error {
-            ui.colored_label(ui.visuals().error_fg_color, error);
+    }
+
+    /// The strip below the list and the form, never scrolled away: what the form could not take,
+    /// the last connection test's outcome (scrolled within `outcome_height` when long), and the
+    /// buttons — Add profile, or the form's Save profile, Test connection and Cancel.
+    fn actions_ui(&mut self, ui: &mut egui::Ui, jobs: &mut Commands, outcome_height: f32) -> Vec<ProfilesCommand> {
+        ui.separator();
+        if let Some(error) = self.draft.as_ref().and_then(|draft| draft.error.as_ref()) {
+            super::a11y::alert(ui, error);
         }
+        let mut commands: Vec<ProfilesCommand> = Vec::new();
+        if self.test.is_some() {
+            egui::ScrollArea::vertical()
+                .id_salt("profile-test")
+                .max_height(outcome_height)
+                .auto_shrink([false, true])
+                .show(ui, |ui| commands.extend(self.test_ui(ui, jobs)));
+        }
+        if self.draft.is_some() {
+            commands.extend(self.draft_actions_ui(ui, jobs));
+        } else {
+            let add = ui.button("Add profile");
+            if std::mem::take(&mut self.focus_add) {
+                add.request_focus();
+            }
+            if add.clicked() {
+                self.draft = Some(Draft { scopes: Scope::UsersRead.into(), focus_name: true, ..Draft::default() });
+            }
+        }
+        commands
+    }
+
+    /// The form's buttons; when the form closes by one of them, the focus goes to Add profile.
+    fn draft_actions_ui(&mut self, ui: &mut egui::Ui, jobs: &mut Commands) -> Vec<ProfilesCommand> {
+        let mut command = None;
+        let Some(draft) = self.draft.as_mut() else { return Vec::new() };
+        let (mut save, mut cancel, mut focused) = (false, false, false);
         ui.horizontal(|ui| {
-            save = ui.button("Save profile").clicked();
+            let button = ui.button("Save profile");
+            (save, focused) = (button.clicked(), button.has_focus());
             if ui.button("Test connection").clicked() {
                 match draft.credentials().and_then(|c| Ok((c, draft.network.settings()?))) {
                     Ok((credentials, network)) => {
@@ -439,13 +486,15 @@ impl ProfilesWindow {
                     Err(e) => draft.error = Some(e),
                 }
             }
-            cancel = ui.button("Cancel").clicked();
+            let button = ui.button("Cancel");
+            (cancel, focused) = (button.clicked(), focused || button.has_focus());
         });
         let command = command.map(|(connection, passwords)| self.start_test(jobs, connection, passwords));
         let save = if save { self.save_draft() } else { None };
         if cancel {
             self.draft = None;
         }
+        self.focus_add |= focused && self.draft.is_none();
         command.into_iter().chain(save).collect()
     }
 
@@ -511,7 +560,6 @@ impl ProfilesWindow {
     fn test_ui(&mut self, ui: &mut egui::Ui, jobs: &mut Commands) -> Option<ProfilesCommand> {
         let mut trust = None;
         let (_, state, route) = self.test.as_ref()?;
-        ui.separator();
         match state {
             Requested::Pending { .. } => {
                 ui.horizontal(|ui| {
@@ -621,4 +669,12 @@ impl From<Scope> for ScopeSet {
     fn from(scope: Scope) -> Self {
         std::iter::once(scope).collect()
     }
+}
+
+/// The strip's height before it is first drawn: a separator and a row of buttons.
+fn strip_estimate(ui: &egui::Ui) -> f32 {
+    let spacing = ui.spacing();
+    let row =
+        spacing.interact_size.y.max(ui.text_style_height(&egui::TextStyle::Button) + 2.0 * spacing.button_padding.y);
+    row + 6.0 + 2.0 * spacing.item_spacing.y
 }

@@ -4,9 +4,11 @@
 //! and the grid's rows inside the window. The Windows build is started at the same scales under
 //! Wine by packaging/windows/smoke.sh (screenshots kept there).
 
+use std::collections::HashMap;
+
 use egui::accesskit::Role;
 use egui::{Pos2, Rect};
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 
 use crate::harness::{Session, USERS, name_of};
 
@@ -24,21 +26,41 @@ const TOOLBAR: [&str; 10] = [
     "Run",
 ];
 
-/// Every button, combo box, radio button and text field that is at least partly in the window
-/// lies wholly in it (one cut by the window's edge fails; what is scrolled away entirely is not on
-/// screen at all).
+/// The part of each widget that shows, by its AccessKit id, as egui laid the last frame out: its
+/// rect within the clip of what holds it (a scroll area's view, a dialog, the window).
+fn shown_parts(s: &Session) -> HashMap<u64, Rect> {
+    s.harness.ctx.viewport(|viewport| {
+        let widgets = &viewport.prev_pass.widgets;
+        widgets.layers().flat_map(|(_, rects)| rects.iter().map(|w| (w.id.value(), w.interact_rect))).collect()
+    })
+}
+
+/// Whether `rect`, of which `shown` shows, goes past an edge of the `window` and is cut there
+/// (what a scroll area cuts inside the window shows up to the scroll area's edge, not the window's).
+fn cut_by(window: Rect, rect: Rect, shown: Rect) -> bool {
+    let past = |outside: bool, at_edge: bool| outside && at_edge;
+    past(rect.min.x < window.min.x - 0.5, shown.min.x <= window.min.x + 0.5)
+        || past(rect.max.x > window.max.x + 0.5, shown.max.x >= window.max.x - 0.5)
+        || past(rect.min.y < window.min.y - 0.5, shown.min.y <= window.min.y + 0.5)
+        || past(rect.max.y > window.max.y + 0.5, shown.max.y >= window.max.y - 0.5)
+}
+
+/// Every button, combo box, radio button and text field that shows at all is not cut by the
+/// window's edge (one a scroll area shows in part, or scrolls away wholly, is the scroll area's).
 #[track_caller]
 fn every_control_on_screen(s: &Session, window: Rect, what: &str) {
+    let shown = shown_parts(s);
     let mut seen = 0;
     for role in [Role::Button, Role::ComboBox, Role::RadioButton, Role::TextInput] {
         for node in s.harness.query_all_by_role(role) {
             let rect = node.rect();
-            if !rect.intersects(window) {
+            let part = shown.get(&node.accesskit_node().locate().0.0).copied().unwrap_or(rect).intersect(window);
+            if !part.is_positive() {
                 continue;
             }
             seen += 1;
             assert!(
-                window.expand(0.5).contains_rect(rect),
+                !cut_by(window, rect, part),
                 "{what}: '{}' ({role:?}) at {rect:?} is cut by the {window:?} window; the screen:\n{}",
                 name_of(&node),
                 s.screen()
@@ -48,13 +70,49 @@ fn every_control_on_screen(s: &Session, window: Rect, what: &str) {
     assert!(seen > 5, "{what}: only {seen} controls on screen:\n{}", s.screen());
 }
 
-/// Opens a dialog with `opener`, waits for `button` in it, checks the controls, closes it.
-fn dialog(s: &mut Session, window: Rect, opener: &str, button: &str, close: &str) {
+/// The dialog `title` (an egui window named by its title) is in the window, and each of its
+/// named `buttons` shows whole in it, whether or not what is around them scrolls: one a scroll
+/// area has scrolled away, wholly or in part, fails.
+#[track_caller]
+fn buttons_on_screen(s: &Session, window: Rect, title: &str, buttons: &[&str]) {
+    let shown = shown_parts(s);
+    let dialog = s.harness.get_by_role_and_label(Role::Window, title);
+    let frame = dialog.rect();
+    assert!(
+        window.expand(0.5).contains_rect(frame),
+        "the dialog '{title}' at {frame:?} is not inside the {window:?} window:\n{}",
+        s.screen()
+    );
+    for &label in buttons {
+        let found: Vec<_> =
+            dialog.query_all_by_label(label).filter(|node| node.accesskit_node().role() == Role::Button).collect();
+        assert_eq!(found.len(), 1, "the dialog '{title}' has one button '{label}':\n{}", s.screen());
+        let rect = found[0].rect();
+        let part = shown.get(&found[0].accesskit_node().locate().0.0).copied().unwrap_or(Rect::NOTHING);
+        assert!(
+            frame.expand(0.5).contains_rect(rect)
+                && window.expand(0.5).contains_rect(rect)
+                && part.expand(0.5).contains_rect(rect),
+            "'{label}' at {rect:?} (shown: {part:?}) is not in sight in the dialog '{title}' at {frame:?} \
+             (the window: {window:?}); the screen:\n{}",
+            s.screen()
+        );
+    }
+}
+
+/// Opens a dialog with `opener`, waits for the first of its `buttons`, checks that they and its
+/// controls are on screen, closes it with `close`.
+fn dialog(s: &mut Session, window: Rect, opener: &str, title: &str, buttons: &[&str], close: &str) {
     s.click(opener);
-    s.wait_for_label(button);
+    s.wait_for_label(buttons[0]);
     every_control_on_screen(s, window, &format!("the dialog of '{opener}'"));
+    buttons_on_screen(s, window, title, buttons);
     s.click(close);
-    assert!(s.harness.query_by_label(button).is_none(), "'{close}' closed the dialog of '{opener}':\n{}", s.screen());
+    assert!(
+        s.harness.query_by_role_and_label(Role::Window, title).is_none(),
+        "'{close}' closed the dialog '{title}':\n{}",
+        s.screen()
+    );
 }
 
 fn at_scale(work_area_pixels: [f32; 2], scale: f32) {
@@ -74,24 +132,36 @@ fn at_scale(work_area_pixels: [f32; 2], scale: f32) {
     assert!(window.contains_rect(cell), "at {scale}: the first row's '{first}' at {cell:?} is outside the window");
     every_control_on_screen(&s, window, "the window with rows");
     // Every dialog's buttons.
-    dialog(&mut s, window, "Profiles…", "Add profile", "Close Profiles");
+    let profiles = ["Close Profiles", "Test the sandbox connection", "Add profile"];
+    dialog(&mut s, window, "Profiles…", "Profiles", &profiles, "Close Profiles");
     s.click("Profiles…");
     s.click("Add profile");
     s.wait_for_label("Save profile");
     every_control_on_screen(&s, window, "the profile form");
+    buttons_on_screen(&s, window, "Profiles", &["Close Profiles", "Save profile", "Test connection", "Cancel"]);
     s.click("Cancel");
+    assert!(s.harness.query_by_label("Save profile").is_none(), "Cancel closed the profile form:\n{}", s.screen());
+    buttons_on_screen(&s, window, "Profiles", &profiles);
     s.click("Close Profiles");
-    dialog(&mut s, window, "Find user", "User to find", "Close Find user");
-    dialog(&mut s, window, "Import…", "Browse for the file to import", "Close Import users from a file");
-    dialog(&mut s, window, "Schema changes…", "Close Schema changes", "Close Schema changes");
-    dialog(&mut s, window, "Export…", "Browse for the export file", "Close Export to a file");
+    let closed = s.harness.query_by_role_and_label(Role::Window, "Profiles").is_none();
+    assert!(closed, "'Close Profiles' closed the dialog after the form:\n{}", s.screen());
+    let find = ["Find", "Close Find user"];
+    dialog(&mut s, window, "Find user", "Find user", &find, "Close Find user");
+    let import = ["Browse for the file to import", "Plan", "Close Import users from a file"];
+    let title = "Import users from a file";
+    dialog(&mut s, window, "Import…", title, &import, "Close Import users from a file");
+    let schema = ["Close Schema changes"];
+    dialog(&mut s, window, "Schema changes…", "Schema changes", &schema, "Close Schema changes");
+    let export = ["Browse for the export file", "Export", "Close Export to a file"];
+    dialog(&mut s, window, "Export…", "Export to a file", &export, "Close Export to a file");
     s.click("Saved");
-    dialog(&mut s, window, "Save tab…", "Cancel", "Cancel");
+    dialog(&mut s, window, "Save tab…", "Save operation", &["Save", "Cancel", "Close Save operation"], "Cancel");
     s.click("Explorer");
     s.click("Copy as code");
-    dialog(&mut s, window, "cURL", "cURL code", "Close cURL code");
+    dialog(&mut s, window, "cURL", "cURL code", &["Close cURL code"], "Close cURL code");
     s.click("Help");
-    dialog(&mut s, window, "About orgql", "Copy details", "Close About orgql");
+    let about = ["Copy details", "Close", "Close About orgql"];
+    dialog(&mut s, window, "About orgql", "About orgql", &about, "Close About orgql");
     s.click("View");
     s.wait_for_label("Renderer at the next start");
     every_control_on_screen(&s, window, "the View menu");
