@@ -582,22 +582,24 @@ click() { # $1: a label read (in $2, what see read, by default the last)
     xdotool mousemove $at click 1
     park
 }
-# Closes what see read last as a person would ($3 $4: `key Escape` or `click LABEL`; pressed again,
-# three times at most, when it has not closed within 4 s). Then the screen, once still, is kept as
-# $2: what the next dialog is read against.
+# Closes what see read last as a person would ($3 $4: `key Escape`, pressed again, three times at
+# most, when it has not closed within 6 s; or `click LABEL`, clicked once: a second click where the
+# button was would land on the window under it). Then the screen, once still, is kept as $2: what
+# the next dialog is read against.
 dismiss() { # $1: what, for the failure; $2: where to keep the screen after; $3 $4: the action
-    local tsv="$work/dismiss.tsv"
+    local tsv="$work/dismiss.tsv" presses=3 wait=6
     cp "$work/read.tsv" "$tsv"
-    for _ in 1 2 3; do
+    [ "$3" = key ] || presses=1 wait=18
+    for _ in $(seq "$presses"); do
         if [ "$3" = key ]; then xdotool key --window "$window" "$4"; else click "$4" "$tsv"; fi
-        if on_screen gone --open "$seen" --read "$tsv" --timeout 4 --then-keep "$2" --window "$left,$top,$width,$height" \
+        if on_screen gone --open "$seen" --read "$tsv" --timeout "$wait" --then-keep "$2" --window "$left,$top,$width,$height" \
             2> "$work/gone.err"; then
             rm -f "${seen%.png}-not-closed.png" # a press before this one was not taken (the machine is slow)
             return 0
         fi
         [ ! -s "$work/gone.err" ] || fail "at $scale_name, after $1 closed: $(tail -n 1 "$work/gone.err")"
     done
-    fail "at $scale_name, $1 did not close on $4, pressed three times (${seen%.png}-not-closed.png)"
+    fail "at $scale_name, $1 did not close on $4 (${seen%.png}-not-closed.png)"
 }
 dialog_tour() {
     local stem=${shot%.png} main="$work/main.tsv" before="$work/before.png" started=$SECONDS rows
