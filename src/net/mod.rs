@@ -96,6 +96,7 @@ impl Route {
         if self.tls {
             let system = trust::system_roots();
             let mut stores = vec![system.name.clone()];
+            stores.extend(system.also.iter().map(|(name, _)| name.clone()));
             stores.extend(self.extra_roots.iter().cloned());
             stores.push(trust::BUNDLED.to_owned());
             lines.push(format!("trusted roots: {}", stores.join("; ")));

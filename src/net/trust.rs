@@ -98,6 +98,9 @@ pub(crate) struct SystemRoots {
     pub name: String,
     /// The roots (possibly none).
     pub roots: Arc<RootCertStore>,
+    /// Where the system's store is read by orgql itself (Windows), the roots of the files
+    /// `SSL_CERT_FILE`/`SSL_CERT_DIR` name, added after it (named), never in its place.
+    pub also: Option<(String, Arc<RootCertStore>)>,
     /// How many certificates could not be read (named in `orgql doctor`).
     pub errors: Vec<String>,
 }
@@ -107,15 +110,47 @@ pub(crate) fn system_roots() -> &'static SystemRoots {
     static ROOTS: OnceLock<SystemRoots> = OnceLock::new();
     ROOTS.get_or_init(|| {
         crate::platform::ui_thread::check("system certificate store");
-        let found = rustls_native_certs::load_native_certs();
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        let (certs, mut errors, also) = match crate::platform::system_store_roots() {
+            Some((store, errors)) => {
+                let certs = store.into_iter().map(CertificateDer::from).collect();
+                (certs, errors, environment_roots(var("SSL_CERT_FILE"), var("SSL_CERT_DIR")))
+            }
+            None => {
+                let found = rustls_native_certs::load_native_certs();
+                (found.certs, found.errors.iter().map(ToString::to_string).collect(), None)
+            }
+        };
         let mut roots = RootCertStore::empty();
-        let (_, ignored) = roots.add_parsable_certificates(found.certs);
-        let mut errors: Vec<String> = found.errors.iter().map(ToString::to_string).collect();
+        let (_, ignored) = roots.add_parsable_certificates(certs);
         if ignored > 0 {
             errors.push(format!("{ignored} certificates of the store could not be read"));
         }
-        SystemRoots { name: system_store_name(), roots: Arc::new(roots), errors }
+        SystemRoots { name: system_store_name(), roots: Arc::new(roots), also, errors }
     })
+}
+
+/// The roots of the files `SSL_CERT_FILE` names and of the folders `SSL_CERT_DIR` lists, with the
+/// name they are shown by; `None` when neither is set or they hold no root.
+fn environment_roots(
+    file: Option<std::ffi::OsString>,
+    dirs: Option<std::ffi::OsString>,
+) -> Option<(String, Arc<RootCertStore>)> {
+    let mut certs = Vec::new();
+    let mut named = Vec::new();
+    if let Some(file) = file {
+        certs.extend(rustls_native_certs::load_certs_from_paths(Some(Path::new(&file)), None).certs);
+        named.push(format!("SSL_CERT_FILE={}", Path::new(&file).display()));
+    }
+    if let Some(dirs) = dirs {
+        for dir in std::env::split_paths(&dirs) {
+            certs.extend(rustls_native_certs::load_certs_from_paths(None, Some(&dir)).certs);
+        }
+        named.push(format!("SSL_CERT_DIR={}", dirs.to_string_lossy()));
+    }
+    let mut roots = RootCertStore::empty();
+    roots.add_parsable_certificates(certs);
+    (!roots.is_empty()).then(|| (format!("the roots of {}", named.join(" and ")), Arc::new(roots)))
 }
 
 /// What the system's store is called here: on Linux with the file or folder it was read from.
@@ -174,6 +209,9 @@ impl Verifier {
         };
         let system = system_roots();
         let mut layers: Vec<Layer> = build(system.name.clone(), system.roots.clone()).into_iter().collect();
+        if let Some((name, roots)) = &system.also {
+            layers.extend(build(name.clone(), roots.clone()));
+        }
         for (name, certs) in extra {
             let mut roots = RootCertStore::empty();
             let (added, _) = roots.add_parsable_certificates(certs);
@@ -332,5 +370,33 @@ mod tests {
     fn fingerprints_are_compared_as_hex_digits() {
         assert_eq!(normalize_fingerprint("AB:cd 01"), "abcd01");
         assert_eq!(fingerprint(b"").len(), 64);
+    }
+
+    /// Where orgql reads the system's store itself (Windows), the files `SSL_CERT_FILE` and
+    /// `SSL_CERT_DIR` name are a layer of their own, named, added after the store.
+    #[test]
+    fn the_environment_s_root_files_are_a_named_layer_of_their_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = |name: &str| {
+            let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+            params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+            params.distinguished_name.push(rcgen::DnType::CommonName, name);
+            params.self_signed(&rcgen::KeyPair::generate().unwrap()).unwrap().pem()
+        };
+        let file = dir.path().join("bundle.pem");
+        std::fs::write(&file, root("File Root") + &root("Second File Root")).unwrap();
+        let folder = dir.path().join("certs");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join("a.pem"), root("Folder Root")).unwrap();
+
+        let (name, roots) = environment_roots(Some(file.clone().into()), None).expect("the file's roots");
+        assert_eq!(name, format!("the roots of SSL_CERT_FILE={}", file.display()));
+        assert_eq!(roots.len(), 2);
+        let dirs = std::env::join_paths([folder.as_path(), dir.path().join("missing").as_path()]).unwrap();
+        let (name, roots) = environment_roots(Some(file.into()), Some(dirs.clone())).expect("both");
+        assert!(name.ends_with(&format!(" and SSL_CERT_DIR={}", dirs.to_string_lossy())), "{name}");
+        assert_eq!(roots.len(), 3);
+        assert!(environment_roots(None, None).is_none());
+        assert!(environment_roots(Some(dir.path().join("none.pem").into()), None).is_none());
     }
 }

@@ -125,6 +125,14 @@ pub fn revocation(end_entity: &[u8], intermediates: &[&[u8]]) -> Revocation {
     os::revocation(end_entity, intermediates)
 }
 
+/// The roots of the operating system's own store where orgql reads it itself, with what could not
+/// be read: on Windows the person's Root store (which holds the machine's roots, the ones group
+/// policy and the enterprise push, and the person's own), whatever `SSL_CERT_FILE` says. `None`
+/// where rustls-native-certs reads the system's roots (Linux's files, the macOS keychain).
+pub fn system_store_roots() -> Option<(Vec<Vec<u8>>, Vec<String>)> {
+    os::system_store_roots()
+}
+
 /// `path` made absolute, as a person writes it: `C:\Users\…` on Windows, never the `\\?\C:\…`
 /// that the system's canonical form is; the path itself when it cannot be resolved.
 pub fn shown_path(path: &Path) -> PathBuf {

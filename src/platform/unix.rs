@@ -333,6 +333,11 @@ pub(super) fn revocation(_end_entity: &[u8], _intermediates: &[&[u8]]) -> super:
     super::Revocation::NotChecked
 }
 
+/// See [`super::system_store_roots`]: rustls-native-certs reads them here.
+pub(super) fn system_store_roots() -> Option<(Vec<Vec<u8>>, Vec<String>)> {
+    None
+}
+
 /// See [`super::renderer_order`].
 pub(super) fn renderer_order() -> &'static [&'static str] {
     if cfg!(target_os = "macos") { &["glow", "wgpu-metal"] } else { &["glow", "wgpu-vulkan"] }

@@ -273,6 +273,40 @@ pub(super) fn revocation(end_entity: &[u8], intermediates: &[&[u8]]) -> super::R
     answer
 }
 
+/// See [`super::system_store_roots`]. Read here rather than by rustls-native-certs, which reads only
+/// the files `SSL_CERT_FILE`/`SSL_CERT_DIR` name when either is set (Git for Windows, Python and
+/// some companies' tools set them for their own use) and then never the store IT pushed its
+/// roots into. A root is kept when it may serve for server authentication (no enhanced key usage,
+/// or one naming it) and is within its validity, as rustls-native-certs keeps them.
+pub(super) fn system_store_roots() -> Option<(Vec<Vec<u8>>, Vec<String>)> {
+    use schannel::cert_context::ValidUses;
+    const SERVER_AUTH: &str = "1.3.6.1.5.5.7.3.1";
+    let store = match schannel::cert_store::CertStore::open_current_user("ROOT") {
+        Ok(store) => store,
+        Err(e) => return Some((Vec::new(), vec![format!("the Root store could not be opened ({e})")])),
+    };
+    let (mut roots, mut unreadable) = (Vec::new(), 0_usize);
+    for cert in store.certs() {
+        let usable = match cert.valid_uses() {
+            Ok(ValidUses::All) => true,
+            Ok(ValidUses::Oids(oids)) => oids.iter().any(|oid| oid == SERVER_AUTH),
+            Err(_) => {
+                unreadable += 1;
+                false
+            }
+        };
+        if usable && cert.is_time_valid().unwrap_or(false) {
+            roots.push(cert.to_der().to_vec());
+        }
+    }
+    let errors = if unreadable > 0 {
+        vec![format!("the uses of {unreadable} certificates of the Root store could not be read; they were left out")]
+    } else {
+        Vec::new()
+    };
+    Some((roots, errors))
+}
+
 /// See [`super::renderer_order`].
 pub(super) fn renderer_order() -> &'static [&'static str] {
     &["wgpu-dx12", "wgpu-vulkan", "glow"]

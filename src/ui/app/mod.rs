@@ -307,6 +307,9 @@ impl eframe::App for OrgqlApp {
 
     /// The workspace as it is at the very end (changes of the last second included).
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        // With the line after the renderer lets go (renderer/start.rs), the log tells a window
+        // that never heard its close from one whose renderer hangs letting go.
+        tracing::info!("the window is closing");
         // Always: a change sent last may still wait for the worker's pacing, which the runtime's
         // stop would cut short; this write takes the newest text at once.
         if self.saved_generation.is_some() {

@@ -88,7 +88,10 @@ where
             }),
         );
         let err = match result {
-            Ok(()) => return Ok(()),
+            Ok(()) => {
+                tracing::info!("the window is closed ({} let go)", renderer.name());
+                return Ok(());
+            }
             Err(err) => err,
         };
         let pending = slot.take();
