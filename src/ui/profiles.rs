@@ -303,6 +303,9 @@ impl ProfilesWindow {
             // below its top, the height shown its contents'.
             .resizable([true, false])
             .default_height(screen.bottom() - top - 8.0)
+            // Never more: egui keeps the largest height a window's contents asked for, and a window
+            // taller than the room is pushed up (and stays there).
+            .max_height(screen.bottom() - top - 8.0)
             .pivot(egui::Align2::CENTER_TOP)
             .default_pos(egui::pos2(screen.center().x, top))
             .show(ctx, |ui| {
@@ -310,7 +313,7 @@ impl ProfilesWindow {
                 // The buttons that act stay in a strip at the bottom, never scrolled away; the list
                 // and the form scroll above it, in the room the strip leaves (at 150 % on a laptop,
                 // 445 points, the form is taller than that). The strip's height is the last
-                // frame's; when it changes (an outcome, an error), the frame is drawn again.
+                // frame's; when it grows (an outcome, an error), the frame is drawn again.
                 let room = ui.available_height();
                 let strip_id = egui::Id::unique("orgql-profiles-strip");
                 let strip = ui.data(|d| d.get_temp::<f32>(strip_id)).unwrap_or_else(|| strip_estimate(ui));
@@ -327,12 +330,23 @@ impl ProfilesWindow {
                         self.draft_ui(ui);
                         super::a11y::reveal_focus(ui);
                     });
-                let top = ui.cursor().top();
-                commands.extend(self.actions_ui(ui, sender, room / 3.0));
-                let drawn = ui.cursor().top() - top;
-                if (drawn - strip).abs() > 0.5 {
-                    ui.data_mut(|d| d.insert_temp(strip_id, drawn));
-                    ui.ctx().request_discard("the Profiles window's button strip changed height");
+                // Drawn in a child that takes no room of its own: the window is given at most the
+                // room left, so a strip taller than the last frame's (an error, an outcome) does
+                // not make the window taller than the room for that frame, which would push it up
+                // for good.
+                let left =
+                    egui::Rect::from_min_size(ui.cursor().min, egui::vec2(ui.available_width(), ui.available_height()));
+                let mut strip_ui = ui.new_child(egui::UiBuilder::new().max_rect(left).layout(*ui.layout()));
+                commands.extend(self.actions_ui(&mut strip_ui, sender, room / 3.0));
+                let drawn = strip_ui.min_rect().height();
+                ui.allocate_exact_size(egui::vec2(left.width(), drawn.min(left.height())), egui::Sense::hover());
+                let needed = drawn + ui.spacing().item_spacing.y;
+                if (needed - strip).abs() > 0.5 {
+                    ui.data_mut(|d| d.insert_temp(strip_id, needed));
+                }
+                // Shorter, the next frame gives the room back; taller, this one is not shown.
+                if needed > strip + 0.5 {
+                    ui.ctx().request_discard("the Profiles window's button strip grew");
                 }
             });
         open &= !escaped;

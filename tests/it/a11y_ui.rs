@@ -651,3 +651,32 @@ fn every_window_s_close_button_is_named_after_it() {
     frames(&mut s);
     assert!(s.harness.query_by_label("Save operation").is_none());
 }
+
+#[test]
+fn the_profile_form_is_tabbed_through_to_its_buttons_and_cancel_gives_the_focus_to_add_profile() {
+    // At 150 % on a 1366×768 laptop (the window of issue 45): the form scrolls, its buttons do not.
+    let size = orgql::ui::first_window_size(Some([1366.0 / 1.5, 728.0 / 1.5]));
+    let runtime = Session::runtime();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut s = Session::start_on_screen(runtime, dir, None, crate::harness::USERS, egui::vec2(size[0], size[1]), 1.5);
+    frames(&mut s);
+    tab_until(&mut s, "Profiles…", 80, |role, name| role == Role::Button && name == "Profiles…");
+    press(&mut s, Key::Enter);
+    tab_until(&mut s, "Add profile", 20, |role, name| role == Role::Button && name == "Add profile");
+    press(&mut s, Key::Enter);
+    wait_for_focus(&mut s, "Name");
+    // Every field of the form, then its buttons, in the order they are seen.
+    let mut order = Vec::new();
+    while order.last().is_none_or(|name| name != "Cancel") {
+        assert!(order.len() < 40, "Cancel not reached by Tab: {order:?}");
+        press(&mut s, Key::Tab);
+        order.push(focused(&s).map(|(_, name)| name).unwrap_or_default());
+    }
+    let at = |name: &str| order.iter().position(|n| n == name).unwrap_or_else(|| panic!("{name} in {order:?}"));
+    assert!(at("Client secret") < at("Pinned certificate"), "{order:?}");
+    assert_eq!(&order[order.len() - 3..], ["Save profile", "Test connection", "Cancel"], "{order:?}");
+    press(&mut s, Key::Enter);
+    frames(&mut s);
+    assert!(s.harness.query_by_label("Save profile").is_none(), "Enter on Cancel closed the form:\n{}", s.screen());
+    wait_for_focus(&mut s, "Add profile");
+}

@@ -138,7 +138,16 @@ fn at_scale(work_area_pixels: [f32; 2], scale: f32) {
     s.click("Add profile");
     s.wait_for_label("Save profile");
     every_control_on_screen(&s, window, "the profile form");
-    buttons_on_screen(&s, window, "Profiles", &["Close Profiles", "Save profile", "Test connection", "Cancel"]);
+    let form = ["Close Profiles", "Save profile", "Test connection", "Cancel"];
+    buttons_on_screen(&s, window, "Profiles", &form);
+    // What the form cannot take is said above its buttons, which stay, and the dialog stays put.
+    let top = s.harness.get_by_role_and_label(Role::Window, "Profiles").rect().top();
+    s.click("Save profile");
+    s.wait_for_text("cannot be a profile name");
+    s.harness.step();
+    buttons_on_screen(&s, window, "Profiles", &form);
+    let moved = s.harness.get_by_role_and_label(Role::Window, "Profiles").rect().top();
+    assert!((moved - top).abs() < 0.5, "the dialog moved from {top} to {moved} when the form said why");
     s.click("Cancel");
     assert!(s.harness.query_by_label("Save profile").is_none(), "Cancel closed the profile form:\n{}", s.screen());
     buttons_on_screen(&s, window, "Profiles", &profiles);
