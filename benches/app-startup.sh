@@ -57,8 +57,9 @@ run() {
   local generated
   generated=$(grep -o 'rows_generated_ms=[0-9]*' "$work/err" | cut -d= -f2)
   local last frames
-  last=$(grep -o 'last_frame_unix_ns=[0-9]*' "$work/err" | cut -d= -f2)
-  frames=$(grep -o 'orgql-bench: frames=[0-9]*' "$work/err" | cut -d= -f2)
+  # Builds before issue 45 (9d3ca03 and older) print neither: their frame time is left at 0.
+  last=$(grep -o 'last_frame_unix_ns=[0-9]*' "$work/err" | cut -d= -f2 || true)
+  frames=$(grep -o 'orgql-bench: frames=[0-9]*' "$work/err" | cut -d= -f2 || true)
   awk -v s="$start" -v f="$first" -v g="$generated" -v kb="$(tail -n 1 "$work/time")" -v l="${last:-0}" -v n="${frames:-0}" \
     'BEGIN { printf "%.0f %.0f %.1f %.2f\n", (f - s) / 1e6, (f - s) / 1e6 - g, kb / 1024, (n > 2 && l > f) ? (l - f) / 1e6 / (n - 2) : 0 }'
 }

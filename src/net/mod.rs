@@ -182,6 +182,10 @@ impl HttpClient {
         let pinned_line =
             pinned.as_ref().map(|(hex, origin)| format!("SHA-256 {} (from {origin})", normalize_fingerprint(hex)));
         let verifier = trust::Verifier::new(extra, pinned, seen.clone()).map_err(SetupError)?;
+        if tls {
+            // Read here, on this blocking thread, rather than in the first handshake.
+            trust::system_roots();
+        }
         let (resolver, client_cert) = client_cert::resolver(network, cert_asked.clone())?;
         let config = rustls::ClientConfig::builder_with_provider(trust::provider())
             .with_safe_default_protocol_versions()

@@ -77,9 +77,12 @@ struct Layer {
     verifier: Arc<WebPkiServerVerifier>,
 }
 
-/// The verifier of src/net: every layer in order, or the pinned fingerprint.
+/// The verifier of src/net: every layer in order, or the pinned fingerprint. The layers are made
+/// at the first handshake: a client that never speaks TLS (the sandbox on loopback, a plain `http`
+/// service) never reads the system's store.
 pub(crate) struct Verifier {
-    layers: Vec<Layer>,
+    layers: OnceLock<Vec<Layer>>,
+    extra: Vec<(String, Arc<RootCertStore>)>,
     pinned: Option<(String, String)>,
     provider: Arc<CryptoProvider>,
     seen: Arc<Mutex<Option<SeenCertificate>>>,
@@ -87,8 +90,8 @@ pub(crate) struct Verifier {
 
 impl std::fmt::Debug for Verifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names: Vec<&str> = self.layers.iter().map(|l| l.name.as_str()).collect();
-        f.debug_struct("Verifier").field("layers", &names).field("pinned", &self.pinned).finish_non_exhaustive()
+        let names: Vec<&str> = self.extra.iter().map(|(name, _)| name.as_str()).collect();
+        f.debug_struct("Verifier").field("extra", &names).field("pinned", &self.pinned).finish_non_exhaustive()
     }
 }
 
@@ -197,32 +200,43 @@ impl Verifier {
         pinned: Option<(String, String)>,
         seen: Arc<Mutex<Option<SeenCertificate>>>,
     ) -> Result<Self, String> {
-        let provider = provider();
-        let build = |name: String, roots: Arc<RootCertStore>| -> Option<Layer> {
-            if roots.is_empty() {
-                return None;
-            }
-            WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
-                .build()
-                .ok()
-                .map(|verifier| Layer { name, verifier })
-        };
-        let system = system_roots();
-        let mut layers: Vec<Layer> = build(system.name.clone(), system.roots.clone()).into_iter().collect();
-        if let Some((name, roots)) = &system.also {
-            layers.extend(build(name.clone(), roots.clone()));
-        }
+        let mut roots_of = Vec::new();
         for (name, certs) in extra {
             let mut roots = RootCertStore::empty();
             let (added, _) = roots.add_parsable_certificates(certs);
             if added == 0 {
                 return Err(format!("{name} hold no certificate that can be a root"));
             }
-            layers.extend(build(name, Arc::new(roots)));
+            roots_of.push((name, Arc::new(roots)));
         }
-        layers.extend(build(BUNDLED.to_owned(), bundled_roots()));
         let pinned = pinned.map(|(hex, place)| (normalize_fingerprint(&hex), place));
-        Ok(Verifier { layers, pinned, provider, seen })
+        Ok(Verifier { layers: OnceLock::new(), extra: roots_of, pinned, provider: provider(), seen })
+    }
+
+    /// The system's roots (and, where orgql reads the store itself, the environment's files), then
+    /// each set of extra roots, then the bundled ones: made once, at the first handshake.
+    fn layers(&self) -> &[Layer] {
+        self.layers.get_or_init(|| {
+            let build = |name: &str, roots: &Arc<RootCertStore>| -> Option<Layer> {
+                if roots.is_empty() {
+                    return None;
+                }
+                WebPkiServerVerifier::builder_with_provider(roots.clone(), self.provider.clone())
+                    .build()
+                    .ok()
+                    .map(|verifier| Layer { name: name.to_owned(), verifier })
+            };
+            let system = system_roots();
+            let mut layers: Vec<Layer> = build(&system.name, &system.roots).into_iter().collect();
+            if let Some((name, roots)) = &system.also {
+                layers.extend(build(name, roots));
+            }
+            for (name, roots) in &self.extra {
+                layers.extend(build(name, roots));
+            }
+            layers.extend(build(BUNDLED, &bundled_roots()));
+            layers
+        })
     }
 }
 
@@ -302,7 +316,7 @@ impl ServerCertVerifier for Verifier {
             TlsError::InvalidCertificate(CertificateError::Other(rustls::OtherError(Arc::new(untrusted))))
         };
         let mut first_error = None;
-        for layer in &self.layers {
+        for layer in self.layers() {
             match layer.verifier.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
                 Ok(verified) => {
                     // Trusted by a store; now whether the system knows it revoked (best effort).

@@ -69,6 +69,12 @@ fn about_names_the_renderer_and_view_keeps_the_next_start_s_choice() {
     assert!(s.harness.query_by_label("glow (OpenGL), then wgpu — Vulkan (automatic)").is_some(), "{}", s.screen());
     s.click("Close");
     assert!(s.harness.query_by_label("Copy details").is_none(), "the About window closed: {}", s.screen());
+    // Escape closes it too, as every orgql window.
+    s.click("Help");
+    s.click("About orgql");
+    s.wait_for_label("Copy details");
+    crate::a11y_ui::press(&mut s, Key::Escape);
+    assert!(s.harness.query_by_label("Copy details").is_none(), "Escape closed the About window: {}", s.screen());
 
     // View → Renderer: the next start's first renderer, kept beside the profiles file.
     s.click("View");

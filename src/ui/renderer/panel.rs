@@ -110,9 +110,12 @@ impl RendererPanel {
         }
         let mut close = false;
         let details = self.details();
-        // orgql's own title row: its close button is named "Close About orgql" (egui's says "Close window").
+        // The manners of every orgql window: the focus on its first control when it opens, Escape
+        // closes it, the focus back to what opened it; its own title row, whose close button is
+        // named "Close About orgql" (egui's says "Close window").
+        let dialog = crate::ui::a11y::Dialog::new("About orgql");
         egui::Window::new("About orgql").title_bar(false).resizable(false).show(ctx, |ui| {
-            close |= crate::ui::a11y::title_row(ui, "About orgql");
+            close |= dialog.titled_contents(ui, "About orgql");
             ui.heading(format!("orgql {}", env!("CARGO_PKG_VERSION")));
             ui.label(env!("CARGO_PKG_DESCRIPTION"));
             ui.separator();
@@ -140,6 +143,7 @@ impl RendererPanel {
             });
         });
         self.about_open = !close;
+        dialog.after(ctx, self.about_open);
     }
 
     /// The About window's lines: what and its value.
