@@ -38,9 +38,12 @@ fn main() {
     println!("cargo::rerun-if-changed={}", order.display());
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     let release = std::env::var("PROFILE").is_ok_and(|p| p == "release");
-    let path = std::fs::canonicalize(order).ok().filter(|p| p.is_file());
-    if let Some(path) = path.filter(|_| os == "linux" && env == "gnu" && arch == "x86_64" && release && rust_lld()) {
-        println!("cargo::rustc-link-arg-bins=-Wl,--symbol-ordering-file={}", path.display());
+    // Named relative to the package (rustc, and so the linker, run there): this script's output
+    // is kept in the target directory, which clones elsewhere share (CI's clones share
+    // /var/tmp/orgql-ci-target); an absolute path sent a later clone's link to a file of one
+    // that was gone ("cannot open …/packaging/symbol-order.txt").
+    if order.is_file() && os == "linux" && env == "gnu" && arch == "x86_64" && release && rust_lld() {
+        println!("cargo::rustc-link-arg-bins=-Wl,--symbol-ordering-file={}", order.display());
         println!("cargo::rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
     }
     if os == "windows" {
