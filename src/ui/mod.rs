@@ -7,6 +7,7 @@ mod app;
 mod app_state;
 mod bench;
 mod chart;
+mod clicks;
 mod commands;
 mod completion;
 mod copy_code;

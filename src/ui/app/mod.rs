@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::app_state::{AppState, MainView};
+use super::clicks::ClickTiming;
 use super::commands::Commands;
 use super::copy_code::CopyCode;
 use super::editor::QueryEditor;
@@ -86,6 +87,8 @@ pub struct OrgqlApp {
     title: String,
     /// Whether the worker was told last that the history list is on screen.
     history_shown: Option<bool>,
+    /// egui's click allowances widened by slow frames.
+    clicks: ClickTiming,
 }
 
 impl OrgqlApp {
@@ -132,6 +135,7 @@ impl OrgqlApp {
             saved_generation: None,
             title: String::new(),
             history_shown: None,
+            clicks: ClickTiming::default(),
         };
         if has_store {
             app.commands.send(HistoryCommand::Load);
@@ -315,6 +319,11 @@ impl eframe::App for OrgqlApp {
         if self.saved_generation.is_some() {
             self.commands.send(WorkspaceCommand::SaveNow(self.workspace().to_json()));
         }
+    }
+
+    /// A click read across a slow frame is still a click ([`super::clicks`]).
+    fn raw_input_hook(&mut self, ctx: &egui::Context, raw_input: &mut egui::RawInput) {
+        self.clicks.before_frame(ctx, raw_input);
     }
 
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
