@@ -35,9 +35,10 @@
 #
 # Run by .ci/run; by hand: `bash packaging/windows/smoke.sh` (MSI=path skips the build; as root,
 # or with sudo, to install what it lacks). Where Wine cannot be installed it says so and skips.
-# ORGQL_SMOKE_LOG is the window's ORGQL_LOG (info,orgql::timing=trace logs each frame's start:
-# at 200 % on 2560×1440 under Wine a frame takes about a second); on a failure the app's log is
-# kept beside the screenshots (orgql-wine-app.log), ORGQL_SMOKE_KEEP=1 keeps the whole work folder.
+# ORGQL_SMOKE_LOG is the window's ORGQL_LOG (by default info,orgql::timing=trace: each frame's
+# start, whence the tour's "drawn at …" line — at 200 % on 2560×1440 under Wine a frame takes about
+# a second); on a failure the app's log is kept beside the screenshots (orgql-wine-app.log);
+# ORGQL_SMOKE_KEEP=1 keeps the whole work folder.
 # Rust's standard library imports ProcessPrng from bcryptprimitives.dll (Windows 10 and later
 # have it; Wine 8 does not): the prefix gets a stand-in of a few lines of C over RtlGenRandom,
 # built here with MinGW's gcc.
@@ -466,7 +467,7 @@ window_run() { # $1: the screenshot's name
     log_before=$(find "$c/users" -path '*AppData/Local/orgql*' -name 'orgql.log' -exec cat {} + 2> /dev/null | wc -l)
     launched_ns=$(date +%s%N)
     # The start's trace (src/timing.rs) in the app's log: when the first frame was painted.
-    ORGQL_LOG=${ORGQL_SMOKE_LOG:-info,orgql::timing=debug} wine start /unix "$program/orgql.exe" > "$work/app.out" 2> "$work/app.err"
+    ORGQL_LOG=${ORGQL_SMOKE_LOG:-info,orgql::timing=trace} wine start /unix "$program/orgql.exe" > "$work/app.out" 2> "$work/app.err"
     window=''
     for _ in $(seq 300); do
         window=$(xdotool search --onlyvisible --name ' orgql$|^orgql ' 2> /dev/null | head -n 1) || true
@@ -675,6 +676,15 @@ dialog_tour() {
     click Explorer "$main"
 
     say "read on screen at $scale_name in $((SECONDS - started)) s: the toolbar, $rows of the grid's rows, and 9 dialogs and 2 menus with their buttons, inside the window ($stem-*.png)"
+    # How quickly the window drew meanwhile: the time between one frame's start and the next's
+    # while it was busy (an idle gap of 3 s or more left out), from its trace (src/timing.rs).
+    local pace
+    pace=$(find "$c/users" -path '*AppData/Local/orgql*' -name 'orgql.log' -exec cat {} + 2> /dev/null | tail -n +"$((log_before + 1))" |
+        python3 -c 'import sys, datetime, statistics
+t = [datetime.datetime.fromisoformat(l.split()[0].replace("Z", "+00:00")) for l in sys.stdin if "step=frame " in l]
+d = sorted(s for s in ((b - a).total_seconds() for a, b in zip(t, t[1:])) if s < 3)
+if d: print(f"{len(t)} frames, {statistics.median(d):.2f} s from one to the next (median; {d[int(len(d) * 0.9)]:.2f} s at 90 %), {sum(s > 0.8 for s in d)} longer than egui'"'"'s 0.8-s click")' 2> /dev/null || true)
+    [ -z "$pace" ] || say "drawn at $scale_name: $pace"
 }
 
 # 5. At any scale (issue 45): Windows' scale is the DPI in LogPixels (96 is 100 %); a laptop at
