@@ -11,10 +11,12 @@
 //! seems not to hear the mouse.
 //!
 //! So before each frame the allowances are egui's own plus the time since the previous frame
-//! (the most by which the frame times can overstate a press or the gap of a double click): on a
-//! machine drawing 60 frames a second this is 0.8 s + 17 ms, and a press held still for longer
-//! than egui's allowance is still no click (egui asks for a frame at its end, for touch's long
-//! press, so the time since the previous frame stays short while a button is held).
+//! (the most by which the frame times can overstate a press or the gap of a double click): while
+//! frames come 60 a second this is 0.8 s + 17 ms, and a press held longer is still no click. A
+//! mouse press held still while nothing is drawn (no frame between the press's and the release's)
+//! counts as a click however long it was, up to 10 s more than egui's allowance — as a button of
+//! Windows or GTK counts any press released over it. A touch's long press is as before: egui asks
+//! for a frame when it ends.
 //!
 //! eframe calls [`eframe::App::raw_input_hook`] with the frame's input before egui reads it:
 //! [`ClickTiming::before_frame`] is called there.
@@ -22,7 +24,7 @@
 use egui::{Context, InputOptions, RawInput};
 
 /// Beyond this, the time since the previous frame is not a slow frame but a window left idle
-/// with a button held (egui's long-press frame aside): no more allowance than this is added.
+/// with a button held: no more allowance than this is added.
 const MOST_ADDED: f64 = 10.0;
 
 /// The time of the previous frame, to widen egui's click allowances by the frame's length.
@@ -123,6 +125,22 @@ mod tests {
         }
         clicked |= frame(&ctx, Some(&mut timing), t + 1.0 / 60.0, vec![button(false)]);
         assert!(!clicked, "a 2-s press on a quick machine counted as a click");
+    }
+
+    /// A press and its release `held` seconds later with no frame between (nothing was drawn).
+    fn press_held_while_nothing_is_drawn(held: f64) -> bool {
+        let ctx = egui::Context::default();
+        let mut timing = ClickTiming::default();
+        let mut clicked = frame(&ctx, Some(&mut timing), 0.0, vec![Event::PointerMoved(Pos2::new(20.0, 10.0))]);
+        clicked |= frame(&ctx, Some(&mut timing), 0.02, vec![button(true)]);
+        clicked | frame(&ctx, Some(&mut timing), 0.02 + held, vec![button(false)])
+    }
+
+    #[test]
+    fn a_press_held_while_nothing_is_drawn_is_a_click_up_to_ten_seconds_more_than_egui_s() {
+        // As a native button: released over it, clicked.
+        assert!(press_held_while_nothing_is_drawn(3.0), "a 3-s press with no frame between was no click");
+        assert!(!press_held_while_nothing_is_drawn(12.0), "a 12-s press counted as a click");
     }
 
     #[test]
