@@ -6,23 +6,27 @@
 //! certificate, and proxy sign-in. Loopback is never proxied. What stands in the way is named in
 //! one sentence ([`Obstacle`]), and [`Route::lines`] says which way a request goes.
 
+pub mod bypass;
 mod client_cert;
 mod obstacle;
 mod proxy;
 mod relay;
 mod settings;
 mod sign_in;
+pub mod system_proxy;
 mod trust;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+pub use bypass::is_loopback;
 pub use obstacle::Obstacle;
-pub use proxy::{ProxyChoice, is_loopback};
+pub use proxy::ProxyChoice;
 pub use settings::{
     CLIENT_CERT_PASSWORD_ENV, Network, NetworkSettings, Origin, PROXY_PASSWORD_ENV, ProxySetting,
     machine_settings_path, person_settings_path,
 };
+pub use system_proxy::SystemProxy;
 pub use trust::{SeenCertificate, Untrusted, UntrustedKind, fingerprint, names, normalize_fingerprint};
 
 /// Why a client could not be set up: one sentence (a file that cannot be read, a bad proxy URL).
