@@ -116,7 +116,7 @@ async fn walk_kept(
 ) -> Result<Exported, ExportError> {
     match keeping {
         Some(Keeping { key, recorder: Some(recorder), .. }) => {
-            let kept = Kept { inner: file, key, recorder: Some(recorder), position: 0 };
+            let kept = Kept::new(file, key, recorder);
             walk_into(pager, out, kept, cancel, progress).await
         }
         Some(Keeping { recorder: None, .. }) => walk_into(pager, out, file, cancel, progress).await,

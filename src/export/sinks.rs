@@ -3,7 +3,7 @@
 //! changed or removed since a baseline ([`ChangesFile`]).
 
 use super::changes::{self, Baseline, Change, Counts, RowRecorder};
-use crate::table::{CommitError, CsvFile, Partial, Row};
+use crate::table::{CommitError, CsvFile, FileError, Partial, Row};
 
 /// A file an export writes page by page: a CSV file or a workbook.
 pub(super) trait PageSink {
@@ -92,6 +92,14 @@ pub(super) struct Kept<S> {
     recorder: Option<RowRecorder>,
     /// Rows kept so far: the position of the last one.
     position: u64,
+}
+
+impl<S> Kept<S> {
+    /// `inner`, every row of which is also kept by `recorder`, keyed by the column `key` (or by
+    /// its position when there is none).
+    pub(super) fn new(inner: S, key: Option<usize>, recorder: RowRecorder) -> Self {
+        Kept { inner, key, recorder: Some(recorder), position: 0 }
+    }
 }
 
 impl<S: PageSink> PageSink for Kept<S> {

@@ -150,7 +150,7 @@ mod tests {
     use crate::api::{BaseUrl, Client, ClientOptions, Credentials};
     use crate::query::PagingOptions;
     use crate::sandbox::{ADMIN_CLIENT, Config, Server};
-    use crate::table::{CsvFile, CsvOptions};
+    use crate::table::{CsvFile, CsvOptions, Partial};
 
     /// A front for a sandbox that passes the first `pages` page requests and answers the next
     /// with a GraphQL error, noting when it did.

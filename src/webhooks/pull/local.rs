@@ -25,7 +25,7 @@ pub struct LocalCheck {
 }
 
 impl LocalCheck {
-    fn apply(&self, delivery: &mut NewDelivery) {
+    pub(super) fn apply(&self, delivery: &mut NewDelivery) {
         match verify(
             &self.scheme,
             self.secret.expose(),

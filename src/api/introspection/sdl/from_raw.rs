@@ -23,7 +23,7 @@ impl Doc {
             directives: Vec::new(),
             skipped: Vec::new(),
         };
-        let root = |name: Option<super::read::RawName>| name.and_then(|n| n.name);
+        let root = |name: Option<crate::api::introspection::read::RawName>| name.and_then(|n| n.name);
         let roots = [root(raw.query_type), root(raw.mutation_type), root(raw.subscription_type)];
         let mut seen = HashSet::new();
         for ty in raw.types {
