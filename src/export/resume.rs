@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Continue, Reached};
+use super::outcome::{Continue, Reached};
 use crate::table::{Format, Partial};
 
 /// The version of the resume file this orgql writes and reads.

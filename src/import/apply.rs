@@ -51,7 +51,7 @@ pub struct Applied {
 impl Applied {
     /// `applied 49 rows; 1 failed, 0 conflicts, 1 invalid` (`invalid`: the rows never sent).
     pub fn summary(&self, invalid: u64) -> String {
-        format!("{}, {} invalid", self.sent_summary(), super::plan::thousands(invalid))
+        format!("{}, {} invalid", self.sent_summary(), crate::table::thousands(invalid))
     }
 
     /// `applied 49 rows; 1 failed, 0 conflicts`: the rows a run sent.
@@ -59,7 +59,7 @@ impl Applied {
         format!(
             "applied {}; {} failed, {}",
             super::plan::counted(self.done, "row", "rows"),
-            super::plan::thousands(self.failed),
+            crate::table::thousands(self.failed),
             super::plan::counted(self.conflicts, "conflict", "conflicts")
         )
     }

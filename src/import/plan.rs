@@ -15,6 +15,8 @@ use super::keys::{Fingerprint, Keys};
 use super::mapping::{Mapping, Use, convert, entry_field};
 use super::read::{self, Record};
 use super::target::Target;
+/// The one count formatter, kept here too for the window's import halves that name it so.
+pub use crate::table::thousands;
 
 /// What is done with a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -384,19 +386,6 @@ impl Counts {
 /// `1 row`, `0 rows`, `1,200 rows`: a count with its noun, singular or plural.
 pub fn counted(n: u64, one: &str, many: &str) -> String {
     if n == 1 { format!("1 {one}") } else { format!("{} {many}", thousands(n)) }
-}
-
-/// `1200` → `1,200`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Rows handed on from the second read of the file at a time.

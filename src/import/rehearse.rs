@@ -49,7 +49,7 @@ impl Rehearsal {
         let mut said = format!(
             "rehearsed on a sandbox: {} applied, {} refused; webhooks: {}",
             super::plan::counted(self.applied, "row", "rows"),
-            super::plan::thousands(self.refused.len() as u64),
+            crate::table::thousands(self.refused.len() as u64),
             if hooks.is_empty() { "none".to_owned() } else { hooks.join(", ") }
         );
         if !self.unrehearsed.is_empty() {

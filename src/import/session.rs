@@ -254,10 +254,10 @@ impl Whole {
         match (self.invalid, self.invalid_by_choice) {
             (0, _) | (_, 0) => {}
             (all, chosen) if all == chosen => line.push_str(" (skipped by choice)"),
-            (_, chosen) => line.push_str(&format!(" ({} skipped by choice)", super::plan::thousands(chosen))),
+            (_, chosen) => line.push_str(&format!(" ({} skipped by choice)", crate::table::thousands(chosen))),
         }
         if self.not_sent > 0 {
-            line.push_str(&format!(", {} not sent", super::plan::thousands(self.not_sent)));
+            line.push_str(&format!(", {} not sent", crate::table::thousands(self.not_sent)));
         }
         line
     }

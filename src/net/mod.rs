@@ -6,23 +6,27 @@
 //! certificate, and proxy sign-in. Loopback is never proxied. What stands in the way is named in
 //! one sentence ([`Obstacle`]), and [`Route::lines`] says which way a request goes.
 
+pub mod bypass;
 mod client_cert;
 mod obstacle;
 mod proxy;
 mod relay;
 mod settings;
 mod sign_in;
+pub mod system_proxy;
 mod trust;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+pub use bypass::is_loopback;
 pub use obstacle::Obstacle;
-pub use proxy::{ProxyChoice, is_loopback};
+pub use proxy::ProxyChoice;
 pub use settings::{
     CLIENT_CERT_PASSWORD_ENV, Network, NetworkSettings, Origin, PROXY_PASSWORD_ENV, ProxySetting,
     machine_settings_path, person_settings_path,
 };
+pub use system_proxy::SystemProxy;
 pub use trust::{SeenCertificate, Untrusted, UntrustedKind, fingerprint, names, normalize_fingerprint};
 
 /// Why a client could not be set up: one sentence (a file that cannot be read, a bad proxy URL).
@@ -131,7 +135,7 @@ impl Route {
 /// What orgql does about revocation, said in `orgql doctor`: on Windows it asks Windows' chain
 /// engine (best effort: an answer that cannot be had does not stop the connection); Linux and
 /// macOS give it nothing to ask.
-pub const REVOCATION: &str = if cfg!(windows) {
+pub const REVOCATION: &str = if crate::platform::CHECKS_REVOCATION {
     "revocation: best effort — Windows is asked (its CRLs and OCSP answers, at most 5 s, and its Disallowed certificates): a revoked or distrusted certificate stops the connection, a revocation server that a proxy blocks does not"
 } else {
     "revocation: not checked on this system (orgql fetches no CRL or OCSP answer itself), so a revocation server that a proxy blocks never stops a connection; on Windows orgql asks Windows"
@@ -219,7 +223,7 @@ impl HttpClient {
                 })
                 .basic_auth(relay::RELAY_USER, started.key());
                 builder = builder.proxy(relayed);
-                proxy_windows_account = cfg!(windows) && !proxy_signs_in;
+                proxy_windows_account = crate::platform::SYSTEM_SIGN_IN && !proxy_signs_in;
                 relay = Some(Arc::new(started));
             }
             // Plain `http` services (and `https` ones without the relay) straight to the proxy,

@@ -157,12 +157,12 @@ impl std::fmt::Display for Obstacle {
                     _ if !answerable => write!(
                         f,
                         "the proxy {proxy} (from {source}) asks for {asked}, which orgql cannot answer on this computer ({}); ask IT for {} sign-in for orgql or to let it through",
-                        if cfg!(windows) {
+                        if crate::platform::SYSTEM_SIGN_IN {
                             "it answers Negotiate, NTLM and Basic"
                         } else {
                             "it answers NTLM and Basic here, Negotiate only on Windows"
                         },
-                        if cfg!(windows) { "NTLM" } else { "NTLM or Basic" }
+                        if crate::platform::SYSTEM_SIGN_IN { "NTLM" } else { "NTLM or Basic" }
                     ),
                     Some(user) => write!(
                         f,
@@ -486,7 +486,7 @@ mod tests {
         assert!(text.contains("asks for Basic sign-in; give the user"), "{text}");
         let text = sign_in(&["Digest"], Some("alice"), false);
         assert!(text.contains("asks for Digest sign-in, which orgql cannot answer on this computer"), "{text}");
-        if !cfg!(windows) {
+        if !crate::platform::SYSTEM_SIGN_IN {
             let text = sign_in(&["Negotiate"], Some("alice"), false);
             assert!(text.contains("which orgql cannot answer on this computer (it answers NTLM and Basic here, Negotiate only on Windows)"), "{text}");
         }

@@ -4,6 +4,7 @@
 //! hyper-util's matcher reads them); then the system's settings (`crate::platform::system_proxy`:
 //! Windows Internet Options, PAC/WPAD through WinHTTP, GNOME's settings).
 
+use super::bypass::{is_loopback, with_scheme};
 use super::settings::{Network, ProxySetting};
 use crate::secret::Secret;
 
@@ -38,19 +39,6 @@ impl std::fmt::Debug for ProxyUse {
     }
 }
 
-/// Whether `url`'s host is this machine: `localhost`, 127.0.0.0/8 or `::1`.
-pub fn is_loopback(url: &reqwest::Url) -> bool {
-    let Some(host) = url.host_str() else { return false };
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    match bare.parse::<std::net::IpAddr>() {
-        Ok(ip) => ip.is_loopback(),
-        Err(_) => {
-            let name = bare.trim_end_matches('.').to_ascii_lowercase();
-            name == "localhost" || name.ends_with(".localhost")
-        }
-    }
-}
-
 /// A proxy URL as it may be shown: without a password.
 pub(crate) fn without_password(text: &str) -> String {
     match reqwest::Url::parse(text) {
@@ -63,8 +51,7 @@ pub(crate) fn without_password(text: &str) -> String {
 }
 
 fn proxy_use(text: &str) -> Option<ProxyUse> {
-    let with_scheme = if text.contains("://") { text.to_owned() } else { format!("http://{text}") };
-    let mut url = reqwest::Url::parse(&with_scheme).ok()?;
+    let mut url = reqwest::Url::parse(&with_scheme(text, "http")).ok()?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
         return None;
     }
@@ -176,22 +163,6 @@ fn from_env(url: &reqwest::Url) -> Option<ProxyChoice> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn loopback_is_this_machine() {
-        for url in [
-            "http://localhost:8080/",
-            "http://127.0.0.1/",
-            "http://127.1.2.3/",
-            "http://[::1]:9/",
-            "http://a.localhost/",
-        ] {
-            assert!(is_loopback(&url.parse().unwrap()), "{url}");
-        }
-        for url in ["https://orgql.test/", "http://10.0.0.8/", "http://[::2]/"] {
-            assert!(!is_loopback(&url.parse().unwrap()), "{url}");
-        }
-    }
 
     #[test]
     fn a_proxy_url_loses_its_credentials_where_shown() {

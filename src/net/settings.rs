@@ -37,7 +37,7 @@ impl std::str::FromStr for ProxySetting {
             "" | "system" => Ok(ProxySetting::System),
             "none" | "direct" => Ok(ProxySetting::None),
             _ => {
-                let with_scheme = if text.contains("://") { text.to_owned() } else { format!("http://{text}") };
+                let with_scheme = super::bypass::with_scheme(text, "http");
                 let url = reqwest::Url::parse(&with_scheme).map_err(|e| {
                     format!("'{text}' is not a proxy URL ({e}); give it as http://host:port, system or none")
                 })?;

@@ -1,14 +1,14 @@
 //! Proxy sign-in schemes and their handshakes: Basic (a user and a password), NTLM and Negotiate.
-//! On Windows NTLM and Negotiate are Windows' own (SSPI): with the signed-in person's account, or
-//! with the user of the proxy URL and the password when both are given. Elsewhere NTLM is
-//! computed by the `sspi` crate with the user of the proxy URL (`DOMAIN\user` or `user@domain`)
-//! and the password; Negotiate (Kerberos) is answered on Windows only.
+//! Basic is here; NTLM and Negotiate are the system's ([`crate::platform::proxy_handshake`]: on
+//! Windows its own SSPI, with the signed-in person's account or the user of the proxy URL and
+//! the password; elsewhere NTLM from the user and the password, and no Negotiate).
 //!
 //! A handshake turns the proxy's challenge (none for the first leg) into the next token; the relay
 //! (`super::relay`) sends each token as `Proxy-Authorization: SCHEME BASE64` on one connection.
 
 use base64::Engine as _;
 
+use crate::platform;
 use crate::secret::Secret;
 
 /// A sign-in scheme orgql can answer.
@@ -40,7 +40,7 @@ impl Scheme {
 /// Whether orgql answers the scheme named `word` on this computer (with what it may be given).
 pub(crate) fn answered_here(word: &str) -> bool {
     match Scheme::parse(word) {
-        Some(Scheme::Negotiate) => cfg!(windows),
+        Some(Scheme::Negotiate) => platform::SYSTEM_SIGN_IN,
         Some(_) => true,
         None => false,
     }
@@ -92,7 +92,7 @@ impl Credentials {
     /// Whether a relay is worth running: on Windows always (the person's account needs nothing
     /// typed), elsewhere when a user and a password are known.
     pub(crate) fn can_sign_in(&self) -> bool {
-        cfg!(windows) || self.with_password().is_some()
+        platform::SYSTEM_SIGN_IN || self.with_password().is_some()
     }
 
     /// The scheme to answer among the `offered` ones (the first words of the proxy's
@@ -101,10 +101,10 @@ impl Credentials {
     pub(crate) fn choose(&self, offered: &[&str]) -> Option<Scheme> {
         let offers = |scheme: Scheme| offered.iter().any(|o| o.eq_ignore_ascii_case(scheme.name()));
         let password = self.with_password().is_some();
-        if cfg!(windows) && offers(Scheme::Negotiate) {
+        if platform::SYSTEM_SIGN_IN && offers(Scheme::Negotiate) {
             return Some(Scheme::Negotiate);
         }
-        if offers(Scheme::Ntlm) && (cfg!(windows) || password) {
+        if offers(Scheme::Ntlm) && (platform::SYSTEM_SIGN_IN || password) {
             return Some(Scheme::Ntlm);
         }
         (offers(Scheme::Basic) && password).then_some(Scheme::Basic)
@@ -117,18 +117,9 @@ impl Credentials {
                 let (user, password) = self.with_password().ok_or("Basic sign-in needs a user and a password")?;
                 Ok(Box::new(Basic(Some(format!("{user}:{}", password.expose()).into_bytes()))))
             }
-            #[cfg(windows)]
             Scheme::Ntlm | Scheme::Negotiate => {
-                let identity = self.with_password().map(|(user, password)| (user.to_owned(), password.clone()));
-                Ok(Box::new(windows::Sspi::new(scheme, &self.proxy_host, identity)?))
+                Ok(Box::new(platform::proxy_handshake(scheme.name(), &self.proxy_host, self.with_password())?))
             }
-            #[cfg(not(windows))]
-            Scheme::Ntlm => {
-                let (user, password) = self.with_password().ok_or("NTLM sign-in needs a user and a password")?;
-                Ok(Box::new(ntlm::Ntlm::new(user, password, &self.proxy_host)?))
-            }
-            #[cfg(not(windows))]
-            Scheme::Negotiate => Err("Negotiate sign-in is answered on Windows only".to_owned()),
         }
     }
 }
@@ -137,6 +128,12 @@ impl Credentials {
 pub(crate) trait Handshake: Send {
     /// The next token to send, from the proxy's `challenge` (`None` for the first leg).
     fn step(&mut self, challenge: Option<&[u8]>) -> Result<Vec<u8>, String>;
+}
+
+impl Handshake for platform::ProxyHandshake {
+    fn step(&mut self, challenge: Option<&[u8]>) -> Result<Vec<u8>, String> {
+        self.next_token(challenge)
+    }
 }
 
 /// The header value carrying `token` for `scheme`.
@@ -162,253 +159,6 @@ impl Drop for Basic {
     fn drop(&mut self) {
         if let Some(bytes) = &mut self.0 {
             bytes.iter_mut().for_each(|b| *b = 0);
-        }
-    }
-}
-
-#[cfg(not(windows))]
-mod ntlm {
-    //! NTLMv2 by the `sspi` crate (Devolutions), client side.
-
-    use sspi::{
-        AuthIdentity, AuthIdentityBuffers, BufferType, ClientRequestFlags, CredentialUse, DataRepresentation,
-        SecurityBuffer, SecurityStatus, Sspi as _, SspiImpl as _, Username,
-    };
-
-    use crate::secret::Secret;
-
-    pub(super) struct Ntlm {
-        context: sspi::Ntlm,
-        credentials: Option<AuthIdentityBuffers>,
-        target: String,
-        done: bool,
-    }
-
-    impl Ntlm {
-        pub(super) fn new(user: &str, password: &Secret, proxy_host: &str) -> Result<Self, String> {
-            let username = Username::parse(user)
-                .map_err(|e| format!("the proxy user '{user}' is not a user name NTLM takes ({e})"))?;
-            let identity = AuthIdentity { username, password: password.expose().to_owned().into() };
-            let mut context = sspi::Ntlm::new();
-            let credentials = context
-                .acquire_credentials_handle()
-                .with_credential_use(CredentialUse::Outbound)
-                .with_auth_data(&identity)
-                .execute(&mut context)
-                .map_err(|e| format!("NTLM could not start ({})", e.kind_name()))?
-                .credentials_handle;
-            Ok(Ntlm { context, credentials, target: format!("HTTP/{proxy_host}"), done: false })
-        }
-    }
-
-    trait KindName {
-        fn kind_name(&self) -> String;
-    }
-
-    impl KindName for sspi::Error {
-        /// The error's kind only: its description may quote what it was given.
-        fn kind_name(&self) -> String {
-            format!("{:?}", self.error_type)
-        }
-    }
-
-    impl super::Handshake for Ntlm {
-        fn step(&mut self, challenge: Option<&[u8]>) -> Result<Vec<u8>, String> {
-            if self.done {
-                return Err("the NTLM handshake is over".to_owned());
-            }
-            let mut output = vec![SecurityBuffer::new(Vec::new(), BufferType::Token)];
-            let mut input = challenge.map(|c| vec![SecurityBuffer::new(c.to_vec(), BufferType::Token)]);
-            let mut builder = self
-                .context
-                .initialize_security_context()
-                .with_credentials_handle(&mut self.credentials)
-                .with_context_requirements(ClientRequestFlags::ALLOCATE_MEMORY)
-                .with_target_data_representation(DataRepresentation::Native)
-                .with_target_name(&self.target)
-                .with_output(&mut output);
-            if let Some(input) = input.as_mut() {
-                builder = builder.with_input(input);
-            }
-            let result = self
-                .context
-                .initialize_security_context_impl(&mut builder)
-                .and_then(|mut generator| generator.resolve_to_result())
-                .map_err(|e| format!("the proxy's NTLM challenge could not be answered ({})", e.kind_name()))?;
-            if matches!(result.status, SecurityStatus::CompleteAndContinue | SecurityStatus::CompleteNeeded) {
-                self.context
-                    .complete_auth_token(&mut output)
-                    .map_err(|e| format!("NTLM could not complete its answer ({})", e.kind_name()))?;
-            }
-            if !matches!(result.status, SecurityStatus::ContinueNeeded | SecurityStatus::CompleteAndContinue) {
-                self.done = true;
-            }
-            Ok(std::mem::take(&mut output[0].buffer))
-        }
-    }
-}
-
-#[cfg(windows)]
-mod windows {
-    //! Windows' own NTLM and Negotiate (SSPI): `AcquireCredentialsHandleW` with no identity signs
-    //! in as the person signed in to Windows; with one, as that user.
-
-    use std::ptr::{null, null_mut};
-
-    use windows_sys::Win32::Foundation::{SEC_E_OK, SEC_I_COMPLETE_AND_CONTINUE, SEC_I_COMPLETE_NEEDED};
-    use windows_sys::Win32::Security::Authentication::Identity::{
-        AcquireCredentialsHandleW, CompleteAuthToken, DeleteSecurityContext, FreeContextBuffer, FreeCredentialsHandle,
-        ISC_REQ_ALLOCATE_MEMORY, ISC_REQ_CONNECTION, InitializeSecurityContextW, SECBUFFER_TOKEN, SECBUFFER_VERSION,
-        SECPKG_CRED_OUTBOUND, SECURITY_NATIVE_DREP, SecBuffer, SecBufferDesc,
-    };
-    use windows_sys::Win32::Security::Credentials::SecHandle;
-    use windows_sys::Win32::System::Rpc::{SEC_WINNT_AUTH_IDENTITY_UNICODE, SEC_WINNT_AUTH_IDENTITY_W};
-
-    use super::Scheme;
-    use crate::secret::Secret;
-
-    pub(super) struct Sspi {
-        credentials: SecHandle,
-        context: Option<SecHandle>,
-        target: Vec<u16>,
-        done: bool,
-    }
-
-    // SAFETY: SSPI handles are not tied to the thread that made them; one handshake is used by
-    // one task at a time (the relay moves it, never shares it).
-    unsafe impl Send for Sspi {}
-
-    fn wide(text: &str) -> Vec<u16> {
-        text.encode_utf16().chain(std::iter::once(0)).collect()
-    }
-
-    impl Sspi {
-        pub(super) fn new(
-            scheme: Scheme,
-            proxy_host: &str,
-            identity: Option<(String, Secret)>,
-        ) -> Result<Self, String> {
-            let package = wide(scheme.name());
-            // `DOMAIN\user` or `user@domain` (the latter whole as the user, as Windows takes it).
-            let (mut user, mut domain, mut password) = match &identity {
-                Some((user, password)) => {
-                    let (domain, user) = user.split_once('\\').unwrap_or(("", user));
-                    (wide(user), wide(domain), wide(password.expose()))
-                }
-                None => (Vec::new(), Vec::new(), Vec::new()),
-            };
-            let auth = SEC_WINNT_AUTH_IDENTITY_W {
-                User: user.as_mut_ptr(),
-                UserLength: user.len().saturating_sub(1) as u32,
-                Domain: domain.as_mut_ptr(),
-                DomainLength: domain.len().saturating_sub(1) as u32,
-                Password: password.as_mut_ptr(),
-                PasswordLength: password.len().saturating_sub(1) as u32,
-                Flags: SEC_WINNT_AUTH_IDENTITY_UNICODE,
-            };
-            let auth_data = if identity.is_some() { (&raw const auth).cast() } else { null() };
-            let mut credentials = SecHandle::default();
-            let mut expiry = 0i64;
-            // SAFETY: every pointer is valid for the call; the identity's buffers outlive it
-            // (SSPI copies them).
-            let status = unsafe {
-                AcquireCredentialsHandleW(
-                    null(),
-                    package.as_ptr(),
-                    SECPKG_CRED_OUTBOUND,
-                    null(),
-                    auth_data,
-                    None,
-                    null(),
-                    &mut credentials,
-                    &mut expiry,
-                )
-            };
-            password.iter_mut().for_each(|c| *c = 0);
-            if status != SEC_E_OK {
-                return Err(format!(
-                    "Windows gave no {} sign-in for this account (0x{:08X})",
-                    scheme.name(),
-                    status as u32
-                ));
-            }
-            Ok(Sspi { credentials, context: None, target: wide(&format!("HTTP/{proxy_host}")), done: false })
-        }
-    }
-
-    impl super::Handshake for Sspi {
-        fn step(&mut self, challenge: Option<&[u8]>) -> Result<Vec<u8>, String> {
-            if self.done {
-                return Err("the sign-in handshake is over".to_owned());
-            }
-            let mut input_bytes = challenge.map(<[u8]>::to_vec).unwrap_or_default();
-            let mut input_buffer = SecBuffer {
-                cbBuffer: input_bytes.len() as u32,
-                BufferType: SECBUFFER_TOKEN,
-                pvBuffer: input_bytes.as_mut_ptr().cast(),
-            };
-            let input = SecBufferDesc { ulVersion: SECBUFFER_VERSION, cBuffers: 1, pBuffers: &mut input_buffer };
-            let mut output_buffer = SecBuffer { cbBuffer: 0, BufferType: SECBUFFER_TOKEN, pvBuffer: null_mut() };
-            let mut output = SecBufferDesc { ulVersion: SECBUFFER_VERSION, cBuffers: 1, pBuffers: &mut output_buffer };
-            let mut context = self.context.unwrap_or_default();
-            let mut attributes = 0u32;
-            let mut expiry = 0i64;
-            // SAFETY: the handles are live, the buffers valid for the call; SSPI allocates the
-            // output token (ISC_REQ_ALLOCATE_MEMORY), freed below.
-            let status = unsafe {
-                InitializeSecurityContextW(
-                    &self.credentials,
-                    self.context.as_ref().map_or(null(), |c| c as *const SecHandle),
-                    self.target.as_ptr(),
-                    ISC_REQ_ALLOCATE_MEMORY | ISC_REQ_CONNECTION,
-                    0,
-                    SECURITY_NATIVE_DREP,
-                    if challenge.is_some() { &raw const input } else { null() },
-                    0,
-                    &mut context,
-                    &mut output,
-                    &mut attributes,
-                    &mut expiry,
-                )
-            };
-            if status >= 0 {
-                self.context = Some(context);
-            }
-            if status == SEC_I_COMPLETE_NEEDED || status == SEC_I_COMPLETE_AND_CONTINUE {
-                // SAFETY: the context was just made; `output` holds its token.
-                unsafe { CompleteAuthToken(&context, &output) };
-            }
-            let token = if output_buffer.pvBuffer.is_null() {
-                Vec::new()
-            } else {
-                // SAFETY: SSPI wrote `cbBuffer` bytes at `pvBuffer`, which it allocated.
-                let bytes = unsafe {
-                    std::slice::from_raw_parts(output_buffer.pvBuffer.cast::<u8>(), output_buffer.cbBuffer as usize)
-                }
-                .to_vec();
-                // SAFETY: allocated by SSPI for this call.
-                unsafe { FreeContextBuffer(output_buffer.pvBuffer) };
-                bytes
-            };
-            if status < 0 {
-                return Err(format!("Windows could not answer the proxy's challenge (0x{:08X})", status as u32));
-            }
-            if status == SEC_E_OK || status == SEC_I_COMPLETE_NEEDED {
-                self.done = true;
-            }
-            Ok(token)
-        }
-    }
-
-    impl Drop for Sspi {
-        fn drop(&mut self) {
-            // SAFETY: handles made by this struct, freed once.
-            unsafe {
-                if let Some(context) = &self.context {
-                    DeleteSecurityContext(context);
-                }
-                FreeCredentialsHandle(&self.credentials);
-            }
         }
     }
 }
@@ -442,7 +192,7 @@ mod tests {
         assert_eq!(with.choose(&["Digest"]), None);
         let without = credentials(Some("alice"), None);
         assert_eq!(without.choose(&["Basic"]), None);
-        if cfg!(windows) {
+        if platform::SYSTEM_SIGN_IN {
             assert_eq!(without.choose(&["NTLM", "Negotiate"]), Some(Scheme::Negotiate));
         } else {
             assert_eq!(without.choose(&["NTLM", "Negotiate"]), None);
@@ -457,15 +207,5 @@ mod tests {
         let mut basic = credentials(Some("alice"), Some("pw")).start(Scheme::Basic).unwrap();
         assert_eq!(authorization(Scheme::Basic, &basic.step(None).unwrap()), "Basic YWxpY2U6cHc=");
         assert!(basic.step(None).is_err());
-    }
-
-    #[cfg(not(windows))]
-    #[test]
-    fn ntlm_starts_with_a_negotiate_message() {
-        let mut ntlm = credentials(Some("CORP\\alice"), Some("pw")).start(Scheme::Ntlm).unwrap();
-        let first = ntlm.step(None).unwrap();
-        assert_eq!(&first[..8], b"NTLMSSP\0");
-        assert_eq!(first[8], 1, "type 1");
-        assert!(ntlm.step(Some(b"not a challenge")).is_err());
     }
 }

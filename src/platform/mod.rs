@@ -14,11 +14,14 @@
 //! - where the system's fonts are ([`system_font_files`]);
 //! - the proxy the system sets for a URL ([`system_proxy`]: Windows' Internet Options with PAC
 //!   and WPAD through WinHTTP, macOS's system configuration, GNOME's settings);
+//! - signing in to a proxy with NTLM and Negotiate ([`proxy_handshake`]: Windows' own SSPI, with
+//!   the person's account; elsewhere NTLM from a user and a password);
 //! - the window's renderers in the order they are tried ([`renderer_order`]);
 //! - whether the system knows a server's certificate to be revoked or distrusted ([`revocation`]);
 //! - paths as a person writes them ([`shown_path`]) and the shell's quoting ([`shell_example`]).
 
 pub mod private;
+mod proxy_sign_in;
 pub mod resident;
 pub mod signal;
 pub mod system_proxy;
@@ -38,6 +41,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 
+pub use proxy_sign_in::{ProxyHandshake, SYSTEM_SIGN_IN, proxy_handshake};
 pub use system_proxy::{SystemProxy, system_proxy};
 
 /// The file a program named `program` has on `PATH` (`cloudflared`, `cloudflared.exe` on Windows).
@@ -116,6 +120,10 @@ pub enum Revocation {
     /// This system has no revocation check orgql can ask (Linux, macOS).
     NotChecked,
 }
+
+/// Whether [`revocation`] asks the system (Windows); elsewhere it answers
+/// [`Revocation::NotChecked`].
+pub const CHECKS_REVOCATION: bool = cfg!(windows);
 
 /// Asks the system whether the chain of `end_entity` (with the `intermediates` the server sent)
 /// is revoked: on Windows through its chain engine (CRLs and OCSP as Windows fetches and caches

@@ -347,11 +347,11 @@ pub(super) fn renderer_order() -> &'static [&'static str] {
 /// settings (`gsettings`); see [`super::system_proxy`].
 pub(super) fn system_proxy(
     _url: &str,
-    target: &super::system_proxy::Target,
-) -> Option<super::system_proxy::SystemProxy> {
+    target: &crate::net::bypass::Target,
+) -> Option<crate::net::system_proxy::SystemProxy> {
     if cfg!(target_os = "macos") {
         let printed = bounded_output("scutil", &["--proxy"], &[])?;
-        return super::system_proxy::macos_proxy(target, &printed);
+        return crate::net::system_proxy::macos_proxy(target, &printed);
     }
     gnome_system_proxy(target, &[])
 }
@@ -359,9 +359,9 @@ pub(super) fn system_proxy(
 /// GNOME's proxy settings for `target`, `gsettings` run with `env` added (tests point it at a
 /// settings file of their own).
 fn gnome_system_proxy(
-    target: &super::system_proxy::Target,
+    target: &crate::net::bypass::Target,
     env: &[(&str, &std::ffi::OsStr)],
-) -> Option<super::system_proxy::SystemProxy> {
+) -> Option<crate::net::system_proxy::SystemProxy> {
     // One run for every key: `org.gnome.system.proxy.http host 'web.corp'` a line.
     let printed = bounded_output("gsettings", &["list-recursively", "org.gnome.system.proxy"], env)?;
     let mut settings = std::collections::HashMap::new();
@@ -371,7 +371,9 @@ fn gnome_system_proxy(
             settings.insert((schema.to_owned(), key.to_owned()), value.to_owned());
         }
     }
-    super::system_proxy::gnome_proxy(target, |schema, key| settings.get(&(schema.to_owned(), key.to_owned())).cloned())
+    crate::net::system_proxy::gnome_proxy(target, |schema, key| {
+        settings.get(&(schema.to_owned(), key.to_owned())).cloned()
+    })
 }
 
 /// What `program args` prints, if it exists, succeeds within two seconds and prints text.
@@ -406,7 +408,7 @@ fn bounded_output(program: &str, args: &[&str], env: &[(&str, &std::ffi::OsStr)]
 
 #[cfg(test)]
 mod tests {
-    use super::super::system_proxy::Target;
+    use crate::net::bypass::Target;
 
     /// GNOME's settings read through the real `gsettings`, from a settings file of the test's own
     /// (GLib's keyfile backend); skipped with a note where `gsettings` or GNOME's schemas are missing.

@@ -317,9 +317,9 @@ pub(super) fn renderer_order() -> &'static [&'static str] {
 /// detect settings" is on, both evaluated by WinHTTP — then the manual proxy and its bypass list.
 pub(super) fn system_proxy(
     url: &str,
-    target: &super::system_proxy::Target,
-) -> Option<super::system_proxy::SystemProxy> {
-    use super::system_proxy::{SystemProxy, windows_manual_proxy};
+    target: &crate::net::bypass::Target,
+) -> Option<crate::net::system_proxy::SystemProxy> {
+    use crate::net::system_proxy::{SystemProxy, windows_manual_proxy};
     let (root, source) = settings_root();
     let pac = registry_string(root, INTERNET_SETTINGS, "AutoConfigURL").filter(|pac| !pac.trim().is_empty());
     let mut note = None;
@@ -341,7 +341,7 @@ pub(super) fn system_proxy(
             Err(code) => tracing::debug!("WPAD found no proxy (WinHTTP error {code})"),
         }
     }
-    let manual = super::system_proxy::WindowsManual {
+    let manual = crate::net::system_proxy::WindowsManual {
         enabled: registry_dword(root, INTERNET_SETTINGS, "ProxyEnable").is_some_and(|v| v != 0),
         server: registry_string(root, INTERNET_SETTINGS, "ProxyServer").unwrap_or_default(),
         bypass: registry_string(root, INTERNET_SETTINGS, "ProxyOverride").unwrap_or_default(),
@@ -459,9 +459,9 @@ fn winhttp_error(code: u32) -> String {
 fn winhttp_proxy_for(
     url: &str,
     pac: Option<&str>,
-    target: &super::system_proxy::Target,
+    target: &crate::net::bypass::Target,
     source: String,
-) -> Result<super::system_proxy::SystemProxy, u32> {
+) -> Result<crate::net::system_proxy::SystemProxy, u32> {
     use windows_sys::Win32::Foundation::{GetLastError, GlobalFree};
     use windows_sys::Win32::Networking::WinHttp::{
         WINHTTP_ACCESS_TYPE_NO_PROXY, WINHTTP_AUTO_DETECT_TYPE_DHCP, WINHTTP_AUTO_DETECT_TYPE_DNS_A,
@@ -515,5 +515,5 @@ fn winhttp_proxy_for(
     if !done {
         return Err(error);
     }
-    Ok(super::system_proxy::winhttp_answer(target, proxy.as_deref(), bypass.as_deref(), source))
+    Ok(crate::net::system_proxy::winhttp_answer(target, proxy.as_deref(), bypass.as_deref(), source))
 }

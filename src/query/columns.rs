@@ -3,8 +3,16 @@
 use std::collections::HashSet;
 
 use super::DocumentError;
-use super::connection::Column;
 use super::fields::{Collector, Merged};
+
+/// A column of a connection's rows: one leaf field of the node's selection.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Column {
+    /// The column's name: its response keys from the node joined with `.` (`groups.name`).
+    pub name: String,
+    /// The response keys from the node to the value (`["groups", "name"]`).
+    pub keys: Vec<String>,
+}
 
 /// The leaf fields under `node`, in the order of the query, each named by its path of response
 /// keys joined with `.`; a name that appears twice is kept at its first place.

@@ -4,18 +4,10 @@ use apollo_parser::cst::{self, CstNode};
 use serde_json::Value;
 
 use super::DocumentError;
+pub use super::columns::Column;
 use super::columns::node_columns;
 use super::document::Parsed;
 use super::fields::{Collector, Merged};
-
-/// A column of a connection's rows: one leaf field of the node's selection.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Column {
-    /// The column's name: its response keys from the node joined with `.` (`groups.name`).
-    pub name: String,
-    /// The response keys from the node to the value (`["groups", "name"]`).
-    pub keys: Vec<String>,
-}
 
 /// The value of a field argument as written in the query.
 #[derive(Debug, Clone, PartialEq, Eq)]

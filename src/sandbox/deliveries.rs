@@ -1,6 +1,12 @@
 //! Webhook deliveries: each committed change becomes a Standard Webhooks message, sent to every
 //! configured receiver in order, retried with backoff (5 tries in all) when a receiver answers
 //! non-2xx or not at all.
+//!
+//! They are sent with a plain reqwest client, not `crate::net`'s, on purpose: the sandbox stands
+//! in for the service, whose webhooks leave from its own servers rather than through the
+//! person's proxy, trust store or proxy sign-in. The receivers it is given are the local listener
+//! on loopback (the app's sandbox, an import's rehearsal), which `crate::net` would never proxy
+//! either; a remote `orgql sandbox --webhook-url` is sent to directly, as the service would.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};

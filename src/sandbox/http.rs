@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 use super::access::insufficient_scope_message;
 use super::auth::{Tokens, client_scopes, secret_matches};
 use super::minimal::MinimalSchema;
+use super::response::json_response;
 use super::schema::{Granted, MAX_COMPLEXITY, MAX_DEPTH, SandboxSchema};
 use crate::scopes::ScopeSet;
 
@@ -72,13 +73,6 @@ pub fn router(state: Arc<AppState>, body_limit: usize, budget: crate::serve::inf
             super::bodies::read_under_budget,
         ))
         .with_state(state)
-}
-
-/// A response with a JSON body.
-pub(super) fn json_response(status: StatusCode, body: &Value) -> Response {
-    let mut response = (status, serde_json::to_vec(body).unwrap_or_default()).into_response();
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response
 }
 
 /// A response in the spec's GraphQL error shape.

@@ -11,6 +11,7 @@ pub mod http;
 pub mod limits;
 pub mod minimal;
 pub mod nested;
+mod response;
 pub mod schema;
 
 use std::net::SocketAddr;

@@ -2,8 +2,7 @@
 //! "Replaced by `Status.ACTIVE`"), kept only when it exists beside the deprecated element and a
 //! document using the one can use the other instead: what a fix may rewrite to.
 
-use super::compare::{input_change_is_safe, output_change_is_safe};
-use super::shape::{InputShape, SchemaShape};
+use super::shape::{InputShape, SchemaShape, input_change_is_safe, output_change_is_safe};
 use super::{Element, Site};
 
 /// Words after which a reason names its alternative when it does not quote it.

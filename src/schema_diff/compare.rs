@@ -4,7 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::alternative::alternative_in;
-use super::shape::{FieldShape, InputShape, SchemaShape, TypeKind, TypeRef, TypeShape};
+use super::shape::{
+    FieldShape, InputShape, SchemaShape, TypeKind, TypeShape, input_change_is_safe, output_change_is_safe,
+};
 use super::{Change, Code, Level, Site};
 
 /// Where an input value is: an argument of a field or directive, or an input object's field.
@@ -282,30 +284,5 @@ impl Out<'_> {
             };
             self.push(level, code, site, message);
         }
-    }
-}
-
-/// Whether a reader of `old` still reads `new` (graphql-js `isChangeSafeForObjectOrInterfaceField`):
-/// the same type, made non-null at any level.
-pub(crate) fn output_change_is_safe(old: &TypeRef, new: &TypeRef) -> bool {
-    match (old, new) {
-        (TypeRef::Named(a), TypeRef::Named(b)) => a == b,
-        (TypeRef::List(a), TypeRef::List(b)) => output_change_is_safe(a, b),
-        (TypeRef::NonNull(a), TypeRef::NonNull(b)) => output_change_is_safe(a, b),
-        (TypeRef::NonNull(_), _) => false,
-        (old, TypeRef::NonNull(b)) => output_change_is_safe(old, b),
-        _ => false,
-    }
-}
-
-/// Whether every value written for `old` is still accepted by `new` (graphql-js
-/// `isChangeSafeForInputObjectFieldOrFieldArg`): the same type, made nullable at any level.
-pub(crate) fn input_change_is_safe(old: &TypeRef, new: &TypeRef) -> bool {
-    match (old, new) {
-        (TypeRef::Named(a), TypeRef::Named(b)) => a == b,
-        (TypeRef::List(a), TypeRef::List(b)) => input_change_is_safe(a, b),
-        (TypeRef::NonNull(a), TypeRef::NonNull(b)) => input_change_is_safe(a, b),
-        (TypeRef::NonNull(a), b) => input_change_is_safe(a, b),
-        _ => false,
     }
 }

@@ -4,6 +4,10 @@
 //! in a process group of its own, reads the public URL from what it prints (from ngrok's local API
 //! at 127.0.0.1:4040), restarts it when it dies (saying when the address changed), and stops the
 //! whole group with the listener or when the [`RunningTunnel`] is dropped.
+//!
+//! Its one HTTP request, to ngrok's local API on 127.0.0.1:4040, is loopback only: it needs no
+//! proxy, trust or sign-in (`crate::net` never proxies loopback either), so it is a plain reqwest
+//! client rather than `crate::net`'s.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;

@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 
 use super::access::required_scopes;
 use super::data::{MAX_PAGE_SIZE, SharedDb, UserRec};
-use super::http::json_response;
+use super::response::json_response;
 use crate::scopes::ScopeSet;
 
 /// The minimal variant's schema type.

@@ -1,50 +1,34 @@
-//! The client of a remote listener's read API ([`super::share`]) or of a gosmee relay's event
-//! stream: `orgql webhooks pull` and, through [`attach`], any worker that keeps a local store in
-//! step with a remote one (no egui here).
-//!
-//! Every delivery is committed to the local store together with the remote's checkpoint, in one
-//! transaction ([`Store::add_pulled_deliveries`]): the checkpoint never runs ahead of what is on
-//! disk, and a delivery offered twice is copied once. Signatures are verified locally when a
-//! secret is given (against the time the delivery was received, so that a delivery pulled hours
-//! later is judged as on arrival); without one the remote's verdict is kept.
+//! The client of a remote listener's read API (`crate::webhooks::share`) or of a gosmee relay's
+//! event stream: a remote named by its URL ([`Remote`]), an orgql listener's pages, and either
+//! one's events as a stream ([`RemoteStream`]), read byte for byte and capped.
 //!
 //! gosmee (github.com/chmouel/gosmee) relays each webhook as an SSE `data:` line holding a JSON
 //! object: the request's headers (lower-cased names, first value only), `timestamp` (Unix
 //! milliseconds, a string) and `bodyB` (the body in standard base64). With its Redis store each
 //! event has an `id:` (a Redis stream id) and a client resumes with `Last-Event-ID`; when the
 //! relay no longer has the events after that id it sends `event: gosmee-gap` with
-//! `{"error":"missed_history","requested_id":…,"oldest_id":…}`, recorded here as a hole.
+//! `{"error":"missed_history","requested_id":…,"oldest_id":…}`, told here as a hole.
 
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
-use chrono::{DateTime, TimeZone, Utc};
+use chrono::{TimeZone, Utc};
 use reqwest::StatusCode;
 use sha2::{Digest, Sha256};
-use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
-use super::scheme::Scheme;
-use super::sse::{SseEvent, SseParser};
-use super::verify::{Verification, verify};
-use super::wire::{WireDelivery, WirePage};
 use crate::platform::terminal::printable;
 use crate::secret::Secret;
-use crate::store::{NewDelivery, PullGap, Pulled, Store, StoreError};
+use crate::store::{NewDelivery, StoreError};
+use crate::webhooks::sse::{SseEvent, SseParser};
+use crate::webhooks::wire::{WireDelivery, WirePage};
 
 /// The largest event or page read from a remote (64 MiB; a page holds at most 8 MiB of bodies,
 /// 11 MiB in base64).
 pub const MAX_READ: usize = 64 * 1024 * 1024;
-/// Deliveries asked for a page.
-const PAGE: usize = 200;
 /// How long to wait for a connection and for each answer's headers.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// The longest wait between reconnections of [`attach`].
-pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 /// What kind of remote a URL names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,7 +166,7 @@ impl Remote {
         PullError::Unreachable { url: self.source(), reason: err.to_string() }
     }
 
-    fn bad_data(&self, reason: impl std::fmt::Display) -> PullError {
+    pub(super) fn bad_data(&self, reason: impl std::fmt::Display) -> PullError {
         PullError::BadData { url: self.source(), reason: reason.to_string() }
     }
 
@@ -381,299 +365,6 @@ async fn read_capped(mut response: reqwest::Response, cap: usize) -> Result<Vec<
         bytes.extend_from_slice(&chunk);
     }
     Ok(bytes)
-}
-
-/// The organisation's scheme and secret, to verify pulled deliveries locally.
-#[derive(Clone)]
-pub struct LocalCheck {
-    /// The scheme.
-    pub scheme: Scheme,
-    /// The secret (never leaves this process).
-    pub secret: Secret,
-}
-
-impl LocalCheck {
-    fn apply(&self, delivery: &mut NewDelivery) {
-        match verify(
-            &self.scheme,
-            self.secret.expose(),
-            &delivery.headers,
-            &delivery.body,
-            delivery.received_at.timestamp(),
-        ) {
-            Verification::Verified => {
-                delivery.verified = Some(true);
-                delivery.reason.clear();
-            }
-            Verification::Failed(reason) => {
-                delivery.verified = Some(false);
-                delivery.reason = reason.to_string();
-            }
-        }
-    }
-}
-
-/// The local store a pull writes to, shared with its blocking writes.
-#[derive(Clone)]
-struct LocalStore(Arc<Mutex<Store>>);
-
-impl LocalStore {
-    async fn open(path: PathBuf) -> Result<Self, PullError> {
-        let error_path = path.clone();
-        let store = tokio::task::spawn_blocking(move || Store::open(&path))
-            .await
-            .map_err(|e| StoreError { path: error_path, reason: e.to_string() })??;
-        Ok(LocalStore(Arc::new(Mutex::new(store))))
-    }
-
-    async fn with<T: Send + 'static>(
-        &self,
-        work: impl FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, PullError> {
-        let store = self.0.clone();
-        let path = self.0.lock().unwrap_or_else(PoisonError::into_inner).path().to_path_buf();
-        tokio::task::spawn_blocking(move || work(&store.lock().unwrap_or_else(PoisonError::into_inner)))
-            .await
-            .map_err(|e| PullError::Store(StoreError { path, reason: e.to_string() }))?
-            .map_err(PullError::Store)
-    }
-}
-
-/// What a pull did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PullReport {
-    /// Deliveries copied.
-    pub pulled: u64,
-    /// Deliveries offered that the store had already.
-    pub already_had: u64,
-    /// Holes the relay reported.
-    pub gaps: Vec<(String, String)>,
-    /// Events that were not deliveries orgql could read, each said in one sentence.
-    pub unreadable: Vec<String>,
-}
-
-/// Copies into the store at `store_path` what it lacks of `remote`, and returns when caught up:
-/// an orgql listener page by page until a page is empty; a gosmee relay from its stream until it
-/// has sent nothing for `idle`.
-pub async fn pull(
-    remote: &Remote,
-    store_path: &Path,
-    check: Option<&LocalCheck>,
-    idle: Duration,
-) -> Result<PullReport, PullError> {
-    let store = LocalStore::open(store_path.to_path_buf()).await?;
-    let source = remote.source();
-    let key = source.clone();
-    let checkpoint = store.with(move |s| s.pull_checkpoint(&key)).await?;
-    let mut report = PullReport::default();
-    match remote.kind {
-        RemoteKind::Orgql => {
-            let mut after = checkpoint.and_then(|c| c.parse::<i64>().ok()).unwrap_or(0);
-            loop {
-                let page = remote.page_after(after, PAGE).await?;
-                let Some(last) = page.deliveries.last().map(|d| d.id) else { break };
-                let mut batch = Vec::with_capacity(page.deliveries.len());
-                for wire in page.deliveries {
-                    let id = wire.id.to_string();
-                    let mut delivery = wire.into_delivery().map_err(|reason| remote.bad_data(reason))?;
-                    if let Some(check) = check {
-                        check.apply(&mut delivery);
-                    }
-                    batch.push((id, delivery));
-                }
-                let key = source.clone();
-                let outcomes = store.with(move |s| s.add_pulled_deliveries(&key, &batch, true)).await?;
-                count(&mut report, &outcomes);
-                after = last;
-            }
-        }
-        RemoteKind::Gosmee => {
-            let mut stream = remote.open_stream(checkpoint.as_deref()).await?;
-            loop {
-                let event = match tokio::time::timeout(idle, stream.next()).await {
-                    Err(_) | Ok(None) => break,
-                    Ok(Some(event)) => event?,
-                };
-                handle(&store, &source, check, event, &mut report).await?;
-            }
-        }
-    }
-    Ok(report)
-}
-
-fn count(report: &mut PullReport, outcomes: &[Pulled]) {
-    for outcome in outcomes {
-        match outcome {
-            Pulled::Stored(_) => report.pulled += 1,
-            Pulled::AlreadyHad(_) => report.already_had += 1,
-        }
-    }
-}
-
-/// Stores one event; returns the local id of a delivery copied now.
-async fn handle(
-    store: &LocalStore,
-    source: &str,
-    check: Option<&LocalCheck>,
-    event: RemoteEvent,
-    report: &mut PullReport,
-) -> Result<Option<i64>, PullError> {
-    match event {
-        RemoteEvent::Delivery { remote_id, resumable, mut delivery } => {
-            if let Some(check) = check {
-                check.apply(&mut delivery);
-            }
-            let key = source.to_owned();
-            let outcome = store.with(move |s| s.add_pulled_delivery(&key, &remote_id, &delivery, resumable)).await?;
-            count(report, &[outcome]);
-            Ok(match outcome {
-                Pulled::Stored(id) => Some(id),
-                Pulled::AlreadyHad(_) => None,
-            })
-        }
-        RemoteEvent::Gap { after, oldest } => {
-            let (key, a, o) = (source.to_owned(), after.clone(), oldest.clone());
-            store.with(move |s| s.add_pull_gap(&key, &a, &o)).await?;
-            report.gaps.push((after, oldest));
-            Ok(None)
-        }
-        RemoteEvent::Ready => Ok(None),
-        RemoteEvent::Unreadable(reason) => {
-            report.unreadable.push(reason);
-            Ok(None)
-        }
-    }
-}
-
-/// What an attachment reports to the worker that started it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum AttachEvent {
-    /// The stream is open (again); it resumes after this remote id.
-    Connected {
-        /// The checkpoint it resumed after.
-        after: Option<String>,
-    },
-    /// A delivery was committed to the local store (its checkpoint with it).
-    Stored {
-        /// Its local id.
-        id: i64,
-    },
-    /// The relay reported a hole, recorded in the store.
-    Gap(PullGap),
-    /// An event that was not a delivery orgql could read.
-    Unreadable(String),
-    /// The stream broke; it is opened again after `retry_in`.
-    Disconnected {
-        /// Why, in one sentence.
-        reason: String,
-        /// The wait before the next try.
-        retry_in: Duration,
-    },
-    /// A failure that retrying will not mend (a refused token, a store that cannot be written);
-    /// the attachment has stopped.
-    Stopped(String),
-}
-
-/// Keeps the store at `store_path` in step with `remote` until `cancel`: opens its stream after
-/// the store's checkpoint, commits each delivery, reports each on the channel (bounded: a slow
-/// reader slows the stream, nothing piles up), and reconnects with backoff (1 s doubling up to
-/// [`MAX_BACKOFF`]) when the stream breaks.
-pub fn attach(
-    remote: Remote,
-    store_path: PathBuf,
-    check: Option<LocalCheck>,
-    cancel: CancellationToken,
-) -> (tokio::task::JoinHandle<()>, mpsc::Receiver<AttachEvent>) {
-    let (events, receiver) = mpsc::channel(256);
-    let task = tokio::spawn(async move {
-        tokio::select! {
-            _ = cancel.cancelled() => {}
-            _ = run_attachment(remote, store_path, check, events) => {}
-        }
-    });
-    (task, receiver)
-}
-
-async fn run_attachment(
-    remote: Remote,
-    store_path: PathBuf,
-    check: Option<LocalCheck>,
-    events: mpsc::Sender<AttachEvent>,
-) {
-    let store = match LocalStore::open(store_path).await {
-        Ok(store) => store,
-        Err(err) => {
-            let _ = events.send(AttachEvent::Stopped(err.to_string())).await;
-            return;
-        }
-    };
-    let source = remote.source();
-    let mut backoff = Duration::from_secs(1);
-    loop {
-        let key = source.clone();
-        let reason = match store.with(move |s| s.pull_checkpoint(&key)).await {
-            Err(err) => {
-                let _ = events.send(AttachEvent::Stopped(err.to_string())).await;
-                return;
-            }
-            Ok(after) => match remote.open_stream(after.as_deref()).await {
-                Err(err @ (PullError::Unauthorized(_) | PullError::NotSharing(_) | PullError::BadUrl(_))) => {
-                    let _ = events.send(AttachEvent::Stopped(err.to_string())).await;
-                    return;
-                }
-                Err(err) => err.to_string(),
-                Ok(mut stream) => {
-                    if events.send(AttachEvent::Connected { after }).await.is_err() {
-                        return;
-                    }
-                    backoff = Duration::from_secs(1);
-                    loop {
-                        let mut report = PullReport::default();
-                        let event = match stream.next().await {
-                            None => break "the remote closed the stream".to_owned(),
-                            Some(Err(err)) => break err.to_string(),
-                            Some(Ok(event)) => event,
-                        };
-                        let gap = match &event {
-                            RemoteEvent::Gap { after, oldest } => Some(PullGap {
-                                source: source.clone(),
-                                after_id: after.clone(),
-                                oldest_id: oldest.clone(),
-                                at: Utc::now(),
-                            }),
-                            _ => None,
-                        };
-                        let sent = match handle(&store, &source, check.as_ref(), event, &mut report).await {
-                            Err(err @ PullError::Store(_)) => {
-                                let _ = events.send(AttachEvent::Stopped(err.to_string())).await;
-                                return;
-                            }
-                            Err(err) => break err.to_string(),
-                            Ok(Some(id)) => events.send(AttachEvent::Stored { id }).await,
-                            Ok(None) => match (gap, report.unreadable.pop()) {
-                                (Some(gap), _) => events.send(AttachEvent::Gap(gap)).await,
-                                (None, Some(reason)) => events.send(AttachEvent::Unreadable(reason)).await,
-                                (None, None) => Ok(()),
-                            },
-                        };
-                        if sent.is_err() {
-                            return;
-                        }
-                    }
-                }
-            },
-        };
-        if events.send(AttachEvent::Disconnected { reason, retry_in: backoff }).await.is_err() {
-            return;
-        }
-        tokio::time::sleep(backoff).await;
-        backoff = (backoff * 2).min(MAX_BACKOFF);
-    }
-}
-
-/// When a delivery was received, for a report (RFC 3339, milliseconds).
-pub fn when(at: DateTime<Utc>) -> String {
-    at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
 #[cfg(test)]
