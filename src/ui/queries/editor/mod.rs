@@ -15,11 +15,12 @@
 //! `operationName`); with the cursor outside them it asks which, by name.
 
 pub mod completion;
+mod find;
+mod keys;
 pub mod problems;
 
 use egui::text::{CCursor, CCursorRange, LayoutJob, TextFormat};
-use egui::util::undoer::{Settings as UndoSettings, Undoer};
-use egui::{Color32, Event, FontId, Key, KeyboardShortcut, Modifiers};
+use egui::{Color32, FontId, Key, KeyboardShortcut, Modifiers};
 use serde_json::Value;
 
 use std::collections::HashSet;
@@ -29,7 +30,7 @@ use std::sync::Arc;
 use crate::explorer::SchemaModel;
 use crate::query::lang::highlight::Highlighter;
 use crate::query::lang::prettify;
-use crate::query::lang::typing::{self, Typed};
+use crate::query::lang::typing::Typed;
 use crate::query::operations::UNNAMED_AMONG_SEVERAL;
 use crate::query::{RunChoice, run_choice};
 use crate::ui::queries::editor::completion::{COMPLETE_SHORTCUT, Completion, KeyOutcome};
@@ -437,179 +438,6 @@ impl QueryEditor {
             // Not a copy of the text a frame: only when it changed.
             Some((id, (seen_selection, text))) if *id == tab.id && *text == tab.query => *seen_selection = selection,
             _ => self.seen = Some((tab.id, (selection, tab.query.clone()))),
-        }
-    }
-
-    /// Sets the undo history up for a tab (pauses group typing), and makes a change of the
-    /// text from outside the editor since the last frame an undo step of its own.
-    fn undo_steps(&mut self, ctx: &egui::Context, edit_id: egui::Id, tab: &Tab) {
-        let mut state = egui::TextEdit::load_state(ctx, edit_id).unwrap_or_default();
-        let mut changed = false;
-        if self.undo_ready.insert(tab.id) {
-            let settings = UndoSettings { max_undos: 200, stable_time: UNDO_PAUSE, auto_save_interval: 5.0 };
-            state.set_undoer(Undoer::with_settings(settings));
-            changed = true;
-        }
-        if let Some((id, (selection, text))) = &self.seen
-            && *id == tab.id
-            && *text != tab.query
-        {
-            let mut undoer = state.undoer();
-            undoer.add_undo(&(*selection, text.clone()));
-            let end = CCursor::new(tab.query.chars().count());
-            let now =
-                state.cursor.char_range().filter(|r| r.primary.index <= end.index).unwrap_or(CCursorRange::one(end));
-            undoer.add_undo(&(now, tab.query.clone()));
-            state.set_undoer(undoer);
-            changed = true;
-        }
-        if changed {
-            state.store(ctx, edit_id);
-        }
-    }
-
-    /// The keys the editor answers to itself while focused (before the text edit sees them).
-    fn keys(&mut self, ui: &egui::Ui, edit_id: egui::Id, tab: &mut Tab) {
-        let ctx = ui.ctx();
-        let selection = || -> Range<usize> {
-            let range = egui::TextEdit::load_state(ctx, edit_id).and_then(|s| s.cursor.char_range());
-            let end = tab.query.chars().count();
-            let (a, b) = range.map_or((end, end), |r| (r.primary.index.0, r.secondary.index.0));
-            byte_of(&tab.query, a.min(b))..byte_of(&tab.query, a.max(b))
-        };
-        // Ctrl+Z goes back to the last text that differs (egui's step back to a mere cursor
-        // move would look like nothing happened). Ctrl+Shift+Z redoes, as egui does.
-        let undo = ui.input_mut(|i| {
-            let at = i.events.iter().position(|e| {
-                matches!(e, Event::Key { key: Key::Z, pressed: true, modifiers, .. } if modifiers.command && !modifiers.shift)
-            });
-            at.map(|at| i.events.remove(at)).is_some()
-        });
-        if undo {
-            self.undo(ctx, edit_id, tab);
-            return;
-        }
-        if ui.input_mut(|i| i.consume_shortcut(&FIND_SHORTCUT)) {
-            let find = self.find.get_or_insert_with(FindBar::default);
-            find.focus = true;
-            let range = selection();
-            if range.start < range.end && !tab.query[range.clone()].contains('\n') {
-                find.text = tab.query[range].to_owned();
-            }
-            return;
-        }
-        if ui.input_mut(|i| i.consume_shortcut(&COMMENT_SHORTCUT)) {
-            let typed = typing::toggle_comment(&tab.query, selection());
-            apply_typed(ctx, edit_id, &mut tab.query, typed);
-            return;
-        }
-        if ui.input(|i| i.key_pressed(Key::Enter) && i.modifiers.is_none())
-            && ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Enter))
-        {
-            let typed = typing::new_line(&tab.query, selection());
-            apply_typed(ctx, edit_id, &mut tab.query, typed);
-            return;
-        }
-        // One bracket or quote typed alone (not a paste): closed as it opens, or stepped over.
-        let texts: Vec<String> = ui.input(|i| {
-            i.events.iter().filter_map(|e| if let Event::Text(t) = e { Some(t.clone()) } else { None }).collect()
-        });
-        if let [one] = texts.as_slice()
-            && let Some(c) = one.chars().next().filter(|_| one.chars().count() == 1)
-            && let Some(typed) = typing::typed(&tab.query, selection(), c)
-        {
-            ui.input_mut(|i| i.events.retain(|e| !matches!(e, Event::Text(t) if t == one)));
-            apply_typed(ctx, edit_id, &mut tab.query, typed);
-        }
-    }
-
-    /// Goes back to the last state of the undo history whose text differs from the query's.
-    fn undo(&mut self, ctx: &egui::Context, edit_id: egui::Id, tab: &mut Tab) {
-        let mut state = egui::TextEdit::load_state(ctx, edit_id).unwrap_or_default();
-        let mut undoer = state.undoer();
-        let end = CCursor::new(tab.query.chars().count());
-        let mut current: UndoState = (state.cursor.char_range().unwrap_or(CCursorRange::one(end)), tab.query.clone());
-        while let Some(previous) = undoer.undo(&current).cloned() {
-            if previous.1 != tab.query {
-                tab.query = previous.1.clone();
-                state.cursor.set_char_range(Some(previous.0));
-                break;
-            }
-            current = previous;
-        }
-        state.set_undoer(undoer);
-        let selection = state.cursor.char_range().unwrap_or(CCursorRange::one(end));
-        state.store(ctx, edit_id);
-        // The change is the editor's own, not one from outside.
-        if let Some((_, seen)) = self.seen.as_mut() {
-            *seen = (selection, tab.query.clone());
-        }
-    }
-
-    /// The find bar above the query: Enter or Next selects the next match, Previous the one
-    /// before, Esc closes it.
-    fn find_ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab) {
-        let Some(find) = self.find.as_mut() else { return };
-        let mut close = false;
-        let mut step: Option<bool> = None;
-        ui.horizontal(|ui| {
-            let label = ui.label("Find");
-            let response = ui.add(
-                egui::TextEdit::singleline(&mut find.text)
-                    .id_salt(("find", tab.id))
-                    .hint_text("text in the query")
-                    .desired_width(200.0),
-            );
-            let response = response.labelled_by(label.id);
-            if std::mem::take(&mut find.focus) {
-                response.request_focus();
-            }
-            if response.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
-                step = Some(!ui.input(|i| i.modifiers.shift));
-                response.request_focus();
-            }
-            if response.lost_focus() && ui.input(|i| i.key_pressed(Key::Escape)) {
-                close = true;
-            }
-            let matches = typing::find_all(&tab.query, &find.text);
-            if ui.button("Previous").clicked() {
-                step = Some(false);
-            }
-            if ui.button("Next").clicked() {
-                step = Some(true);
-            }
-            if ui.button("Close find").clicked() {
-                close = true;
-            }
-            if let Some(forward) = step.filter(|_| !matches.is_empty()) {
-                let at = find.found.as_ref().and_then(|f| matches.iter().position(|m| m == f));
-                let next = match (at, forward) {
-                    (Some(i), true) => (i + 1) % matches.len(),
-                    (Some(i), false) => (i + matches.len() - 1) % matches.len(),
-                    (None, true) => 0,
-                    (None, false) => matches.len() - 1,
-                };
-                find.found = Some(matches[next].clone());
-                find.reveal = true;
-            }
-            match (&find.found, matches.is_empty(), find.text.is_empty()) {
-                (_, _, true) => {}
-                (_, true, false) => {
-                    ui.weak("No match");
-                }
-                (found, false, false) => {
-                    let at = found.as_ref().and_then(|f| matches.iter().position(|m| m == f));
-                    let shown = at.map_or_else(|| "–".to_owned(), |i| (i + 1).to_string());
-                    ui.label(format!("{shown} of {}", matches.len()));
-                }
-            }
-        });
-        if let (Some(_), Some(found), Some((_, id))) = (step, find.found.clone(), self.edit_id) {
-            let typed = Typed { edit: None, selection: found };
-            apply_typed(ui.ctx(), id, &mut tab.query, typed);
-        }
-        if close {
-            self.find = None;
         }
     }
 }
