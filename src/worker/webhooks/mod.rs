@@ -1,4 +1,4 @@
-//! The webhook inspector's jobs, shaped as its window (`crate::ui::webhooks`): what it asks and
+//! The webhook inspector's jobs, shaped as its window (`src/ui/webhooks/`): what it asks and
 //! what comes back, and `handle`, which starts each job from its file — the listener (with the
 //! in-process sandbox's webhooks pointed at it, and a test delivery) in [`listener`], the
 //! deliveries as the list shows them and their JSONL export in [`deliveries`], replays in
