@@ -6,7 +6,7 @@
 #
 # 1. Time to the first frame and peak memory (max RSS), empty and with a synthetic
 #    100,000-row × 12-column result loaded into its first tab (the hooks ORGQL_BENCH_ROWS and
-#    ORGQL_BENCH_EXIT_AFTER_FRAMES, documented in src/ui/bench.rs). The synthetic rows are
+#    ORGQL_BENCH_EXIT_AFTER_FRAMES, documented in src/ui/app/bench.rs). The synthetic rows are
 #    generated on the UI thread before the first frame, which the real app never does (its rows
 #    come from the worker): the column "less_rows_generation" takes that time out.
 # 2. Launch → the explorer's tree drawn from a loaded schema (the in-process sandbox started, its

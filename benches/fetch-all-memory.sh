@@ -2,7 +2,7 @@
 # The app's memory after "Fetch all pages" of a large result, and the CPU it uses idle after it:
 # a release binary under Xvfb (Mesa llvmpipe), a fresh HOME, the in-process sandbox given
 # USERS users (ORGQL_BENCH_SANDBOX_USERS), the first tab's sample query fetched page by page into
-# the grid (ORGQL_BENCH_FETCH_ALL, src/ui/bench.rs). Prints, for each of RUNS runs: the rows, the
+# the grid (ORGQL_BENCH_FETCH_ALL, src/ui/app/bench.rs). Prints, for each of RUNS runs: the rows, the
 # seconds the fetch took, PSS and RSS in MB one second after the last page, the idle CPU (%) and
 # the frames drawn over the 5 seconds after that.
 #

@@ -2,8 +2,8 @@
 //! operation, status, rows and duration; searched by text in the database; a click reopens a
 //! run in a new tab on its connection; entries are deleted one by one, or all after a question.
 
-use super::commands::Commands;
 use crate::store::{HistoryEntry, RunStatus};
+use crate::ui::commands::Commands;
 use crate::worker::{HistoryCommand, HistoryEvent};
 
 /// What the history panel asks for.

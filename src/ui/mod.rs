@@ -1,65 +1,43 @@
-//! The desktop app (egui): a feature a module (its panel, its state, its handling of its own
-//! events); panels draw state and turn clicks into commands for the worker. See `app` for how
-//! they are put together, and docs/architecture.md.
+//! The desktop app (egui), by feature: the shell in [`app`] (start, routing, layout, what the app
+//! keeps), what every panel draws with in `widgets` (accessibility helpers, theme, JSON tree, file
+//! dialog, the request-state enum, plots, number formatting, panes), the way to the worker in
+//! `commands`, and a module (a folder when it has two files or more) per feature: the query tabs
+//! (`queries`), Find user and its card (`find_user`), `import`, `schema_changes`, `saved`,
+//! `history`, `profiles`, the `status_bar`, `webhooks` and the [`renderer`]. Panels draw state and
+//! turn clicks into commands for the worker, whose half of each feature has the same name under
+//! `crate::worker`. See docs/architecture.md.
 
-mod a11y;
 mod app;
-mod app_state;
-mod bench;
-mod chart;
-mod clicks;
 mod commands;
-mod completion;
-mod copy_code;
-mod editor;
-mod explorer;
-mod export_window;
-mod file_dialog;
 mod find_user;
-mod fonts;
-mod grid_view;
 mod history;
 mod import;
-mod import_chart;
-mod import_outcome;
-mod json_tree;
-mod panes;
-mod problems;
 mod profiles;
 mod queries;
 pub mod renderer;
-mod results;
 mod saved;
 mod schema_changes;
-mod schema_notice;
-mod state;
 mod status_bar;
-mod tab;
-mod tab_bar;
-mod tabs;
-mod theme;
-mod user_card;
-mod view_menu;
 mod webhooks;
-mod workspace;
+mod widgets;
 
+pub use app::bench::{CardBench, bench_sandbox_users, synthetic_rows};
+pub use app::state::{AppState, MainView, Schemas, Side};
+pub use app::workspace::{SavedTab, UnreadableWorkspace, WORKSPACE_VERSION, Workspace};
 pub use app::{AppConfig, OrgqlApp};
-pub use app_state::{AppState, MainView, Schemas, Side};
-pub use bench::{CardBench, bench_sandbox_users, synthetic_rows};
-pub use chart::{ChartAsk, ChartIntent, ChartPanel, MAX_BARS};
 pub use commands::Commands;
-pub use editor::{EditorIntent, QueryEditor};
-pub use explorer::{ExplorerIntent, ExplorerPanel, SchemaState};
-pub use results::{ResultsIntent, ResultsPanel};
+pub use queries::editor::{EditorIntent, QueryEditor};
+pub use queries::explorer::{ExplorerIntent, ExplorerPanel, SchemaState};
+pub use queries::results::chart::{ChartAsk, ChartIntent, ChartPanel, MAX_BARS};
+pub use queries::results::{ResultsIntent, ResultsPanel};
+pub use queries::tab::{Grid, Running, SAMPLE_QUERY, Tab, View};
+pub use queries::tab_bar::{TabBar, TabIntent};
+pub use queries::tabs::Tabs;
 pub use saved::{SavedIntent, SavedPanel};
-pub use tab::{Grid, Running, SAMPLE_QUERY, Tab, View};
-pub use tab_bar::{TabBar, TabIntent};
-pub use tabs::Tabs;
 pub use webhooks::{
     ListenerForm, ListenerStatus, RemoteIntent, RemoteSection, RemoteState, TimelineView, TunnelIntent, TunnelSection,
     TunnelState, WebhooksIntent, WebhooksPanel,
 };
-pub use workspace::{SavedTab, UnreadableWorkspace, WORKSPACE_VERSION, Workspace};
 
 use std::sync::Arc;
 
@@ -131,8 +109,8 @@ pub fn run_native(config: AppConfig) -> Result<(), String> {
     let kept_in = record_dir.clone();
     let result = renderer::open(TITLE, &order, native_options, |cc, start| {
         crate::timing::mark("window_created");
-        fonts::install_marks(&cc.egui_ctx);
-        fonts::install_after_first_frame(&cc.egui_ctx);
+        app::fonts::install_marks(&cc.egui_ctx);
+        app::fonts::install_after_first_frame(&cc.egui_ctx);
         let ctx = cc.egui_ctx.clone();
         let repaint = Arc::new(move || ctx.request_repaint());
         release_startup_pages_later(&config.runtime);
@@ -141,7 +119,7 @@ pub fn run_native(config: AppConfig) -> Result<(), String> {
         let mut app = OrgqlApp::new(config, repaint);
         app.set_renderer(report);
         crate::timing::mark("app_created");
-        bench::wrap(app)
+        app::bench::wrap(app)
     });
     match result {
         Ok(()) => Ok(()),

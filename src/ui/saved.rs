@@ -7,11 +7,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::commands::Commands;
-use super::tab::Tab;
 use crate::explorer::SchemaModel;
 use crate::query::lang::validate::{Severity, validate};
 use crate::store::SavedOperation;
+use crate::ui::commands::Commands;
+use crate::ui::queries::tab::Tab;
 use crate::worker::{OperationChange, OperationsCommand, OperationsEvent};
 
 /// What the list asks of the tabs (its changes to the saved operations it sends itself).
@@ -335,7 +335,7 @@ impl SavedPanel {
     }
 
     fn form_ui(&mut self, ctx: &egui::Context) -> Option<(String, String)> {
-        let dialog = crate::ui::a11y::Dialog::new("save-operation");
+        let dialog = crate::ui::widgets::a11y::Dialog::new("save-operation");
         let Some(form) = self.form.as_mut() else {
             // Closed: the focus goes back to what opened it (the Saved list's button, the editor).
             dialog.after(ctx, false);
@@ -363,7 +363,12 @@ impl SavedPanel {
                     if !collections.is_empty() {
                         egui::ComboBox::from_id_salt("save-collections").selected_text("Choose").show_ui(ui, |ui| {
                             for collection in &collections {
-                                crate::ui::a11y::choose(ui, &mut form.collection, collection.clone(), collection);
+                                crate::ui::widgets::a11y::choose(
+                                    ui,
+                                    &mut form.collection,
+                                    collection.clone(),
+                                    collection,
+                                );
                             }
                         });
                     }

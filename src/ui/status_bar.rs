@@ -5,12 +5,12 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use super::results::thousands;
 use crate::api::{Activity, ApiError, TokenState, wait_text};
+use crate::ui::widgets::numbers::{lifetime, size, thousands};
 use crate::worker::{QueryResult, StatusEvent};
 
 /// What the status bar knows of connections. What is running it does not keep: the tabs' runs
-/// say it ([`crate::ui::Tab::running`]), and the app passes it in.
+/// say it ([`crate::ui::queries::tab::Tab::running`]), and the app passes it in.
 #[derive(Default)]
 pub struct StatusBar {
     /// The token of each connection, and when it was reported.
@@ -36,25 +36,6 @@ pub struct Now<'a> {
     pub waiting: bool,
     /// Where the webhook listener listens, while it does.
     pub webhooks: Option<std::net::SocketAddr>,
-}
-
-/// `23 h 12 min`, `4 min 5 s`, `12 s`.
-pub fn lifetime(d: Duration) -> String {
-    let s = d.as_secs();
-    match s {
-        0..60 => format!("{s} s"),
-        60..3600 => format!("{} min {} s", s / 60, s % 60),
-        _ => format!("{} h {} min", s / 3600, (s % 3600) / 60),
-    }
-}
-
-/// `12.3 KB`.
-pub fn size(bytes: usize) -> String {
-    match bytes {
-        0..1024 => format!("{bytes} B"),
-        1024..1_048_576 => format!("{:.1} KB", bytes as f64 / 1024.0),
-        _ => format!("{:.1} MB", bytes as f64 / 1_048_576.0),
-    }
 }
 
 /// What the bar says of an activity: `Throttled — retrying in 2 s`, `Renewing token…`.
@@ -149,15 +130,15 @@ impl StatusBar {
             };
             match (self.failed.get(connection), token) {
                 (Some(why), _) if !waiting => {
-                    super::a11y::alert(ui, "Token: failed").on_hover_text(why);
+                    crate::ui::widgets::a11y::alert(ui, "Token: failed").on_hover_text(why);
                 }
                 _ if waiting && expired => {
-                    super::a11y::polite(ui, "Token: renewing…");
+                    crate::ui::widgets::a11y::polite(ui, "Token: renewing…");
                 }
                 (_, Some((TokenState::Valid { remaining, scopes }, at))) => {
                     let left = remaining.saturating_sub(at.elapsed());
                     if left.is_zero() {
-                        super::a11y::polite(ui, "Token: expired (renewed on the next request)");
+                        crate::ui::widgets::a11y::polite(ui, "Token: expired (renewed on the next request)");
                     } else {
                         // Not a live region: its minutes would be read out every minute.
                         ui.label(format!("Token: valid for {}", lifetime(left)))
@@ -174,7 +155,7 @@ impl StatusBar {
             }
             if let Some(doing) = self.activity_of(connection) {
                 ui.separator();
-                super::a11y::polite(ui, doing);
+                crate::ui::widgets::a11y::polite(ui, doing);
             }
             if let Some((status, elapsed, bytes, count)) = self.last {
                 ui.separator();

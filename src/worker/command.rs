@@ -90,7 +90,7 @@ pub struct QuerySpec {
 /// module of the worker defines its commands and handles them (`dispatch` routes by feature).
 #[derive(Debug, Clone)]
 pub enum Command {
-    /// Runs, pages and "Fetch all" of the query tabs ([`super::walks`]).
+    /// Runs, pages and "Fetch all" of the query tabs ([`super::queries`]).
     Query(QueryCommand),
     /// Exports of a tab's rows or of every page ([`super::exports`]).
     Export(ExportCommand),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::walks::pager;
+use super::queries::pager;
 use super::{JobId, QuerySpec, Shared};
 use crate::export::resume::{self, ExportJob};
 use crate::export::{ExportError, Keeping, changes};

@@ -8,16 +8,16 @@
 mod charts;
 mod command;
 mod exports;
+mod find_user;
 mod history;
 mod import;
-mod operations;
 mod profiles;
+mod queries;
+mod saved;
 mod schema;
 mod schema_changes;
 mod schema_notice;
 mod status;
-mod support;
-mod walks;
 mod webhooks;
 mod workspace;
 
@@ -30,16 +30,16 @@ use tokio_util::sync::CancellationToken;
 pub use charts::{ChartCommand, ChartEvent, ChartImage};
 pub use command::*;
 pub use exports::{ExportAsked, ExportCommand, ExportEvent};
+pub use find_user::{SupportCommand, SupportEvent};
 pub use history::{HistoryCommand, HistoryEvent};
 pub use import::{ApplyOutcome, ApplyRequest, ImportCommand, ImportEvent, PlanRequest, PlanView};
-pub use operations::{OperationChange, OperationsCommand, OperationsEvent};
 pub use profiles::{NetworkPasswords, ProfilesCommand, ProfilesEvent};
+pub use queries::{QueryCommand, QueryEvent, Step};
+pub use saved::{OperationChange, OperationsCommand, OperationsEvent};
 pub use schema::{LoadedSchema, SchemaCommand, SchemaEvent};
 pub use schema_changes::{Affected, FixDone, Rewrite, SchemaChanges, Source, VersionInfo};
 pub use schema_notice::SchemaNotice;
 pub use status::StatusEvent;
-pub use support::{SupportCommand, SupportEvent};
-pub use walks::{QueryCommand, QueryEvent, Step};
 pub use webhooks::{DeliveryBody, ListenerSettings, LoadedDelivery, TunnelProgram, WebhooksCommand, WebhooksEvent};
 pub use workspace::{WorkspaceCommand, WorkspaceEvent};
 
@@ -173,7 +173,7 @@ pub(crate) struct Shared {
     /// One lock per connection's schema, held while it is loaded.
     schema_gates: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// The pages tabs move through.
-    walks: walks::Walks,
+    walks: queries::Walks,
     /// The database file (for the webhook listener's own connection).
     store_path: Option<std::path::PathBuf>,
     /// The webhook listener, when it runs.
@@ -374,7 +374,7 @@ async fn dispatch(
 ) {
     while let Some(command) = commands.recv().await {
         match command {
-            Command::Query(command) => walks::handle(&shared, command),
+            Command::Query(command) => queries::handle(&shared, command),
             Command::Export(command) => exports::handle(&shared, command),
             Command::Import(command) => import::handle(&shared, command),
             Command::Chart(command) => charts::handle(&shared, command),
@@ -382,8 +382,8 @@ async fn dispatch(
             Command::Workspace(command) => workspace::handle(&shared, command).await,
             Command::Schema(command) => schema::handle(&shared, command),
             Command::Webhooks(command) => webhooks::handle(&shared, command),
-            Command::Support(command) => support::handle(&shared, command),
-            Command::Operations(command) => operations::handle(&shared, command),
+            Command::Support(command) => find_user::handle(&shared, command),
+            Command::Operations(command) => saved::handle(&shared, command),
             Command::Profiles(command) => profiles::handle(&shared, command, &profile_changes).await,
             Command::Cancel(job) => shared.cancel(job),
         }

@@ -278,7 +278,7 @@ pub(super) fn handle(shared: &Arc<Shared>, command: SchemaCommand) {
             tokio::spawn(async move {
                 let result = super::schema_changes::apply_fix(&shared, rewrite, undo).await;
                 shared.emit(SchemaEvent::Fixed { connection, result }).await;
-                super::operations::load(shared).await;
+                super::saved::load(shared).await;
             });
         }
     }

@@ -2,11 +2,11 @@
 //! tabs, editor and results) or the webhook inspector, and the windows over them.
 
 use super::OrgqlApp;
-use crate::ui::app_state::{MainView, Side};
+use crate::ui::app::state::{MainView, Side};
 use crate::ui::find_user::Access;
-use crate::ui::panes::{self, Pane};
 use crate::ui::saved::SavedIntent;
 use crate::ui::status_bar::Now;
+use crate::ui::widgets::panes::{self, Pane};
 use crate::worker::HistoryCommand;
 
 /// Saves the active tab as an operation.
@@ -16,7 +16,7 @@ impl OrgqlApp {
     /// Draws the whole window.
     pub(super) fn window_ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
-        crate::ui::theme::install(&ctx);
+        crate::ui::widgets::theme::install(&ctx);
         self.title_ui(&ctx);
         panes::keys(&ctx);
         egui::Panel::top("toolbar").show(ui, |ui| panes::show(ui, Pane::Toolbar, |ui| self.toolbar_ui(ui)));
@@ -54,7 +54,7 @@ impl OrgqlApp {
                 && self.state.schema().value().is_some(),
             rows: active.grid.is_some() && !active.busy(),
         };
-        crate::ui::a11y::focus_ring(&ctx);
+        crate::ui::widgets::a11y::focus_ring(&ctx);
         crate::timing::frame_end(&ctx, shown);
     }
 
@@ -102,7 +102,7 @@ impl OrgqlApp {
             ui.selectable_value(&mut view, MainView::Webhooks, label);
             self.state.show(view);
             ui.separator();
-            crate::ui::view_menu::ui(ui, &mut self.renderer);
+            crate::ui::app::view_menu::ui(ui, &mut self.renderer);
             self.renderer.help_menu_ui(ui);
         });
         if self.state.view() == MainView::Queries {
@@ -195,7 +195,7 @@ impl OrgqlApp {
     }
 
     fn problems_ui(&mut self, ui: &mut egui::Ui) {
-        if let Some(super::super::schema_notice::NoticeIntent::ShowChanges) = self.schema_notice.ui(ui) {
+        if let Some(crate::ui::schema_changes::notice::NoticeIntent::ShowChanges) = self.schema_notice.ui(ui) {
             let connection = self.profiles.connection(self.state.connection());
             self.schema_changes.show(connection, &mut self.commands);
         }
@@ -205,7 +205,11 @@ impl OrgqlApp {
         egui::Panel::top("problems").show(ui, |ui| {
             let mut dismiss = false;
             ui.horizontal_wrapped(|ui| {
-                crate::ui::a11y::polite_colored(ui, ui.visuals().warn_fg_color, self.state.problems().join(" · "));
+                crate::ui::widgets::a11y::polite_colored(
+                    ui,
+                    ui.visuals().warn_fg_color,
+                    self.state.problems().join(" · "),
+                );
                 dismiss = ui.button("Dismiss").clicked();
             });
             if dismiss {

@@ -1,38 +1,49 @@
-//! The app: its start and exit here, the routing of the worker's events to the feature that
-//! owns them in [`routing`], and the window's layout in [`layout`]. Each feature (the query
-//! tabs, the history, saved operations, profiles, Find user, schema changes, the webhook inspector, the status
-//! bar) is a module of `ui` that owns its panel, its state and its handling of its own events;
-//! a new feature adds its module, a line in `routing` and its place in `layout`.
+//! The app, the shell of the window: its start and exit here, the routing of the worker's events
+//! to the feature that owns them in [`routing`], and the window's layout in [`layout`]; what it
+//! knows and keeps ([`state`], [`workspace`]), the View menu ([`view_menu`]), the fonts
+//! ([`fonts`]), clicks read across slow frames ([`clicks`]) and the benchmarks' hooks ([`bench`]).
+//! Each feature (the query tabs, the history, saved operations, profiles, Find user, import, schema
+//! changes, the webhook inspector, the status bar) is a module of `ui` that owns its panel, its
+//! state and its handling of its own events; a new feature adds its module, a line in `routing`
+//! and its place in `layout`. Features reach the worker through `crate::ui::commands` and draw
+//! with `crate::ui::widgets`; only the query tabs reach into the shell, for the [`state::AppState`]
+//! whose tabs and schemas they change.
 
+pub mod bench;
+pub mod clicks;
+pub mod fonts;
 mod layout;
 mod routing;
+pub mod state;
+pub mod view_menu;
+pub mod workspace;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use super::app_state::{AppState, MainView};
-use super::clicks::ClickTiming;
-use super::commands::Commands;
-use super::copy_code::CopyCode;
-use super::editor::QueryEditor;
-use super::explorer::ExplorerPanel;
-use super::find_user::FindUserWindow;
-use super::history::HistoryPanel;
-use super::import::ImportWindow;
-use super::profiles::ProfilesWindow;
-use super::queries::{Context, Queries};
-use super::renderer::{RendererPanel, StartReport};
-use super::saved::SavedPanel;
-use super::schema_changes::SchemaChangesWindow;
-use super::schema_notice::SchemaNoticeBar;
-use super::status_bar::StatusBar;
-use super::tab::Tab;
-use super::webhooks::{ListenerForm, WebhooksPanel};
-use super::workspace::Workspace;
 use crate::profiles::{ProfileFile, SecretStore};
 use crate::store::HistoryEntry;
+use crate::ui::app::clicks::ClickTiming;
+use crate::ui::app::state::{AppState, MainView};
+use crate::ui::app::workspace::Workspace;
+use crate::ui::commands::Commands;
+use crate::ui::find_user::FindUserWindow;
+use crate::ui::history::HistoryPanel;
+use crate::ui::import::ImportWindow;
+use crate::ui::profiles::ProfilesWindow;
+use crate::ui::queries::copy_code::CopyCode;
+use crate::ui::queries::editor::QueryEditor;
+use crate::ui::queries::explorer::ExplorerPanel;
+use crate::ui::queries::tab::Tab;
+use crate::ui::queries::{Context, Queries};
+use crate::ui::renderer::{RendererPanel, StartReport};
+use crate::ui::saved::SavedPanel;
+use crate::ui::schema_changes::SchemaChangesWindow;
+use crate::ui::schema_changes::notice::SchemaNoticeBar;
+use crate::ui::status_bar::StatusBar;
+use crate::ui::webhooks::{ListenerForm, WebhooksPanel};
 use crate::worker::{Event, HistoryCommand, OperationsCommand, Worker, WorkspaceCommand};
 
 /// How long `logic` may spend draining events in one frame.
@@ -173,7 +184,7 @@ impl OrgqlApp {
     }
 
     /// The schema of the chosen connection (for tests).
-    pub fn schema(&self) -> &super::SchemaState {
+    pub fn schema(&self) -> &crate::ui::queries::explorer::SchemaState {
         self.state.schema()
     }
 
@@ -203,7 +214,7 @@ impl OrgqlApp {
     }
 
     /// The results panel (for tests).
-    pub fn results(&self) -> &super::results::ResultsPanel {
+    pub fn results(&self) -> &crate::ui::queries::results::ResultsPanel {
         &self.queries.results
     }
 
@@ -275,7 +286,7 @@ impl OrgqlApp {
         let connection = self.profiles.connection(self.state.connection())?;
         let tab = self.state.tabs().active();
         let schema = self.state.schemas().model(&self.state.connection_name()).map(|model| &**model.schema());
-        super::copy_code::program(
+        crate::ui::queries::copy_code::program(
             language,
             &connection,
             self.status.sandbox(),
@@ -321,7 +332,7 @@ impl eframe::App for OrgqlApp {
         }
     }
 
-    /// A click read across a slow frame is still a click ([`super::clicks`]).
+    /// A click read across a slow frame is still a click ([`crate::ui::app::clicks`]).
     fn raw_input_hook(&mut self, ctx: &egui::Context, raw_input: &mut egui::RawInput) {
         self.clicks.before_frame(ctx, raw_input);
     }

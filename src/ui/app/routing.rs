@@ -4,8 +4,8 @@
 
 use super::OrgqlApp;
 use crate::store::{HistoryEntry, SavedOperation};
+use crate::ui::app::workspace::Workspace;
 use crate::ui::profiles::ProfileChoice;
-use crate::ui::workspace::Workspace;
 use crate::worker::{Event, ProfilesEvent, WorkspaceCommand, WorkspaceEvent};
 
 impl OrgqlApp {

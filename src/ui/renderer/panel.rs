@@ -84,7 +84,7 @@ impl RendererPanel {
             ui.weak(format!("{ENV}={env} is set and comes first"));
         }
         if let Some(problem) = &self.problem {
-            crate::ui::a11y::polite_colored(ui, ui.visuals().warn_fg_color, problem.clone());
+            crate::ui::widgets::a11y::polite_colored(ui, ui.visuals().warn_fg_color, problem.clone());
         }
         if chosen != self.setting {
             self.setting = chosen;
@@ -113,7 +113,7 @@ impl RendererPanel {
         // The manners of every orgql window: the focus on its first control when it opens, Escape
         // closes it, the focus back to what opened it; its own title row, whose close button is
         // named "Close About orgql" (egui's says "Close window").
-        let dialog = crate::ui::a11y::Dialog::new("About orgql");
+        let dialog = crate::ui::widgets::a11y::Dialog::new("About orgql");
         egui::Window::new("About orgql").title_bar(false).resizable(false).show(ctx, |ui| {
             close |= dialog.titled_contents(ui, "About orgql");
             ui.heading(format!("orgql {}", env!("CARGO_PKG_VERSION")));

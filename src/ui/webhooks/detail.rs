@@ -1,9 +1,9 @@
 //! The detail of one delivery: its verification, request line, headers and body (a JSON tree
 //! when the body is JSON), with copy as cURL and replay to a URL of the user's.
 
-use super::super::json_tree;
-use super::super::status_bar::size;
 use crate::store::Delivery;
+use crate::ui::widgets::json_tree;
+use crate::ui::widgets::numbers::size;
 use crate::webhooks::listener::OVER_LIMIT;
 use crate::webhooks::replay::Replayed;
 use crate::worker::LoadedDelivery;

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use egui_extras::{Column, TableBuilder};
 
-use super::super::status_bar::size;
 use crate::store::DeliverySummary;
+use crate::ui::widgets::numbers::size;
 use crate::webhooks::{DeliveryFilter, VerificationFilter};
 
 const ROW_HEIGHT: f32 = 20.0;
@@ -96,9 +96,9 @@ impl DeliveryList {
         let response = egui::ComboBox::from_id_salt("webhook-type-filter")
             .selected_text(chosen)
             .show_ui(ui, |ui| {
-                crate::ui::a11y::choose(ui, &mut filter.event_type, None, "Any type");
+                crate::ui::widgets::a11y::choose(ui, &mut filter.event_type, None, "Any type");
                 for (kind, count) in &self.types {
-                    crate::ui::a11y::choose(
+                    crate::ui::widgets::a11y::choose(
                         ui,
                         &mut filter.event_type,
                         Some(kind.clone()),
@@ -108,18 +108,18 @@ impl DeliveryList {
             })
             .response
             .labelled_by(label.id);
-        crate::ui::a11y::say_combo_value(ui, &response);
+        crate::ui::widgets::a11y::say_combo_value(ui, &response);
         let label = ui.label("Signature");
         let response = egui::ComboBox::from_id_salt("webhook-verification-filter")
             .selected_text(filter.verification.label())
             .show_ui(ui, |ui| {
                 for choice in VerificationFilter::ALL {
-                    crate::ui::a11y::choose(ui, &mut filter.verification, choice, choice.label());
+                    crate::ui::widgets::a11y::choose(ui, &mut filter.verification, choice, choice.label());
                 }
             })
             .response
             .labelled_by(label.id);
-        crate::ui::a11y::say_combo_value(ui, &response);
+        crate::ui::widgets::a11y::say_combo_value(ui, &response);
         self.set_filter(filter);
     }
 

@@ -18,8 +18,8 @@ pub use settings::ListenerForm;
 pub use timeline::TimelineView;
 pub use tunnel::{TunnelIntent, TunnelSection, TunnelState};
 
-use super::commands::Commands;
 use crate::store::{Delivery, DeliverySummary};
+use crate::ui::commands::Commands;
 use crate::webhooks::DeliveryFilter;
 use crate::webhooks::replay::Replayed;
 use crate::worker::{JobId, ListenerSettings, WebhooksCommand, WebhooksEvent};
@@ -437,9 +437,9 @@ impl WebhooksPanel {
             let total = self.list.rows().len();
             let shown = self.list.shown_len();
             let count = if shown == total {
-                format!("{} deliveries", super::results::thousands(total as u64))
+                format!("{} deliveries", crate::ui::widgets::numbers::thousands(total as u64))
             } else {
-                format!("{} of {} deliveries", super::results::thousands(shown as u64), total)
+                format!("{} of {} deliveries", crate::ui::widgets::numbers::thousands(shown as u64), total)
             };
             ui.label(count);
             ui.separator();

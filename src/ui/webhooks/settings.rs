@@ -107,12 +107,12 @@ impl ListenerForm {
                 .selected_text(self.scheme.label())
                 .show_ui(ui, |ui| {
                     for kind in SchemeKind::ALL {
-                        crate::ui::a11y::choose(ui, &mut self.scheme, kind, kind.label());
+                        crate::ui::widgets::a11y::choose(ui, &mut self.scheme, kind, kind.label());
                     }
                 })
                 .response
                 .labelled_by(label.id);
-            crate::ui::a11y::say_combo_value(ui, &response);
+            crate::ui::widgets::a11y::say_combo_value(ui, &response);
             ui.end_row();
             if matches!(self.scheme, SchemeKind::HmacHex | SchemeKind::HmacBase64) {
                 let label = ui.label("Signature header");

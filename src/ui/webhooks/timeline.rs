@@ -6,7 +6,7 @@
 use chrono::{DateTime, Local, Utc};
 use egui_plot::{Bar, BarChart, Legend, PlotPoint, PlotTransform, Points, Span};
 
-use super::super::chart::{choice, still_plot};
+use crate::ui::widgets::plot::{choice, still_plot};
 
 use super::list::DeliveryList;
 use crate::chart::timeline::{Step, Timeline};

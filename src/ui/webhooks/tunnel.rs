@@ -122,12 +122,12 @@ impl TunnelSection {
                 .selected_text(names.get(self.choice).cloned().unwrap_or_default())
                 .show_ui(ui, |ui| {
                     for (i, name) in names.iter().enumerate() {
-                        crate::ui::a11y::choose(ui, &mut self.choice, i, name);
+                        crate::ui::widgets::a11y::choose(ui, &mut self.choice, i, name);
                     }
                 })
                 .response
                 .labelled_by(label.id);
-            crate::ui::a11y::say_combo_value(ui, &response);
+            crate::ui::widgets::a11y::say_combo_value(ui, &response);
             let own = self.choice >= self.programs.len();
             if own {
                 let label = ui.label("Command");
