@@ -15,8 +15,7 @@ use super::keys::{Fingerprint, Keys};
 use super::mapping::{Mapping, Use, convert, entry_field};
 use super::read::{self, Record};
 use super::target::Target;
-/// The one count formatter, kept here too for the window's import halves that name it so.
-pub use crate::table::thousands;
+use crate::table::thousands;
 
 /// What is done with a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -9,6 +9,7 @@
 
 mod app;
 mod commands;
+mod explorer;
 mod find_user;
 mod history;
 mod import;
@@ -26,8 +27,8 @@ pub use app::state::{AppState, MainView, Schemas, Side};
 pub use app::workspace::{SavedTab, UnreadableWorkspace, WORKSPACE_VERSION, Workspace};
 pub use app::{AppConfig, OrgqlApp};
 pub use commands::Commands;
+pub use explorer::{ExplorerIntent, ExplorerPanel, SchemaState};
 pub use queries::editor::{EditorIntent, QueryEditor};
-pub use queries::explorer::{ExplorerIntent, ExplorerPanel, SchemaState};
 pub use queries::results::chart::{ChartAsk, ChartIntent, ChartPanel, MAX_BARS};
 pub use queries::results::{ResultsIntent, ResultsPanel};
 pub use queries::tab::{Grid, Running, SAMPLE_QUERY, Tab, View};

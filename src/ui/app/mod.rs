@@ -29,13 +29,13 @@ use crate::ui::app::clicks::ClickTiming;
 use crate::ui::app::state::{AppState, MainView};
 use crate::ui::app::workspace::Workspace;
 use crate::ui::commands::Commands;
+use crate::ui::explorer::ExplorerPanel;
 use crate::ui::find_user::FindUserWindow;
 use crate::ui::history::HistoryPanel;
 use crate::ui::import::ImportWindow;
 use crate::ui::profiles::ProfilesWindow;
 use crate::ui::queries::copy_code::CopyCode;
 use crate::ui::queries::editor::QueryEditor;
-use crate::ui::queries::explorer::ExplorerPanel;
 use crate::ui::queries::tab::Tab;
 use crate::ui::queries::{Context, Queries};
 use crate::ui::renderer::{RendererPanel, StartReport};
@@ -184,7 +184,7 @@ impl OrgqlApp {
     }
 
     /// The schema of the chosen connection (for tests).
-    pub fn schema(&self) -> &crate::ui::queries::explorer::SchemaState {
+    pub fn schema(&self) -> &crate::ui::explorer::SchemaState {
         self.state.schema()
     }
 

@@ -12,7 +12,7 @@ use egui_plot::Line;
 use crate::ui::widgets::plot::still_plot;
 
 use crate::import::Action;
-use crate::import::plan::thousands;
+use crate::table::thousands;
 
 const BAR_HEIGHT: f32 = 26.0;
 /// Room beside a part's name: a part narrower than its name and this draws no text (the name

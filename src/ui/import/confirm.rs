@@ -2,7 +2,8 @@
 //! Resume, and the confirmation that names what Apply or Resume will send.
 
 use super::{Ask, ImportWindow};
-use crate::import::plan::{counted, thousands};
+use crate::import::plan::counted;
+use crate::table::thousands;
 use crate::ui::import::row_outcomes::will_skip;
 use crate::ui::widgets::requested::Requested;
 

@@ -2,7 +2,7 @@
 //! under way (each row's own outcome is [`super::row_outcomes`]).
 
 use super::{Ask, ImportWindow, rows};
-use crate::import::plan::thousands;
+use crate::table::thousands;
 use crate::ui::import::row_outcomes::{capitalised, were_skipped};
 use crate::ui::widgets::requested::Requested;
 

@@ -2,8 +2,9 @@
 //! as a grid, old → new in each.
 
 use super::{Ask, EMPTY_CLEARS, ImportWindow, rows};
-use crate::import::plan::{counted, thousands};
+use crate::import::plan::counted;
 use crate::import::{Action, PlannedRow};
+use crate::table::thousands;
 use crate::ui::import::chart::plan_bar;
 use crate::ui::import::row_outcomes::capitalised;
 use egui_extras::{Column, TableBuilder};

@@ -6,9 +6,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::import::plan::{counted, thousands};
+use crate::import::plan::counted;
 use crate::import::session::RowOutcome;
 use crate::import::{Action, PlannedRow};
+use crate::table::thousands;
 use crate::worker::ApplyOutcome;
 
 /// The invalid rows named in the question before Apply and the summary after it, at most.

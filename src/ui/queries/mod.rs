@@ -1,12 +1,12 @@
-//! The query tabs as a feature: the tab bar, the editor, the results, the explorer of the chosen
-//! connection's schema and the export window, and what their clicks ask of the worker (a run,
-//! another page, every page, an export, a schema) and how its answers reach the tab that asked.
+//! The query tabs as a feature: the tab bar, the editor, the results and the export window, the
+//! explorer's place beside them (its panel is `ui/explorer/`), what their clicks ask of the worker
+//! (a run, another page, every page, an export, a schema) and how its answers reach the tab that
+//! asked.
 //! The tabs themselves are kept by [`AppState`] (the workspace keeps them); this module owns the
 //! panels and the logic between them and the worker.
 
 pub mod copy_code;
 pub mod editor;
-pub mod explorer;
 pub mod export_window;
 pub mod results;
 pub mod tab;
@@ -16,9 +16,9 @@ pub mod tabs;
 use crate::table::CsvOptions;
 use crate::ui::app::state::AppState;
 use crate::ui::commands::Commands;
+use crate::ui::explorer::{ExplorerIntent, ExplorerPanel};
 use crate::ui::profiles::ProfilesWindow;
 use crate::ui::queries::editor::{EditorIntent, QueryEditor};
-use crate::ui::queries::explorer::{ExplorerIntent, ExplorerPanel};
 use crate::ui::queries::export_window::{ExportIntent, ExportWindow};
 use crate::ui::queries::results::{ResultsIntent, ResultsPanel};
 use crate::ui::queries::tab::{Export, ExportRequest, FetchAll};

@@ -2,18 +2,8 @@
 
 use std::time::Duration;
 
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+/// `1234567` as `1,234,567`: the one formatter, shared with the command line's import plan.
+pub use crate::table::thousands;
 
 /// `23 h 12 min`, `4 min 5 s`, `12 s`.
 pub fn lifetime(d: Duration) -> String {
@@ -31,17 +21,5 @@ pub fn size(bytes: usize) -> String {
         0..1024 => format!("{bytes} B"),
         1024..1_048_576 => format!("{:.1} KB", bytes as f64 / 1024.0),
         _ => format!("{:.1} MB", bytes as f64 / 1_048_576.0),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::thousands;
-
-    #[test]
-    fn groups_thousands() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(1234), "1,234");
-        assert_eq!(thousands(100_000), "100,000");
     }
 }
