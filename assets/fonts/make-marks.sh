@@ -2,7 +2,7 @@
 # Makes assets/fonts/orgql-marks.ttf: the app's own marks (✓ ✗ ● → ⚠ …) cut out of DejaVu Sans,
 # so that they are drawn the same on every system, also where no system font has them (a fresh
 # Windows or Wine, a minimal Linux). egui's own fonts lack ✓ ✗ and, in proportional text, the
-# arrows and shapes (src/ui/fonts.rs says which). Run it again when the app uses a new mark;
+# arrows and shapes (src/ui/app/fonts.rs says which). Run it again when the app uses a new mark;
 # `cargo test --lib marks` fails until then.
 #
 # Needs DejaVu Sans (Debian: fonts-dejavu-core) and fontTools (PyPI, installed into a venv of

@@ -1,6 +1,6 @@
 //! Lenient types for an introspection result: kinds, locations and other enum-like values are
 //! kept as text, every list and description may be missing or null, unknown keys are ignored.
-//! What they mean is decided later (`sdl.rs`), where what cannot be read is skipped and said.
+//! What they mean is decided later (`sdl/`), where what cannot be read is skipped and said.
 
 use serde::{Deserialize, Deserializer};
 
