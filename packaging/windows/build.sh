@@ -42,13 +42,16 @@ if ((${#missing[@]})); then
     "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-# 2. The two programs.
-say "cargo build --release --target $target (orgql.exe)"
-cargo build --release --locked --target "$target" --bin orgql >&2
+# 2. The two programs. ORGQL_WINDOWS_PROFILE names another profile of Cargo.toml for orgql.exe
+# (CI tries the installer built with ci-windows: release without cross-crate LTO); the console
+# twin has its own release profile.
+profile=${ORGQL_WINDOWS_PROFILE:-release}
+say "cargo build --profile $profile --target $target (orgql.exe)"
+cargo build --profile "$profile" --locked --target "$target" --bin orgql >&2
 say "cargo build --release --target $target (orgql.com, the console twin)"
 cargo build --release --locked --target "$target" --manifest-path packaging/windows/console/Cargo.toml >&2
 out="$CARGO_TARGET_DIR/$target/release"
-exe="$out/orgql.exe"
+exe="$CARGO_TARGET_DIR/$target/$profile/orgql.exe"
 com="$out/orgql-console.exe"
 
 # 3. What the exe is.
