@@ -34,6 +34,10 @@ pub struct ConnectionArgs {
     pub timeout: u64,
     #[command(flatten)]
     pub network: Box<NetworkArgs>,
+    /// The profile's secret when the caller already has it (a scheduled delivery's, read with
+    /// nobody signed in): asked before the keyring and the environment. Never an argument.
+    #[arg(skip)]
+    pub given_secret: Option<Secret>,
 }
 
 /// The network options of a connection (kept in a profile by `orgql profile add`).
@@ -150,12 +154,12 @@ impl ConnectionArgs {
     fn credentials(&self, store: &SecretStore) -> Result<Credentials, Failure> {
         if let Some(name) = &self.profile {
             let profile = ProfileFile::default_location().and_then(|file| file.get(name)).map_err(Failure::usage)?;
-            let stored = match store.client_secret(name) {
-                Ok(secret) => secret,
-                Err(err) => {
+            let stored = match &self.given_secret {
+                Some(given) => Some(given.clone()),
+                None => store.client_secret(name).unwrap_or_else(|err| {
                     tracing::info!("{err}");
                     None
-                }
+                }),
             };
             let secret = stored.or_else(env_secret).ok_or_else(|| {
                 Failure::usage(format!(

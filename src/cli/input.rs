@@ -72,7 +72,7 @@ fn variables_help() -> String {
 }
 
 /// The saved operation `name` of the database at `store` (orgql's by default).
-fn saved_operation(name: &str, store: Option<PathBuf>) -> Result<crate::store::SavedOperation, Failure> {
+pub(super) fn saved_operation(name: &str, store: Option<PathBuf>) -> Result<crate::store::SavedOperation, Failure> {
     let path = super::operations::store_path(store)?;
     if !path.exists() {
         return Err(Failure::usage(format!(

@@ -13,6 +13,7 @@ mod profile;
 mod query;
 mod reset;
 mod sandbox;
+mod schedule;
 mod schema;
 mod webhooks;
 
@@ -65,6 +66,10 @@ pub enum Command {
     /// What changed in the service's schema (every version is kept), or the schema as SDL.
     #[command(subcommand)]
     Schema(schema::SchemaCommand),
+    /// Deliver an export on a schedule (to a folder, a file, a share or SFTP), registered with
+    /// the system's own scheduler; every run recorded.
+    #[command(subcommand)]
+    Schedule(schedule::ScheduleCommand),
     /// Show the route to the service (settings files, proxy, certificate and who trusts it,
     /// token, schema); exit 0 when a query would work.
     Doctor(doctor::DoctorArgs),
@@ -133,6 +138,7 @@ pub fn main() -> ExitCode {
         Some(Command::Webhooks(command)) => webhooks::run(command),
         Some(Command::Operations(command)) => operations::run(command),
         Some(Command::Schema(command)) => block_on(schema::run(command)),
+        Some(Command::Schedule(command)) => schedule::run(command),
         Some(Command::Doctor(args)) => block_on(doctor::run(args)),
         None => desktop(),
     };

@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use self::changes::{Baseline, RowRecorder};
 pub use self::outcome::{Continue, ExportError, Exported, Progress, Reached};
-use self::sinks::{ChangesFile, Kept, PageSink};
+use self::sinks::{Both, ChangesFile, Kept, PageSink};
 use self::walk::walk_into;
 use crate::api::Pager;
 use crate::table::{CsvFile, CsvOptions, FileError, Format};
@@ -121,5 +121,46 @@ async fn walk_kept(
         }
         Some(Keeping { recorder: None, .. }) => walk_into(pager, out, file, cancel, progress).await,
         None => walk_into(pager, out, file, cancel, progress).await,
+    }
+}
+
+/// Walks every page of `pager` into two files at once: `whole` (every row, as [`export_all`]
+/// writes it) and `changes` (the rows added, changed or removed since `baseline`, as
+/// `--changes-since` writes them), every row kept by `recorder` keyed by the column `key`: what
+/// a scheduled delivery with changes sends (issue 53). Both files appear under their names only
+/// when both are complete; the returned rows are the whole file's, the counts the changes'.
+#[allow(clippy::too_many_arguments)]
+pub async fn export_with_changes(
+    pager: &mut Pager,
+    whole: &Path,
+    changes: &Path,
+    format: Format,
+    options: CsvOptions,
+    connection: &str,
+    key: usize,
+    baseline: Baseline,
+    recorder: Option<RowRecorder>,
+    cancel: &CancellationToken,
+    progress: impl FnMut(Progress),
+) -> Result<Exported, ExportError> {
+    crate::platform::ui_thread::check("export file");
+    let columns = pager.site().columns.clone();
+    let about = || crate::table::About { query: pager.query_text().to_owned(), connection: connection.to_owned() };
+    let named = |name: &str| crate::query::Column { name: name.into(), keys: vec![name.into()] };
+    let mut header = vec![named(changes::CHANGE), named(changes::CHANGED_FIELDS)];
+    header.extend(columns.iter().cloned());
+    match format {
+        Format::Xlsx => {
+            let whole_file = crate::table::XlsxFile::create(whole, &columns, about())?;
+            let changes_file = crate::table::XlsxFile::create(changes, &header, about())?;
+            let both = Both { whole: whole_file, changes: ChangesFile::new(changes_file, key, baseline, recorder) };
+            walk_into(pager, whole, both, cancel, progress).await
+        }
+        Format::Csv => {
+            let whole_file = CsvFile::create(whole, &columns, options)?;
+            let changes_file = CsvFile::create(changes, &header, options)?;
+            let both = Both { whole: whole_file, changes: ChangesFile::new(changes_file, key, baseline, recorder) };
+            walk_into(pager, whole, both, cancel, progress).await
+        }
     }
 }

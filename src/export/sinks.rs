@@ -215,6 +215,42 @@ impl<S: TextSink> PageSink for ChangesFile<S> {
     }
 }
 
+/// Two files written from the same pages: the whole file (`whole`) and the changes since a
+/// baseline (`changes`, a [`ChangesFile`]) — what a scheduled delivery with changes sends.
+/// Its rows, partial and resumability are the whole file's.
+pub(super) struct Both<A, B> {
+    pub(super) whole: A,
+    pub(super) changes: B,
+}
+
+impl<A: PageSink, B: PageSink> PageSink for Both<A, B> {
+    fn page(&mut self, data: &serde_json::Value, site: &crate::query::ConnectionSite) -> Result<(), String> {
+        self.whole.page(data, site)?;
+        self.changes.page(data, site)
+    }
+    fn written(&self) -> u64 {
+        self.whole.written()
+    }
+    fn partial(self) -> Partial {
+        // The changes file is worth nothing alone: it is kept as its own `.partial` beside.
+        drop(self.changes.partial());
+        self.whole.partial()
+    }
+    fn finish(self) -> Result<u64, CommitError> {
+        let Both { whole, changes } = self;
+        if let Err(e) = changes.finish() {
+            return Err(CommitError { error: e.error, partial: whole.partial() });
+        }
+        whole.finish()
+    }
+    fn resumable(&self) -> bool {
+        false
+    }
+    fn outcome(&mut self) -> (Option<Counts>, Option<RowRecorder>) {
+        self.changes.outcome()
+    }
+}
+
 impl PageSink for CsvFile {
     fn page(&mut self, data: &serde_json::Value, site: &crate::query::ConnectionSite) -> Result<(), String> {
         self.writer().write_page(data, site).map_err(|e| e.to_string())?;

@@ -10,6 +10,7 @@ mod mentions;
 mod operations;
 mod pulled;
 mod retention;
+mod schedules;
 mod schemas;
 mod workspace;
 
@@ -20,6 +21,7 @@ pub use imports::{ImportJob, JournalRow, Origin, RowState};
 pub use operations::SavedOperation;
 pub use pulled::{PullGap, Pulled};
 pub use retention::Pruned;
+pub use schedules::{RunEnd, RunState, ScheduleRun};
 pub use schemas::{Recorded, SchemaVersion};
 
 use std::path::{Path, PathBuf};
@@ -302,6 +304,29 @@ const MIGRATIONS: &[&str] = &[
     // `--skip-invalid`), so they do not make it "not applied".
     "ALTER TABLE imports ADD COLUMN retry_of INTEGER;
     ALTER TABLE imports ADD COLUMN skip_invalid INTEGER NOT NULL DEFAULT 0;",
+    // Issue 53: scheduled deliveries — each schedule's definition (JSON of
+    // `crate::schedule::Schedule`, never a secret) and every run of it: when, how it ended, what
+    // it delivered where, the one-sentence failure, and whether the app has shown that failure.
+    "CREATE TABLE schedules (
+        name TEXT PRIMARY KEY,
+        definition TEXT NOT NULL,
+        created TEXT NOT NULL
+    );
+    CREATE TABLE schedule_runs (
+        id INTEGER PRIMARY KEY,
+        schedule TEXT NOT NULL,
+        started TEXT NOT NULL,
+        ended TEXT,
+        outcome TEXT NOT NULL,
+        rows INTEGER,
+        bytes INTEGER,
+        delivered_to TEXT,
+        changes_to TEXT,
+        message TEXT,
+        exit_code INTEGER,
+        shown INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX schedule_runs_schedule ON schedule_runs (schedule, id);",
 ];
 
 impl Store {

@@ -38,6 +38,7 @@ mod proxy_sign_in;
 mod remote_ui;
 mod saved;
 mod scale_ui;
+mod schedules;
 mod schema_changes;
 mod servers;
 mod share;
