@@ -437,6 +437,37 @@ printf '%s\n' "$secret" | wine "$com" profile add smoke --base-url "http://127.0
 answer=$(wine "$com" query --profile smoke -e '{ paginatedUsers(first: 1) { edges { node { ref } } } }' \
     2> "$work/query.err" | tr -d '\r')
 grep -q '"ref"' <<< "$answer" || fail "the query with the profile answered: $answer"
+
+# 3b. A scheduled delivery (issue 53). Wine's Task Scheduler service must be started first
+# (`net start schedule`); it then keeps a task under system32\tasks, but drops its trigger and
+# command, has no `schtasks /Query` and never runs a task: so the task is checked to exist by its
+# file, and the delivery is made by running what the task runs, `orgql schedule run NAME`, to a
+# folder with a space in its name — byte for byte the export of the same document.
+step=$(date +%s)
+wine net start schedule > "$work/schedule-service.out" 2>&1 || fail "wine net start schedule: $(tail -n 2 "$work/schedule-service.out")"
+document='{ paginatedUsers(first: 50) { edges { node { ref name email isActive } } } }'
+mkdir -p "$c/users/Public/HR deliveries"
+wine "$com" schedule add smoke-weekly --profile smoke -e "$document" --every "mon 07:00" \
+    --to 'C:\users\Public\HR deliveries\' > "$work/schedule-add.out" 2> "$work/schedule-add.err" ||
+    fail "schedule add: $(tail -n 3 "$work/schedule-add.err")"
+task_file() { find "$WINEPREFIX/drive_c/windows/system32" -maxdepth 3 -ipath '*/tasks/orgql/smoke-weekly' | head -n 1; }
+[ -n "$(task_file)" ] || fail "schedule add registered no task \\orgql\\smoke-weekly: $(tr -d '\r' < "$work/schedule-add.out")"
+wine "$com" schedule run smoke-weekly > /dev/null 2> "$work/schedule-run.err" ||
+    fail "schedule run exited $?: $(tail -n 3 "$work/schedule-run.err")"
+mapfile -t delivered < <(ls -A "$c/users/Public/HR deliveries")
+[ "${#delivered[@]}" -eq 1 ] && [[ "${delivered[0]}" == smoke-weekly-????-??-??.csv ]] ||
+    fail "the folder holds ${delivered[*]:-nothing}, not one smoke-weekly-DATE.csv"
+wine "$com" export --profile smoke -e "$document" --out 'C:\users\Public\schedule-export.csv' \
+    > /dev/null 2> "$work/schedule-export.err" || fail "the export to compare with: $(tail -n 3 "$work/schedule-export.err")"
+cmp "$c/users/Public/HR deliveries/${delivered[0]}" "$c/users/Public/schedule-export.csv" ||
+    fail "the delivery differs from the export of the same document"
+history=$(wine "$com" schedule history smoke-weekly 2>&1 | tr -d '\r')
+grep -q delivered <<< "$history" || fail "schedule history lists no delivery: $history"
+wine "$com" schedule remove smoke-weekly > "$work/schedule-remove.out" 2>&1 ||
+    fail "schedule remove: $(tail -n 3 "$work/schedule-remove.out")"
+[ -z "$(task_file)" ] || fail "schedule remove left the task $(task_file)"
+say "a schedule registered as the task \\orgql\\smoke-weekly, delivered ${delivered[0]} to 'HR deliveries' (the export's bytes), and removed with its task in $(($(date +%s) - step)) s"
+
 kill "$sandbox" "$linux_sandbox" 2> /dev/null || true
 wait "$sandbox" "$linux_sandbox" 2> /dev/null || true
 sandbox='' linux_sandbox=''
