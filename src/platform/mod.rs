@@ -18,7 +18,9 @@
 //!   the person's account; elsewhere NTLM from a user and a password);
 //! - the window's renderers in the order they are tried ([`renderer_order`]);
 //! - whether the system knows a server's certificate to be revoked or distrusted ([`revocation`]);
-//! - paths as a person writes them ([`shown_path`]) and the shell's quoting ([`shell_example`]).
+//! - paths as a person writes them ([`shown_path`]) and the shell's quoting ([`shell_example`]);
+//! - the system's own scheduler ([`system_scheduler`]), the person's user id ([`user_id`]) and
+//!   files every account may read ([`make_readable_by_all`]), for `orgql schedule`.
 
 pub mod private;
 mod proxy_sign_in;
@@ -153,6 +155,57 @@ pub fn shown_path(path: &Path) -> PathBuf {
 /// program's own parser reads back to the same text.
 pub fn shell_example(text: &str) -> String {
     os::shell_example(text)
+}
+
+/// The kind of scheduler a system has of its own, as far as the system's kind alone says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SystemScheduler {
+    /// Windows' Task Scheduler (`schtasks`).
+    TaskScheduler,
+    /// macOS's launchd (`launchctl`).
+    Launchd,
+    /// Any other Unix: a user systemd manager where one answers, cron otherwise (asked at run
+    /// time by `crate::schedule::register`).
+    SystemdOrCron,
+}
+
+/// The scheduler this system has of its own: Task Scheduler on Windows, launchd on macOS, systemd
+/// or cron elsewhere.
+pub fn system_scheduler() -> SystemScheduler {
+    if cfg!(windows) {
+        SystemScheduler::TaskScheduler
+    } else if cfg!(target_os = "macos") {
+        SystemScheduler::Launchd
+    } else {
+        SystemScheduler::SystemdOrCron
+    }
+}
+
+/// The numeric id of the user running orgql on Unix (launchd's `gui/<uid>` domain); `None` on
+/// Windows, which has no such number.
+pub fn user_id() -> Option<u32> {
+    #[cfg(unix)]
+    // SAFETY: getuid(2) always succeeds and touches no memory.
+    let id = Some(unsafe { libc::getuid() });
+    #[cfg(not(unix))]
+    let id = None;
+    id
+}
+
+/// Makes the existing file `path` readable by every account and writable by its owner (0644 on
+/// Unix, whatever the umask made it: what systemd and launchd expect of the units and agents
+/// orgql writes); nothing on Windows, where a file inherits its folder's access list.
+pub fn make_readable_by_all(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
