@@ -182,7 +182,14 @@ fn account() -> String {
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     match (var("USERDOMAIN"), var("USERNAME")) {
         (Some(domain), Some(user)) => format!("{domain}\\{user}"),
-        _ => var("USER").or_else(|| var("LOGNAME")).or_else(|| var("USERNAME")).unwrap_or_default(),
+        _ => var("USER")
+            .or_else(|| var("LOGNAME"))
+            .or_else(|| var("USERNAME"))
+            .or_else(|| {
+                let home = std::env::var_os("HOME")?;
+                Path::new(&home).file_name().map(|n| n.to_string_lossy().into_owned())
+            })
+            .unwrap_or_default(),
     }
 }
 
