@@ -15,6 +15,7 @@ pub mod platform;
 pub mod profiles;
 pub mod query;
 pub mod sandbox;
+pub mod schedule;
 pub mod schema_diff;
 pub mod scopes;
 pub mod secret;

@@ -40,6 +40,7 @@ mod saved;
 mod scale_ui;
 mod schema_changes;
 mod servers;
+mod sftp;
 mod share;
 mod smoke;
 mod spreadsheet;

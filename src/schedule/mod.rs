@@ -1,0 +1,3 @@
+//! Scheduled deliveries of exports (`orgql schedule`, issue 53).
+
+pub mod sftp;
