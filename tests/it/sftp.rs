@@ -29,8 +29,12 @@ fn sshd_missing() -> bool {
 
 /// Makes an ed25519 key pair at `path` (and `path`.pub) with `passphrase`.
 fn keygen(path: &Path, passphrase: &str) {
+    keygen_of("ed25519", path, passphrase);
+}
+
+fn keygen_of(kind: &str, path: &Path, passphrase: &str) {
     let status = Command::new("/usr/bin/ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-C", "orgql-test", "-N", passphrase, "-f"])
+        .args(["-q", "-t", kind, "-C", "orgql-test", "-N", passphrase, "-f"])
         .arg(path)
         .stdin(Stdio::null())
         .status()
@@ -378,6 +382,39 @@ async fn a_key_the_server_does_not_know_cannot_sign_in() {
             .await
             .unwrap_err();
         assert!(matches!(error, SftpError::Key(_)), "{error:?}");
+        let public_half = SshAuth::KeyFile(locked.with_extension("pub"));
+        let error = sftp::list(&target, &public_half, &server.fingerprint(), STEP).await.unwrap_err();
+        assert!(matches!(&error, SftpError::Key(said) if said.contains("not the .pub one")), "{error:?}");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rsa_key_signs_in_too() {
+    if sshd_missing() {
+        return;
+    }
+    bounded(async {
+        let Some(server) = Sshd::start(None).await else { return };
+        let rsa = server.dir.path().join("id_rsa");
+        keygen_of("rsa", &rsa, "");
+        let mut authorized = std::fs::read_to_string(server.dir.path().join("authorized_keys")).unwrap();
+        authorized.push_str(&std::fs::read_to_string(rsa.with_extension("pub")).unwrap());
+        std::fs::write(server.dir.path().join("authorized_keys"), authorized).unwrap();
+        let (remote, target) = server.folder("drop");
+        let (file, bytes) = random_file(server.dir.path(), "a.csv", 70_000);
+        let sent = sftp::upload(
+            &target,
+            &SshAuth::KeyFile(rsa),
+            &server.fingerprint(),
+            &file,
+            "a.csv",
+            STEP,
+            &CancellationToken::new(),
+        )
+        .await;
+        assert_eq!(sent, Ok(70_000), "{}", server.log());
+        assert_eq!(std::fs::read(remote.join("a.csv")).unwrap(), bytes);
     })
     .await;
 }
