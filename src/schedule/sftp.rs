@@ -214,7 +214,7 @@ pub enum SftpError {
     /// The local file to deliver cannot be read.
     #[error("{0}")]
     Local(String),
-    #[error("The delivery was cancelled; nothing was left on the server under the final name.")]
+    #[error("The delivery was cancelled before it finished; no half-written file was left under its final name.")]
     Cancelled,
 }
 
