@@ -207,8 +207,8 @@ pub fn temporary_name(final_name: &str) -> String {
     format!(".{final_name}{PARTIAL_SUFFIX}")
 }
 
-/// The end of a delivery's temporary name.
-pub const PARTIAL_SUFFIX: &str = ".orgql-partial";
+/// The end of a delivery's temporary name (the same on an SFTP server).
+pub use super::sftp::PARTIAL_SUFFIX;
 
 /// Whether `file_name` is a temporary file a delivery of `schedule` (into a folder) or to
 /// `final_name` left behind (killed mid-way): the next run removes it.

@@ -205,12 +205,17 @@ async fn make_files(run: &Run<'_>, whole: &Path, changes_file: &Path) -> Result<
     Ok(Made { rows: exported.rows, changes: Some((counts, recorder)) })
 }
 
+/// An error's sentence without its full stop, to go on with "; nothing was delivered".
+fn sentence(err: &dyn std::fmt::Display) -> String {
+    err.to_string().trim_end().trim_end_matches('.').to_owned()
+}
+
 fn export_failure(err: ExportError) -> RunFailure {
     match err {
         ExportError::Interrupted { cause: ApiError::Cancelled, .. } => {
             RunFailure::new(130, "the delivery was stopped before it was complete; nothing was delivered")
         }
-        err => RunFailure::new(err.exit_code(), format!("{err}; nothing was delivered")),
+        err => RunFailure::new(err.exit_code(), format!("{}; nothing was delivered", sentence(&err))),
     }
 }
 
@@ -235,7 +240,7 @@ async fn send(
             let put = |local: PathBuf, name: String| async move {
                 sftp::upload(target, auth, pinned, &local, &name, SFTP_STEP, &run.cancel)
                     .await
-                    .map_err(|e| RunFailure::new(e.exit_code(), format!("{e}; nothing was delivered")))
+                    .map_err(|e| RunFailure::new(e.exit_code(), format!("{}; nothing was delivered", sentence(&e))))
             };
             if with_changes {
                 put(PathBuf::from(&staged.changes), names.changes.clone()).await?;

@@ -41,6 +41,7 @@ mod scale_ui;
 mod schedules;
 mod schema_changes;
 mod servers;
+mod sftp;
 mod share;
 mod smoke;
 mod spreadsheet;

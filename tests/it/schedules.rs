@@ -300,3 +300,62 @@ async fn a_run_while_the_previous_one_still_runs_is_skipped_and_recorded() {
     let history = text(&output(home.orgql(&["schedule", "history", "weekly-users"])).await.stdout);
     assert!(history.contains("skipped (exit 10)") && history.contains("delivered"), "{history}");
 }
+
+#[tokio::test]
+async fn a_delivery_to_sftp_arrives_whole_and_another_host_key_is_refused_naming_both() {
+    use crate::sftp::{Sshd, keygen, sshd_missing};
+    if sshd_missing() {
+        return;
+    }
+    let run = async {
+        let server = sandbox(30).await;
+        let home = Home::new();
+        home.profile(&server).await;
+        // The person's key, kept across both servers.
+        let client_key = home.path("home").join("id_ed25519");
+        keygen(&client_key, "");
+        let Some(sshd) = Sshd::start(Some(&client_key)).await else { return };
+        let (folder, target) = sshd.folder("incoming");
+        let url = target.url();
+        let key = client_key.display().to_string();
+        let fingerprint = sshd.fingerprint();
+        // Without the key accepted (no terminal): refused, the fingerprint shown to accept.
+        let refused =
+            output(home.orgql(&add_args("to-sftp", "mon 07:00", &url, &["--no-register", "--ssh-key", &key]))).await;
+        assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
+        assert!(
+            text(&refused.stderr).contains(&format!("--accept-host-key {fingerprint}")),
+            "{}",
+            text(&refused.stderr)
+        );
+        let extra = ["--no-register", "--ssh-key", &key, "--accept-host-key", &fingerprint];
+        let added = output(home.orgql(&add_args("to-sftp", "mon 07:00", &url, &extra))).await;
+        assert!(added.status.success(), "add: {}", text(&added.stderr));
+        let delivered = output(home.orgql(&["schedule", "run", "to-sftp"])).await;
+        assert_eq!(delivered.status.code(), Some(0), "run: {}", text(&delivered.stderr));
+        let arrived = files(&folder);
+        let today = chrono::Local::now().format("%Y-%m-%d").to_string();
+        assert_eq!(arrived, [format!("to-sftp-{today}.csv")], "one whole file, no temporary one");
+        let exported = home.path("out").join("export.csv");
+        let out_text = exported.display().to_string();
+        let export = output(home.orgql(&["export", "--profile", "hr", "-e", DOCUMENT, "--out", &out_text])).await;
+        assert!(export.status.success(), "export: {}", text(&export.stderr));
+        assert_eq!(
+            std::fs::read(folder.join(&arrived[0])).expect("arrived"),
+            std::fs::read(&exported).expect("exported")
+        );
+
+        // The server now shows another host key on the same address: refused, both named, exit 6.
+        let port = sshd.port;
+        drop(sshd);
+        let Some(other) = Sshd::start_on(Some(&client_key), Some(port)).await else { return };
+        let changed = output(home.orgql(&["schedule", "run", "to-sftp"])).await;
+        let err = text(&changed.stderr);
+        assert_eq!(changed.status.code(), Some(6), "{err}");
+        assert!(err.contains(&fingerprint) && err.contains(&other.fingerprint()), "both fingerprints: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "one sentence: {err}");
+        let history = text(&output(home.orgql(&["schedule", "history", "to-sftp"])).await.stdout);
+        assert!(history.contains("failed (exit 6)") && history.contains("delivered"), "{history}");
+    };
+    tokio::time::timeout(Duration::from_secs(120), run).await.expect("the test ends within 2 minutes");
+}
