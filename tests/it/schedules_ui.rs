@@ -198,7 +198,7 @@ fn schedules_ui_a_failure_while_closed_is_shown_at_start_and_marked_shown_when_d
     assert!(s.harness.query_by_role_and_label(Role::Button, "Run now").is_some(), "{}", s.screen());
     assert!(s.harness.query_by_role_and_label(Role::Button, "Show").is_some(), "{}", s.screen());
     assert!(s.harness.query_by_label("Schedules").is_none(), "a line, not a window");
-    s.harness.get_by_role_and_label(Role::Button, "Dismiss").click();
+    s.harness.get_by_role_and_label(Role::Button, "Dismiss the failure").click();
     s.harness.step();
     s.wait_for("the line gone", |h| h.query_all_by_label_contains("The delivery 'weekly-users'").next().is_none());
     let started = Instant::now();

@@ -1,7 +1,8 @@
 //! The line shown at start for a delivery that failed while nobody looked (issue 53): "The
 //! delivery 'weekly-users' failed on Monday at 07:00: <why>", with **Run now**, **Show** (the
-//! Schedules window) and **Dismiss**; a line above the work that takes no focus. Dismissing it
-//! or running it again marks the failure shown, so that the next start does not show it again.
+//! Schedules window) and **Dismiss the failure**; a line above the work that takes no focus.
+//! Dismissing it or running it again marks the failure shown, so that the next start does not
+//! show it again.
 
 use chrono::{DateTime, Local};
 
@@ -55,7 +56,7 @@ impl FailureNotice {
                 if ui.button("Show").on_hover_text("Open the Schedules window").clicked() {
                     intent = Some(NoticeIntent::Show(name));
                 }
-                if ui.button("Dismiss").clicked() {
+                if ui.button("Dismiss the failure").on_hover_text("It is not shown again").clicked() {
                     done = true;
                 }
             });
