@@ -1,7 +1,7 @@
 //! The Schedules window (issue 53) driven as a person would, by labels and roles: a schedule
 //! added through its form (not registered with the system's scheduler) and listed; **Run now**
 //! delivering a file into a folder over real HTTP (a profile on an in-process sandbox, its
-//! secret in a mock keyring), the outcome shown; a failure recorded while the app was closed
+//! secret in a mock keyring), the outcome shown, then Remove asked in the window; a failure recorded while the app was closed
 //! shown at start with Run now and Show, and marked shown once dismissed. Each test's waits are
 //! bounded by the harness's patience.
 
@@ -174,6 +174,13 @@ fn schedules_ui_run_now_delivers_into_the_folder_and_says_so() {
     // The list's outcome and the run in the selected schedule's latest runs.
     s.wait_for_text(&format!("delivered {USERS} rows"));
     assert!(s.harness.query_by_label("Delivering 'weekly-users'…").is_none(), "no spinner once it ended");
+    // Remove asks in the window first; the deliveries stay.
+    s.click("Remove");
+    s.wait_for_label("Keep it");
+    s.click("Remove schedule");
+    s.wait_for("the schedule removed", |h| h.state().schedules().listed().is_empty());
+    s.wait_for_text("Removed the schedule 'weekly-users'");
+    assert_eq!(files(&out), delivered, "its deliveries stay");
 }
 
 #[test]
