@@ -2,11 +2,11 @@
 //! scheduler (Task Scheduler, a systemd user timer, the person's crontab, a LaunchAgent), each
 //! run recorded in orgql's database ([`crate::schedule`], docs/schedules.md).
 
-use std::io::{BufRead, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::io::{BufRead, IsTerminal};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use chrono::{DateTime, Local};
+use chrono::Local;
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::Failure;
@@ -14,7 +14,8 @@ use super::connection::{ConnectionArgs, secret_store};
 use crate::schedule::definition::{Destination, Kind, Schedule, check_name};
 use crate::schedule::deliver::RunFailure;
 use crate::schedule::entry::Job;
-use crate::schedule::register::{self, Scheduler};
+use crate::schedule::manage;
+use crate::schedule::register::Scheduler;
 use crate::schedule::runs::{self, Ended};
 use crate::schedule::sftp::{self, SftpTarget, SshAuth};
 use crate::schedule::when::When;
@@ -170,48 +171,17 @@ fn open_store() -> Result<Store, Failure> {
 
 /// The schedule `name`, or one sentence saying there is none.
 fn load(store: &Store, name: &str) -> Result<Schedule, Failure> {
-    let definition = store.schedule_definition(name).map_err(|e| Failure::new(6, e.to_string()))?;
-    let definition = definition.ok_or_else(|| {
-        Failure::usage(format!("there is no schedule named '{name}'; `orgql schedule list` shows them"))
-    })?;
-    Schedule::from_json(&definition).map_err(|e| Failure::usage(format!("the schedule '{name}': {e}")))
+    manage::load(store, name).map_err(refused)
 }
 
-/// The account the scheduler runs a delivery as: `DOMAIN\name` on Windows, the user name elsewhere.
-fn account() -> String {
-    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-    match (var("USERDOMAIN"), var("USERNAME")) {
-        (Some(domain), Some(user)) => format!("{domain}\\{user}"),
-        _ => var("USER")
-            .or_else(|| var("LOGNAME"))
-            .or_else(|| var("USERNAME"))
-            .or_else(|| {
-                let home = std::env::var_os("HOME")?;
-                Path::new(&home).file_name().map(|n| n.to_string_lossy().into_owned())
-            })
-            .unwrap_or_default(),
-    }
+/// A refused step as the command's failure (exit 2 for what was given, else 6).
+fn refused(refused: manage::Refused) -> Failure {
+    if refused.usage { Failure::usage(refused.message) } else { Failure::new(6, refused.message) }
 }
 
 /// The scheduler's entry of `schedule`: this program, `schedule run NAME`.
 fn job(schedule: &Schedule) -> Result<Job, Failure> {
-    let program = std::env::current_exe()
-        .map(|p| crate::platform::shown_path(&p))
-        .map_err(|e| Failure::new(6, format!("orgql cannot tell where its own program is ({e})")))?;
-    Ok(Job {
-        name: schedule.name.clone(),
-        when: schedule.when.clone(),
-        program,
-        arguments: vec!["schedule".into(), "run".into(), schedule.name.clone()],
-        secret_file: schedule.secret_file.clone(),
-        signed_out: schedule.signed_out,
-        user: account(),
-    })
-}
-
-/// `Mon 2026-11-30 07:00`.
-fn when_shown(at: &DateTime<Local>) -> String {
-    at.format("%a %Y-%m-%d %H:%M").to_string()
+    manage::job(schedule).map_err(|e| Failure::new(6, e))
 }
 
 /// The document, its variables and where they came from.
@@ -243,36 +213,6 @@ fn document(args: &AddArgs) -> Result<(String, Option<serde_json::Value>, String
     Ok((text, variables, source))
 }
 
-/// `--to` checked and made absolute (the scheduler runs from another folder).
-fn destination(to: &str, keep: Option<u32>) -> Result<String, Failure> {
-    let destination = Destination::parse(to).map_err(Failure::usage)?;
-    if keep.is_some() && !destination.holds_many() {
-        return Err(Failure::usage("--keep applies to a folder or an SFTP folder; give --to a folder ending with /"));
-    }
-    if keep == Some(0) {
-        return Err(Failure::usage("--keep 0 would remove every delivery; give 1 or more"));
-    }
-    let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    match destination {
-        Destination::Sftp(url) => Ok(url),
-        Destination::Folder(dir) => {
-            let separator = if to.ends_with('\\') { '\\' } else { std::path::MAIN_SEPARATOR };
-            let text = absolute(&dir).display().to_string();
-            Ok(if text.ends_with(['/', '\\']) { text } else { format!("{text}{separator}") })
-        }
-        Destination::File(file) => {
-            let parent = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            if !parent.is_dir() {
-                return Err(Failure::usage(format!(
-                    "the folder {} does not exist; create it first, or end --to with / to name a folder",
-                    parent.display()
-                )));
-            }
-            Ok(absolute(&file).display().to_string())
-        }
-    }
-}
-
 /// `orgql schedule add`.
 async fn add(args: AddArgs) -> Result<(), Failure> {
     check_name(&args.name).map_err(Failure::usage)?;
@@ -281,37 +221,15 @@ async fn add(args: AddArgs) -> Result<(), Failure> {
     crate::profiles::ProfileFile::default_location()
         .and_then(|file| file.get(&args.profile))
         .map_err(Failure::usage)?;
-    let to = destination(&args.to, args.keep)?;
+    let to = manage::destination(&args.to, args.keep).map_err(Failure::usage)?;
     let (ssh_key, host_key) = match Destination::parse(&to).map_err(Failure::usage)? {
         Destination::Sftp(url) => {
             let (key, host) = accept_server(&url, &args).await?;
             (key, Some(host))
         }
-        Destination::Folder(dir) if !dir.is_dir() && !to.starts_with(r"\\") => {
-            return Err(Failure::usage(format!(
-                "the folder {} does not exist; create it first, or give another --to",
-                dir.display()
-            )));
-        }
         _ => (None, None),
     };
     let store_file = store_path()?;
-    let scheduler = (!args.no_register).then(Scheduler::native);
-    let mut notes = Vec::new();
-    // With nobody signed in, Linux's keyring is locked or absent: the secret goes in a file only
-    // its owner can read (passed by systemd as a credential).
-    let secret_file = match scheduler {
-        Some(Scheduler::Systemd | Scheduler::Cron) => {
-            let file = runs::schedule_folder(&store_file, &args.name).join("client-secret");
-            keep_secret(&args.profile, &file)?;
-            notes.push(format!(
-                "the profile's secret is kept for runs with nobody signed in in {} (readable by you only)",
-                file.display()
-            ));
-            Some(file)
-        }
-        _ => None,
-    };
     let schedule = Schedule {
         name: args.name.clone(),
         profile: args.profile.clone(),
@@ -331,81 +249,34 @@ async fn add(args: AddArgs) -> Result<(), Failure> {
         keep: args.keep,
         ssh_key,
         host_key,
-        secret_file,
+        secret_file: None,
         signed_out: args.signed_out,
-        registered: scheduler.map(|s| s.name().to_owned()),
+        registered: None,
     };
-    let store = open_store()?;
-    let replaced = store.schedule_definition(&schedule.name).map_err(|e| Failure::new(6, e.to_string()))?.is_some();
-    if replaced
-        && let Ok(old) = load(&store, &schedule.name)
-        && let Some(old_scheduler) = old.registered.as_deref().and_then(Scheduler::parse)
-        && Some(old_scheduler) != scheduler
-    {
-        drop(register::unregister(old_scheduler, &schedule.name));
-    }
-    store.put_schedule(&schedule.name, &schedule.to_json()).map_err(|e| Failure::new(6, e.to_string()))?;
-    let next = when_shown(&schedule.next_run(&Local::now()));
-    let verb = if replaced { "replaced" } else { "scheduled" };
-    let head = format!("{verb} '{}': {} to {}; next run {next}", schedule.name, schedule.when.describe(), schedule.to);
-    match scheduler {
-        None => {
-            println!(
-                "{head} (not registered: `orgql schedule show {} --as …` prints the entry to deploy)",
-                schedule.name
-            );
-        }
-        Some(scheduler) => {
-            let job = job(&schedule)?;
-            let registered = tokio::task::spawn_blocking(move || register::register(scheduler, &job))
-                .await
-                .map_err(|e| Failure::new(6, e.to_string()))?;
-            match registered {
-                Ok(registered) => {
-                    println!("{head} (registered with {})", scheduler.name());
-                    notes.extend(registered.notes);
-                }
-                Err(e) => {
-                    return Err(Failure::new(
-                        6,
-                        format!(
-                            "the schedule '{}' is saved but {} did not register it ({e}); fix that and add it again, or use --no-register and deploy `orgql schedule show {} --as {}`",
-                            schedule.name,
-                            scheduler.name(),
-                            schedule.name,
-                            scheduler.name()
-                        ),
-                    ));
-                }
-            }
-        }
-    }
-    for note in notes {
+    let profile = args.profile.clone();
+    let register = !args.no_register;
+    let saved =
+        tokio::task::spawn_blocking(move || manage::save(&store_file, schedule, register, || kept_secret(&profile)))
+            .await
+            .map_err(|e| Failure::new(6, e.to_string()))?
+            .map_err(refused)?;
+    println!("{}", saved.summary);
+    for note in saved.notes {
         println!("note: {note}");
     }
     Ok(())
 }
 
-/// Writes the profile's secret (keyring, else ORGQL_CLIENT_SECRET) to `file`, owner-only.
-fn keep_secret(profile: &str, file: &Path) -> Result<(), Failure> {
-    let store = secret_store();
-    let kept = store.client_secret(profile).ok().flatten();
-    let secret = kept
-        .or_else(|| std::env::var(crate::profiles::SECRET_ENV).ok().filter(|s| !s.is_empty()).map(crate::secret::Secret::new))
+/// The profile's secret for runs with nobody signed in: the keyring's, else ORGQL_CLIENT_SECRET.
+fn kept_secret(profile: &str) -> Result<crate::secret::Secret, String> {
+    let kept = secret_store().client_secret(profile).ok().flatten();
+    kept.or_else(|| std::env::var(crate::profiles::SECRET_ENV).ok().filter(|s| !s.is_empty()).map(crate::secret::Secret::new))
         .ok_or_else(|| {
-            Failure::usage(format!(
+            format!(
                 "the profile '{profile}' has no stored secret for the delivery to use; store one with 'orgql profile add {profile} …' or set {}",
                 crate::profiles::SECRET_ENV
-            ))
-        })?;
-    let written = file
-        .parent()
-        .map_or(Ok(()), crate::platform::private::create_dir_all)
-        .and_then(|()| crate::platform::private::create_truncated(file))
-        .and_then(|mut out| out.write_all(secret.expose().as_bytes()).and_then(|()| out.sync_all()));
-    written.map_err(|e| {
-        Failure::new(6, format!("the secret could not be kept for unattended runs in {} ({e})", file.display()))
-    })
+            )
+        })
 }
 
 /// Asks the SFTP server for its host key and has it accepted (shown and confirmed on a
@@ -515,48 +386,32 @@ async fn run_one(name: &str) -> Result<(), Failure> {
 /// `orgql schedule list`.
 fn list() -> Result<(), Failure> {
     let store = open_store()?;
-    let schedules = store.schedule_definitions().map_err(|e| Failure::new(6, e.to_string()))?;
+    let now = Local::now();
+    let schedules = manage::overview(&store, 1, &now).map_err(|e| Failure::new(6, e))?;
     if schedules.is_empty() {
         println!(
             "no schedules yet; make one with `orgql schedule add NAME --profile P -e QUERY --every \"mon 07:00\" --to FOLDER/`"
         );
         return Ok(());
     }
-    let now = Local::now();
     let mut rows = vec![["NAME", "WHEN", "NEXT RUN", "LAST RUN", "OUTCOME", "ROWS", "TO"].map(str::to_owned)];
-    for (name, definition) in schedules {
-        let Ok(schedule) = Schedule::from_json(&definition) else {
-            rows.push([
-                name,
-                "?".into(),
-                String::new(),
-                String::new(),
-                "unreadable".into(),
-                String::new(),
-                String::new(),
-            ]);
+    for overview in schedules {
+        let Ok(schedule) = &overview.schedule else {
+            let unreadable = ["?", "", "", "unreadable", "", ""].map(str::to_owned);
+            let [a, b, c, d, e, f] = unreadable;
+            rows.push([overview.name, a, b, c, d, e, f]);
             continue;
         };
-        let last = store.schedule_runs(&name, 1).map_err(|e| Failure::new(6, e.to_string()))?.into_iter().next();
-        let failed = store.failures_in_a_row(&name).unwrap_or(0);
-        let (at, outcome, count, to) = match last {
-            None => (String::from("never"), String::new(), String::new(), schedule.to.clone()),
-            Some(run) => {
-                let outcome = match (run.state, failed) {
-                    (RunState::Failed, n) if n > 1 => {
-                        format!("failed ({n} in a row): {}", run.message.unwrap_or_default())
-                    }
-                    (RunState::Failed | RunState::Skipped, _) => {
-                        format!("{}: {}", run.state.word(), run.message.unwrap_or_default())
-                    }
-                    (state, _) => state.word().to_owned(),
-                };
-                let count = run.rows.map(|n| n.to_string()).unwrap_or_default();
-                (when_shown(&run.started), outcome, count, run.delivered_to.unwrap_or(schedule.to.clone()))
-            }
+        let (at, count) = match overview.runs.first() {
+            None => (String::from("never"), String::new()),
+            Some(run) => (manage::when_shown(&run.started), run.rows.map(|n| n.to_string()).unwrap_or_default()),
         };
-        let next = when_shown(&schedule.next_run(&now));
-        rows.push([name, schedule.when.to_string(), next, at, outcome, count, to]);
+        let outcome = match overview.runs.first() {
+            Some(run) if run.state == RunState::Delivered => run.state.word().to_owned(),
+            _ => overview.outcome(),
+        };
+        let next = overview.next.as_ref().map(manage::when_shown).unwrap_or_default();
+        rows.push([overview.name.clone(), schedule.when.to_string(), next, at, outcome, count, overview.whereto()]);
     }
     print_table(&rows);
     Ok(())
@@ -620,32 +475,11 @@ fn history(name: &str, limit: usize) -> Result<(), Failure> {
 
 /// `orgql schedule remove NAME`.
 fn remove(name: &str) -> Result<(), Failure> {
-    let store = open_store()?;
-    let schedule = load(&store, name)?;
-    let mut said = format!("removed the schedule '{name}'");
-    if let Some(scheduler) = schedule.registered.as_deref().and_then(Scheduler::parse) {
-        match register::unregister(scheduler, name) {
-            Ok(true) => said.push_str(&format!(" and its {} entry", scheduler.name())),
-            Ok(false) => said.push_str(&format!(" ({} had no entry for it)", scheduler.name())),
-            Err(e) => {
-                return Err(Failure::new(
-                    6,
-                    format!(
-                        "{} did not remove the entry of '{name}' ({e}); the schedule is kept: try again",
-                        scheduler.name()
-                    ),
-                ));
-            }
-        }
-    }
-    store.remove_schedule(name).map_err(|e| Failure::new(6, e.to_string()))?;
-    let folder = runs::schedule_folder(&store_path()?, name);
-    if folder.exists()
-        && let Err(e) = std::fs::remove_dir_all(&folder)
-    {
+    let removed = manage::remove(&store_path()?, name).map_err(refused)?;
+    if let Some((folder, e)) = removed.left {
         eprintln!("orgql: {} stays ({e}); remove it by hand", folder.display());
     }
-    println!("{said}; its deliveries stay where they are");
+    println!("{}; its deliveries stay where they are", removed.said);
     Ok(())
 }
 

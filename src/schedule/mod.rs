@@ -6,11 +6,13 @@
 //! The parts: [`when`] the times a schedule runs at; [`entry`] the scheduler's entry as text
 //! (the four formats) and [`register`] putting it in place; [`definition`] a schedule as kept
 //! and where it delivers; [`deliver`] one delivery; [`runs`] a run as the scheduler starts it
-//! (one at a time, recorded); [`sftp`] the SFTP client.
+//! (one at a time, recorded); [`sftp`] the SFTP client; [`manage`] the steps of keeping schedules
+//! the command line and the app share.
 
 pub mod definition;
 pub mod deliver;
 pub mod entry;
+pub mod manage;
 pub mod register;
 pub mod runs;
 pub mod sftp;

@@ -17,6 +17,7 @@ mod profiles;
 mod queries;
 pub mod renderer;
 mod saved;
+mod schedules;
 mod schema_changes;
 mod status_bar;
 mod webhooks;

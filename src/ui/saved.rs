@@ -21,6 +21,8 @@ pub enum SavedIntent {
     Open(SavedOperation),
     /// Save the active tab (opens the window when it has no name yet).
     SaveActive,
+    /// Deliver this operation on a schedule (the Schedules window's form).
+    Schedule(SavedOperation),
 }
 
 /// What the list asks: of the tabs, or a change it sends itself.
@@ -317,6 +319,9 @@ impl SavedPanel {
             if ui.button("Rename…").clicked() {
                 self.renaming = Some((operation.id, operation.collection.clone(), operation.name.clone()));
                 self.focus_rename = true;
+            }
+            if ui.button("Schedule…").clicked() {
+                *intent = Some(Asked::Tabs(SavedIntent::Schedule(operation.clone())));
             }
             if ui.button("Duplicate").clicked() {
                 *intent = Some(Asked::Change(OperationChange::Duplicate(operation.id)));

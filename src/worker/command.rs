@@ -7,9 +7,9 @@ use serde_json::Value;
 
 use super::{
     ChartCommand, ChartEvent, ExportCommand, ExportEvent, HistoryCommand, HistoryEvent, ImportCommand, ImportEvent,
-    OperationsCommand, OperationsEvent, ProfilesCommand, ProfilesEvent, QueryCommand, QueryEvent, SchemaCommand,
-    SchemaEvent, StatusEvent, SupportCommand, SupportEvent, WebhooksCommand, WebhooksEvent, WorkspaceCommand,
-    WorkspaceEvent,
+    OperationsCommand, OperationsEvent, ProfilesCommand, ProfilesEvent, QueryCommand, QueryEvent, SchedulesCommand,
+    SchedulesEvent, SchemaCommand, SchemaEvent, StatusEvent, SupportCommand, SupportEvent, WebhooksCommand,
+    WebhooksEvent, WorkspaceCommand, WorkspaceEvent,
 };
 use crate::api::{Credentials, GraphQlError};
 use crate::table::Row;
@@ -112,6 +112,8 @@ pub enum Command {
     Operations(OperationsCommand),
     /// Profiles and their secrets.
     Profiles(ProfilesCommand),
+    /// Scheduled deliveries ([`super::schedules`]).
+    Schedules(SchedulesCommand),
     /// Stop a job.
     Cancel(JobId),
 }
@@ -217,6 +219,8 @@ pub enum Event {
     Operations(OperationsEvent),
     /// Of profiles.
     Profiles(ProfilesEvent),
+    /// Of scheduled deliveries.
+    Schedules(SchedulesEvent),
     /// Of connections, for the status bar: the sandbox, tokens, throttling.
     Status(StatusEvent),
     /// Something failed that belongs to no job (the sandbox, the store): shown above the work.
@@ -242,8 +246,8 @@ macro_rules! feature_messages {
 feature_messages!(
     QueryCommand => Query, ExportCommand => Export, ImportCommand => Import, ChartCommand => Chart, HistoryCommand => History, WorkspaceCommand => Workspace,
     SchemaCommand => Schema, WebhooksCommand => Webhooks, SupportCommand => Support,
-    OperationsCommand => Operations, ProfilesCommand => Profiles;
+    OperationsCommand => Operations, ProfilesCommand => Profiles, SchedulesCommand => Schedules;
     QueryEvent => Query, ExportEvent => Export, ImportEvent => Import, ChartEvent => Chart, HistoryEvent => History, WorkspaceEvent => Workspace,
     SchemaEvent => Schema, WebhooksEvent => Webhooks, SupportEvent => Support, OperationsEvent => Operations,
-    ProfilesEvent => Profiles, StatusEvent => Status
+    ProfilesEvent => Profiles, SchedulesEvent => Schedules, StatusEvent => Status
 );

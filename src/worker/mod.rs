@@ -14,6 +14,7 @@ mod import;
 mod profiles;
 mod queries;
 mod saved;
+mod schedules;
 mod schema;
 mod schema_changes;
 mod schema_notice;
@@ -36,6 +37,7 @@ pub use import::{ApplyOutcome, ApplyRequest, ImportCommand, ImportEvent, PlanReq
 pub use profiles::{NetworkPasswords, ProfilesCommand, ProfilesEvent};
 pub use queries::{QueryCommand, QueryEvent, Step};
 pub use saved::{OperationChange, OperationsCommand, OperationsEvent};
+pub use schedules::{ScheduleDraft, SchedulesCommand, SchedulesEvent};
 pub use schema::{LoadedSchema, SchemaCommand, SchemaEvent};
 pub use schema_changes::{Affected, FixDone, Rewrite, SchemaChanges, Source, VersionInfo};
 pub use schema_notice::SchemaNotice;
@@ -385,6 +387,7 @@ async fn dispatch(
             Command::Support(command) => find_user::handle(&shared, command),
             Command::Operations(command) => saved::handle(&shared, command),
             Command::Profiles(command) => profiles::handle(&shared, command, &profile_changes).await,
+            Command::Schedules(command) => schedules::handle(&shared, command),
             Command::Cancel(job) => shared.cancel(job),
         }
     }

@@ -39,6 +39,7 @@ mod remote_ui;
 mod saved;
 mod scale_ui;
 mod schedules;
+mod schedules_ui;
 mod schema_changes;
 mod servers;
 mod sftp;

@@ -90,6 +90,9 @@ impl OrgqlApp {
                 let connection = self.profiles.connection(self.state.connection());
                 self.schema_changes.show(connection, &mut self.commands);
             }
+            if ui.button("Schedules…").on_hover_text("Exports delivered on a schedule").clicked() {
+                self.schedules.show(&mut self.commands);
+            }
             if let Some(language) = self.copy_code.menu_ui(ui) {
                 let program = self.code_of_active_tab(language);
                 self.copy_code.show(ui.ctx(), language, program);
@@ -149,6 +152,10 @@ impl OrgqlApp {
                 match self.saved.ui(ui, schema.as_ref(), &chosen, &mut self.commands) {
                     Some(SavedIntent::Open(operation)) => self.open_saved(operation),
                     Some(SavedIntent::SaveActive) => self.saved.save(self.state.tabs().active(), &mut self.commands),
+                    Some(SavedIntent::Schedule(operation)) => {
+                        let document = crate::ui::schedules::Document::of_saved(&operation);
+                        self.schedules.add_from(document, &self.profiles, &mut self.commands);
+                    }
                     None => {}
                 }
             }
@@ -159,6 +166,10 @@ impl OrgqlApp {
     fn windows_ui(&mut self, ctx: &egui::Context) {
         let (queries, mut cx) = self.context();
         queries.export_window_ui(ctx, &mut cx);
+        if let Some(document) = self.queries.take_to_schedule() {
+            self.schedules.add_from(document, &self.profiles, &mut self.commands);
+        }
+        self.schedules.ui(ctx, &self.profiles, &mut self.commands);
         self.profiles.window_ui(ctx, &mut self.commands);
         let access = Access {
             connection: self.state.connection_name(),
@@ -195,6 +206,7 @@ impl OrgqlApp {
     }
 
     fn problems_ui(&mut self, ui: &mut egui::Ui) {
+        self.schedules.notice_ui(ui, &mut self.commands);
         if let Some(crate::ui::schema_changes::notice::NoticeIntent::ShowChanges) = self.schema_notice.ui(ui) {
             let connection = self.profiles.connection(self.state.connection());
             self.schema_changes.show(connection, &mut self.commands);

@@ -40,11 +40,12 @@ use crate::ui::queries::tab::Tab;
 use crate::ui::queries::{Context, Queries};
 use crate::ui::renderer::{RendererPanel, StartReport};
 use crate::ui::saved::SavedPanel;
+use crate::ui::schedules::SchedulesWindow;
 use crate::ui::schema_changes::SchemaChangesWindow;
 use crate::ui::schema_changes::notice::SchemaNoticeBar;
 use crate::ui::status_bar::StatusBar;
 use crate::ui::webhooks::{ListenerForm, WebhooksPanel};
-use crate::worker::{Event, HistoryCommand, OperationsCommand, Worker, WorkspaceCommand};
+use crate::worker::{Event, HistoryCommand, OperationsCommand, SchedulesCommand, Worker, WorkspaceCommand};
 
 /// How long `logic` may spend draining events in one frame.
 const EVENT_BUDGET: Duration = Duration::from_millis(4);
@@ -87,6 +88,7 @@ pub struct OrgqlApp {
     import: ImportWindow,
     schema_changes: SchemaChangesWindow,
     schema_notice: SchemaNoticeBar,
+    schedules: SchedulesWindow,
     webhooks: WebhooksPanel,
     copy_code: CopyCode,
     /// Help → About (what draws the window) and View → Renderer.
@@ -140,6 +142,7 @@ impl OrgqlApp {
             import: ImportWindow::default(),
             schema_changes: SchemaChangesWindow::default(),
             schema_notice: SchemaNoticeBar::default(),
+            schedules: SchedulesWindow::default(),
             webhooks: WebhooksPanel::new(ListenerForm::new(0, None), &config.export_dir),
             copy_code: CopyCode::default(),
             renderer,
@@ -152,6 +155,7 @@ impl OrgqlApp {
             app.commands.send(HistoryCommand::Load);
             app.commands.send(OperationsCommand::Load);
             app.commands.send(WorkspaceCommand::Load);
+            app.commands.send(SchedulesCommand::Failures);
         } else {
             // No store, no workspace: nothing to wait for, nothing is kept.
             app.saved_generation = Some(app.state.generation());
@@ -264,6 +268,11 @@ impl OrgqlApp {
     /// Whether Find user still waits for something it asked (for tests).
     pub fn find_user_busy(&self) -> bool {
         self.find_user.busy()
+    }
+
+    /// The Schedules window (for tests).
+    pub fn schedules(&self) -> &SchedulesWindow {
+        &self.schedules
     }
 
     /// Whether the Import window still waits for a job it started (for tests).

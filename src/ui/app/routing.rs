@@ -42,6 +42,7 @@ impl OrgqlApp {
                 Err(why) => self.state.problem(why),
             },
             Event::Profiles(event) => self.profiles_event(event),
+            Event::Schedules(event) => self.schedules.on_event(event),
             Event::Status(event) => self.status.on_event(event),
             Event::Problem(problem) => self.state.problem(problem),
         }

@@ -104,6 +104,11 @@ impl ProfilesWindow {
         self.problem.as_deref()
     }
 
+    /// The saved profiles' names, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.profiles.iter().map(|profile| profile.name.clone()).collect()
+    }
+
     /// Whether a profile of this name exists.
     pub fn has_profile(&self, name: &str) -> bool {
         self.profiles.iter().any(|profile| profile.name == name)

@@ -21,6 +21,9 @@ pub enum ExportIntent {
     Check(PathBuf),
     /// Start this export.
     Start(ExportRequest),
+    /// Deliver the tab's query on a schedule instead, with these choices: the format, a BOM,
+    /// the changes since the last delivery.
+    Schedule(Format, bool, bool),
 }
 
 /// Where the window is between Export and the export's start.
@@ -193,7 +196,19 @@ impl ExportWindow {
                     }
                     Confirm::Idle => {
                         let can = !busy && (self.all_pages || has_rows);
-                        if ui.add_enabled(can, egui::Button::new("Export")).clicked() {
+                        let schedule = ui.horizontal(|ui| {
+                            let export = ui.add_enabled(can, egui::Button::new("Export"));
+                            let schedule = ui
+                                .button("Deliver on a schedule…")
+                                .on_hover_text("Every page of this query, delivered to a folder on a schedule");
+                            (export, schedule)
+                        });
+                        let (export, schedule) = schedule.inner;
+                        if schedule.clicked() {
+                            intent = Some(ExportIntent::Schedule(self.format, self.bom, self.changes_since_last));
+                            open = false;
+                        }
+                        if export.clicked() {
                             match self.request() {
                                 Ok(request) => {
                                     intent = Some(ExportIntent::Check(request.path.clone()));

@@ -47,6 +47,9 @@ pub struct Queries {
     /// The schema explorer.
     pub explorer: ExplorerPanel,
     export_window: ExportWindow,
+    /// The tab's document, to deliver on a schedule (Export… → Deliver on a schedule…), until
+    /// the app hands it to the Schedules window.
+    to_schedule: Option<crate::ui::schedules::Document>,
     tab_bar: TabBar,
 }
 
@@ -91,6 +94,7 @@ impl Queries {
             results: ResultsPanel::default(),
             explorer: ExplorerPanel::default(),
             export_window: ExportWindow::new(export_dir),
+            to_schedule: None,
             tab_bar: TabBar::default(),
         }
     }
@@ -377,12 +381,37 @@ impl Queries {
         }
     }
 
+    /// The document Export… → Deliver on a schedule… asked for, taken.
+    pub fn take_to_schedule(&mut self) -> Option<crate::ui::schedules::Document> {
+        self.to_schedule.take()
+    }
+
     /// The export window, while open.
     pub fn export_window_ui(&mut self, ctx: &egui::Context, cx: &mut Context<'_>) {
         let active = cx.state.tabs().active();
         match self.export_window.ui(ctx, active.grid.is_some(), active.export.as_ref()) {
             Some(ExportIntent::Check(path)) => cx.commands.send(ExportCommand::CheckFile { path }),
             Some(ExportIntent::Start(request)) => self.export(request, cx),
+            Some(ExportIntent::Schedule(format, bom, changes)) => {
+                let tab = cx.state.tabs().active();
+                let kind = if format == crate::table::Format::Xlsx {
+                    crate::schedule::definition::Kind::Xlsx
+                } else {
+                    crate::schedule::definition::Kind::Csv
+                };
+                let profile = match cx.state.connection() {
+                    crate::ui::profiles::ProfileChoice::Named(name) => Some(name.clone()),
+                    crate::ui::profiles::ProfileChoice::Sandbox => None,
+                };
+                self.to_schedule = Some(crate::ui::schedules::Document {
+                    text: tab.query.clone(),
+                    variables: tab.variables.clone(),
+                    operation: tab.operation.clone(),
+                    source: format!("the query tab {}", tab.title),
+                    profile,
+                    export: Some((kind, bom, changes)),
+                });
+            }
             None => {}
         }
     }
