@@ -359,3 +359,26 @@ async fn a_delivery_to_sftp_arrives_whole_and_another_host_key_is_refused_naming
     };
     tokio::time::timeout(Duration::from_secs(120), run).await.expect("the test ends within 2 minutes");
 }
+
+#[tokio::test]
+async fn a_run_that_cannot_read_its_secret_says_so_and_is_recorded() {
+    let server = sandbox(3).await;
+    let home = Home::new();
+    home.profile(&server).await;
+    let folder = home.path("deliveries");
+    std::fs::create_dir_all(&folder).expect("a folder");
+    let to = format!("{}/", folder.display());
+    let added = output(home.orgql(&add_args("weekly-users", "mon 07:00", &to, &["--no-register"]))).await;
+    assert!(added.status.success(), "add: {}", text(&added.stderr));
+    // As a scheduler starts it with nobody signed in: no keyring, no secret in the environment.
+    let mut command = home.orgql(&["schedule", "run", "weekly-users"]);
+    command.env_remove("ORGQL_CLIENT_SECRET");
+    let run = output(command).await;
+    let err = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{err}");
+    assert!(err.contains("secret") && err.contains("weekly-users"), "says which secret and which delivery: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one sentence: {err}");
+    assert!(files(&folder).is_empty());
+    let history = text(&output(home.orgql(&["schedule", "history", "weekly-users"])).await.stdout);
+    assert!(history.contains("failed (exit 3)") && history.contains("secret"), "{history}");
+}
