@@ -22,6 +22,12 @@ pub struct DoctorArgs {
 /// Runs `orgql doctor`: prints the lines on stdout as they are known.
 pub async fn run(args: DoctorArgs) -> Result<(), Failure> {
     let out = |line: &str| println!("{}", crate::platform::terminal::printable(line));
+    // The window's lines first: they hold whatever the connection does.
+    for section in SECTIONS {
+        for line in section() {
+            out(&line);
+        }
+    }
     let store = secret_store();
     let network = args.connection.network(&store)?;
     for line in network.origin_lines() {
@@ -63,15 +69,11 @@ pub async fn run(args: DoctorArgs) -> Result<(), Failure> {
             return Err(Failure::from(err));
         }
     }
-    for section in SECTIONS {
-        for line in section() {
-            out(&line);
-        }
-    }
     out("result: a query would work");
     Ok(())
 }
 
-/// Further sections of the report, each a function giving its lines (the desktop's renderer:
-/// issue 45 adds its function here).
-const SECTIONS: &[fn() -> Vec<String>] = &[];
+/// Further sections of the report, each a function giving its lines: the desktop's renderer
+/// (what drew the window at its last start, "drawn in software (…)" with what to try, and the
+/// order of the next start).
+const SECTIONS: &[fn() -> Vec<String>] = &[crate::ui::renderer::choice::doctor_lines];

@@ -66,6 +66,8 @@ fn about_names_the_renderer_and_view_keeps_the_next_start_s_choice() {
     s.click("About orgql");
     s.wait_for_label("wgpu — Vulkan on llvmpipe (LLVM 15.0.6, 256 bits) (software), driver Mesa 22.3.6");
     assert!(s.harness.query_by_label("glow (OpenGL) (glutin error: [a7] GLXBadFBConfig)").is_some(), "{}", s.screen());
+    let software = "drawn in software (lavapipe): the processor draws every frame, slow on a large screen; install the machine's GPU driver (or ask IT for a virtual GPU), or use a smaller window or scale";
+    assert!(s.harness.query_by_label(software).is_some(), "About says it is drawn in software: {}", s.screen());
     assert!(s.harness.query_by_label("glow (OpenGL), then wgpu — Vulkan (automatic)").is_some(), "{}", s.screen());
     s.click("Close");
     assert!(s.harness.query_by_label("Copy details").is_none(), "the About window closed: {}", s.screen());

@@ -252,6 +252,46 @@ impl WindowStart {
         })
     }
 
+    /// The software rasterizer that drew the window, when no GPU did: Mesa's "llvmpipe" (OpenGL)
+    /// and "lavapipe" (Vulkan; it names its device llvmpipe too), Windows' "WARP" (the Microsoft
+    /// Basic Render Driver), "SwiftShader", "softpipe"; "a software rasterizer" for another that
+    /// says it is one.
+    pub fn software_rasterizer(&self) -> Option<&'static str> {
+        let renderer = self.renderer?;
+        let adapter = self.adapter.as_deref()?.to_ascii_lowercase();
+        if adapter.contains("basic render driver") || adapter.contains("warp") {
+            Some("WARP")
+        } else if adapter.contains("llvmpipe") || adapter.contains("lavapipe") {
+            Some(if renderer == Renderer::Glow { "llvmpipe" } else { "lavapipe" })
+        } else if adapter.contains("swiftshader") {
+            Some("SwiftShader")
+        } else if adapter.contains("softpipe") {
+            Some("softpipe")
+        } else if adapter.contains("(software)") {
+            Some("a software rasterizer")
+        } else {
+            None
+        }
+    }
+
+    /// One sentence when the window was drawn in software: which rasterizer, and what to try —
+    /// glow where wgpu drew and glow could have (several times quicker in software,
+    /// benches/README.md), else the machine's GPU driver or a smaller window; `None` on a GPU.
+    pub fn software_note(&self) -> Option<String> {
+        let rasterizer = self.software_rasterizer()?;
+        let glow_refused = self.passed_over.iter().any(|p| p.renderer == Renderer::Glow);
+        let try_this = match self.renderer {
+            Some(renderer) if renderer.is_wgpu() && !glow_refused => format!(
+                "try View → Renderer → glow (or {ENV}=glow), several times quicker in software, or install the machine's GPU driver"
+            ),
+            _ => "install the machine's GPU driver (or ask IT for a virtual GPU), or use a smaller window or scale"
+                .to_owned(),
+        };
+        Some(format!(
+            "drawn in software ({rasterizer}): the processor draws every frame, slow on a large screen; {try_this}"
+        ))
+    }
+
     /// The renderers passed over, "glow (OpenGL) (…), wgpu — Vulkan (…)", or "none".
     pub fn passed_over_text(&self) -> String {
         if self.passed_over.is_empty() {
@@ -322,6 +362,7 @@ pub fn doctor_lines() -> Vec<String> {
 /// [`doctor_lines`] of a record and an order.
 fn lines(record: Option<Result<Option<WindowStart>, String>>, order: &Order) -> Vec<String> {
     let mut lines = Vec::new();
+    let software = record.clone();
     lines.push(match record {
         Some(Ok(Some(start))) => {
             let when = start.at.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M");
@@ -339,6 +380,11 @@ fn lines(record: Option<Result<Option<WindowStart>, String>>, order: &Order) -> 
         Some(Err(e)) => format!("Renderer: {e}"),
         None => "Renderer: no data folder is known (set HOME)".to_owned(),
     });
+    if let Some(Ok(Some(start))) = &software
+        && let Some(note) = start.software_note()
+    {
+        lines.push(format!("Renderer: {note}"));
+    }
     lines.push(format!(
         "Renderer order: {} ({}); {ENV} or View → Renderer puts one first",
         order.describe(),
@@ -438,6 +484,10 @@ mod tests {
         );
         assert_eq!(
             lines[1],
+            "Renderer: drawn in software (lavapipe): the processor draws every frame, slow on a large screen; install the machine's GPU driver (or ask IT for a virtual GPU), or use a smaller window or scale"
+        );
+        assert_eq!(
+            lines[2],
             "Renderer order: glow (OpenGL), then wgpu — Vulkan (automatic); ORGQL_RENDERER or View → Renderer puts one first"
         );
         let failed = WindowStart { renderer: None, adapter: None, ..read_record(dir.path()).unwrap().unwrap() };
@@ -446,5 +496,33 @@ mod tests {
                 .starts_with("Renderer: none could draw at the last window start")
         );
         assert_eq!(super::lines(Some(Ok(None)), &order)[0], "Renderer: no window started yet");
+    }
+
+    #[test]
+    fn a_software_rasterizer_is_named_with_what_to_try() {
+        let start = |renderer: Renderer, adapter: &str, passed_over: Vec<PassedOver>| WindowStart {
+            at: chrono::DateTime::parse_from_rfc3339("2026-11-29T09:00:00+00:00").unwrap(),
+            renderer: Some(renderer),
+            adapter: Some(adapter.to_owned()),
+            asked_by: "automatic".into(),
+            passed_over,
+        };
+        let lavapipe = "llvmpipe (LLVM 15.0.6, 256 bits) (software), driver Mesa 22.3.6 (LLVM 15.0.6)";
+        let wgpu = start(Renderer::WgpuVulkan, lavapipe, Vec::new());
+        assert_eq!(wgpu.software_rasterizer(), Some("lavapipe"));
+        let note = wgpu.software_note().expect("in software");
+        assert!(note.starts_with("drawn in software (lavapipe): "), "{note}");
+        assert!(note.contains("View → Renderer → glow (or ORGQL_RENDERER=glow)"), "glow offered: {note}");
+        let glow =
+            start(Renderer::Glow, "llvmpipe (LLVM 15.0.6, 256 bits), OpenGL 4.5 (Core Profile) Mesa 22.3.6", vec![]);
+        assert_eq!(glow.software_rasterizer(), Some("llvmpipe"));
+        assert!(glow.software_note().expect("in software").contains("GPU driver"));
+        let warp = start(Renderer::WgpuDx12, "Microsoft Basic Render Driver (software)", vec![]);
+        assert_eq!(warp.software_rasterizer(), Some("WARP"));
+        let refused = PassedOver { renderer: Renderer::Glow, reason: "no OpenGL 2".into() };
+        let warp_only = start(Renderer::WgpuDx12, "Microsoft Basic Render Driver (software)", vec![refused]);
+        assert!(!warp_only.software_note().expect("in software").contains("→ glow"), "glow could not open it");
+        let gpu = start(Renderer::WgpuVulkan, "NVIDIA GeForce RTX 3060, driver 550.54", vec![]);
+        assert_eq!((gpu.software_rasterizer(), gpu.software_note()), (None, None));
     }
 }

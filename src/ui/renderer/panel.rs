@@ -157,12 +157,18 @@ impl RendererPanel {
             None => next,
         };
         match &self.report {
-            Some(StartReport { start, order, .. }) => vec![
-                ("Renderer", start.drawn_by().unwrap_or_else(|| "none".to_owned())),
-                ("Passed over", start.passed_over_text()),
-                ("Order at this start", format!("{} ({})", order.describe(), order.asked_by)),
-                ("Next start", next),
-            ],
+            Some(StartReport { start, order, .. }) => {
+                let mut details = vec![("Renderer", start.drawn_by().unwrap_or_else(|| "none".to_owned()))];
+                if let Some(note) = start.software_note() {
+                    details.push(("In software", note));
+                }
+                details.extend([
+                    ("Passed over", start.passed_over_text()),
+                    ("Order at this start", format!("{} ({})", order.describe(), order.asked_by)),
+                    ("Next start", next),
+                ]);
+                details
+            }
             None => vec![
                 ("Renderer", "not known: the app runs without a window of its own".to_owned()),
                 ("Next start", next),

@@ -84,6 +84,9 @@ where
                     start.drawn_by().unwrap_or_default(),
                     start.passed_over_text()
                 );
+                if let Some(note) = start.software_note() {
+                    tracing::warn!("the window is {note}");
+                }
                 Ok(make_app(cc, start))
             }),
         );
