@@ -382,3 +382,39 @@ async fn a_run_that_cannot_read_its_secret_says_so_and_is_recorded() {
     let history = text(&output(home.orgql(&["schedule", "history", "weekly-users"])).await.stdout);
     assert!(history.contains("failed (exit 3)") && history.contains("secret"), "{history}");
 }
+
+#[tokio::test]
+async fn changes_since_the_last_delivery_come_with_each_delivery() {
+    use crate::harness::{data, token};
+    let server = sandbox(10).await;
+    let home = Home::new();
+    home.profile(&server).await;
+    let folder = home.path("deliveries");
+    std::fs::create_dir_all(&folder).expect("a folder");
+    let to = format!("{}/", folder.display());
+    let extra = ["--no-register", "--changes-since-last"];
+    let added = output(home.orgql(&add_args("weekly-users", "mon 07:00", &to, &extra))).await;
+    assert!(added.status.success(), "add: {}", text(&added.stderr));
+    let run = output(home.orgql(&["schedule", "run", "weekly-users"])).await;
+    assert_eq!(run.status.code(), Some(0), "run: {}", text(&run.stderr));
+    let first = files(&folder);
+    assert_eq!(first.len(), 2, "the whole file and its changes: {first:?}");
+    let changes = first.iter().find(|f| f.ends_with("-changes.csv")).expect("a changes file");
+    let body = std::fs::read_to_string(folder.join(changes)).expect("the changes file");
+    assert!(body.starts_with("change,changed fields,ref,name,email,isActive"), "{body}");
+    assert_eq!(body.matches("\nadded,").count(), 10, "every row is new at the first delivery: {body}");
+
+    // One user renamed through the service; the next delivery's changes are that row alone.
+    let admin = token(&server, "users.write").await;
+    let update = "mutation($ref: String!, $input: UpdateUserInput!) { updateUser(ref: $ref, input: $input) { ref } }";
+    data(&server, &admin, update, serde_json::json!({ "ref": "u00002", "input": { "name": "Ana Renamed" } })).await;
+    let run = output(home.orgql(&["schedule", "run", "weekly-users"])).await;
+    assert_eq!(run.status.code(), Some(0), "run: {}", text(&run.stderr));
+    assert!(text(&run.stderr).contains("0 added, 1 changed, 0 removed"), "{}", text(&run.stderr));
+    let second: Vec<String> = files(&folder).into_iter().filter(|f| !first.contains(f)).collect();
+    assert_eq!(second.len(), 2, "a new whole file and changes file: {second:?}");
+    let changes = second.iter().find(|f| f.ends_with("-changes.csv")).expect("a changes file");
+    let body = std::fs::read_to_string(folder.join(changes)).expect("the changes file");
+    let rows: Vec<&str> = body.lines().skip(1).collect();
+    assert_eq!(rows, ["changed,name,u00002,Ana Renamed,user.2@example.org,true"], "{body}");
+}
