@@ -93,6 +93,20 @@ fn add_args<'a>(name: &'a str, when: &'a str, to: &'a str, extra: &[&'a str]) ->
     args
 }
 
+/// A person's orgql with the profile `hr` on `server` and the schedule `weekly-users` ("mon
+/// 07:00", not registered, `extra` options) delivering into the folder `deliveries`.
+async fn weekly_users(server: &RunningServer, extra: &[&str]) -> (Home, PathBuf) {
+    let home = Home::new();
+    home.profile(server).await;
+    let folder = home.path("deliveries");
+    std::fs::create_dir_all(&folder).expect("a folder");
+    let to = format!("{}/", folder.display());
+    let args = [&["--no-register"], extra].concat();
+    let added = output(home.orgql(&add_args("weekly-users", "mon 07:00", &to, &args))).await;
+    assert!(added.status.success(), "add: {}", text(&added.stderr));
+    (home, folder)
+}
+
 #[tokio::test]
 async fn the_entry_in_each_scheduler_s_format_runs_the_delivery_and_holds_no_secret() {
     let server = sandbox(30).await;
@@ -229,13 +243,7 @@ async fn a_file_destination_is_replaced_and_keep_removes_only_orgql_s_older_deli
 #[tokio::test]
 async fn a_stopped_service_is_recorded_with_exit_6_and_nothing_delivered() {
     let server = sandbox(5).await;
-    let home = Home::new();
-    home.profile(&server).await;
-    let folder = home.path("deliveries");
-    std::fs::create_dir_all(&folder).expect("a folder");
-    let to = format!("{}/", folder.display());
-    let added = output(home.orgql(&add_args("weekly-users", "mon 07:00", &to, &["--no-register"]))).await;
-    assert!(added.status.success(), "add: {}", text(&added.stderr));
+    let (home, folder) = weekly_users(&server, &[]).await;
     server.stop().await;
     let run = output(home.orgql(&["schedule", "run", "weekly-users"])).await;
     assert_eq!(run.status.code(), Some(6), "run: {}", text(&run.stderr));
@@ -251,13 +259,7 @@ async fn a_stopped_service_is_recorded_with_exit_6_and_nothing_delivered() {
 #[tokio::test]
 async fn a_run_killed_mid_way_leaves_nothing_under_the_final_name_and_the_next_delivers() {
     let server = sandbox_with(Config { users: 400, latency: Duration::from_millis(250), ..Config::default() }).await;
-    let home = Home::new();
-    home.profile(&server).await;
-    let folder = home.path("deliveries");
-    std::fs::create_dir_all(&folder).expect("a folder");
-    let to = format!("{}/", folder.display());
-    let added = output(home.orgql(&add_args("weekly-users", "mon 07:00", &to, &["--no-register"]))).await;
-    assert!(added.status.success(), "add: {}", text(&added.stderr));
+    let (home, folder) = weekly_users(&server, &[]).await;
     let mut child = home.orgql(&["schedule", "run", "weekly-users"]).stderr(Stdio::null()).spawn().expect("runs");
     // Killed while it fetches its pages (8 pages, a quarter second each).
     let staging = home.path("data").join("orgql/schedules/weekly-users/staging");
@@ -279,13 +281,7 @@ async fn a_run_killed_mid_way_leaves_nothing_under_the_final_name_and_the_next_d
 #[tokio::test]
 async fn a_run_while_the_previous_one_still_runs_is_skipped_and_recorded() {
     let server = sandbox_with(Config { users: 200, latency: Duration::from_millis(300), ..Config::default() }).await;
-    let home = Home::new();
-    home.profile(&server).await;
-    let folder = home.path("deliveries");
-    std::fs::create_dir_all(&folder).expect("a folder");
-    let to = format!("{}/", folder.display());
-    let added = output(home.orgql(&add_args("weekly-users", "mon 07:00", &to, &["--no-register"]))).await;
-    assert!(added.status.success(), "add: {}", text(&added.stderr));
+    let (home, folder) = weekly_users(&server, &[]).await;
     let first = home.orgql(&["schedule", "run", "weekly-users"]).stderr(Stdio::null()).spawn().expect("runs");
     let staging = home.path("data").join("orgql/schedules/weekly-users/staging");
     let started = std::time::Instant::now();
@@ -297,6 +293,7 @@ async fn a_run_while_the_previous_one_still_runs_is_skipped_and_recorded() {
     assert!(text(&second.stderr).contains("still going"), "{}", text(&second.stderr));
     let first = tokio::task::spawn_blocking(move || first.wait_with_output().expect("ends")).await.expect("joined");
     assert!(first.status.success());
+    assert_eq!(files(&folder).len(), 1, "one delivery, by the run that was not skipped: {:?}", files(&folder));
     let history = text(&output(home.orgql(&["schedule", "history", "weekly-users"])).await.stdout);
     assert!(history.contains("skipped (exit 10)") && history.contains("delivered"), "{history}");
 }
@@ -363,13 +360,7 @@ async fn a_delivery_to_sftp_arrives_whole_and_another_host_key_is_refused_naming
 #[tokio::test]
 async fn a_run_that_cannot_read_its_secret_says_so_and_is_recorded() {
     let server = sandbox(3).await;
-    let home = Home::new();
-    home.profile(&server).await;
-    let folder = home.path("deliveries");
-    std::fs::create_dir_all(&folder).expect("a folder");
-    let to = format!("{}/", folder.display());
-    let added = output(home.orgql(&add_args("weekly-users", "mon 07:00", &to, &["--no-register"]))).await;
-    assert!(added.status.success(), "add: {}", text(&added.stderr));
+    let (home, folder) = weekly_users(&server, &[]).await;
     // As a scheduler starts it with nobody signed in: no keyring, no secret in the environment.
     let mut command = home.orgql(&["schedule", "run", "weekly-users"]);
     command.env_remove("ORGQL_CLIENT_SECRET");
@@ -387,14 +378,7 @@ async fn a_run_that_cannot_read_its_secret_says_so_and_is_recorded() {
 async fn changes_since_the_last_delivery_come_with_each_delivery() {
     use crate::harness::{data, token};
     let server = sandbox(10).await;
-    let home = Home::new();
-    home.profile(&server).await;
-    let folder = home.path("deliveries");
-    std::fs::create_dir_all(&folder).expect("a folder");
-    let to = format!("{}/", folder.display());
-    let extra = ["--no-register", "--changes-since-last"];
-    let added = output(home.orgql(&add_args("weekly-users", "mon 07:00", &to, &extra))).await;
-    assert!(added.status.success(), "add: {}", text(&added.stderr));
+    let (home, folder) = weekly_users(&server, &["--changes-since-last"]).await;
     let run = output(home.orgql(&["schedule", "run", "weekly-users"])).await;
     assert_eq!(run.status.code(), Some(0), "run: {}", text(&run.stderr));
     let first = files(&folder);
