@@ -98,6 +98,12 @@ pub fn frame_end(ctx: &egui::Context, shown: Frame) {
     if !enabled() {
         return;
     }
+    // Why this frame was drawn (what asked for it during the one before): to find the frames
+    // drawn while nothing changes (issue 51). Input and the window's own events name no cause.
+    if tracing::enabled!(target: TARGET, tracing::Level::TRACE) {
+        let causes: Vec<String> = ctx.repaint_causes().iter().map(ToString::to_string).collect();
+        tracing::trace!(target: TARGET, "step=frame_causes causes={causes:?}");
+    }
     let done = DONE.load(Ordering::Relaxed);
     let mut reached = 0;
     if done & FIRST == 0 {

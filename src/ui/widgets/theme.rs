@@ -39,6 +39,10 @@ pub fn install(ctx: &Context) {
         return;
     }
     ctx.data_mut(|d| d.insert_temp(installed_id(), high));
+    // No animations: a scroll bar that appears with a Run's rows faded in over five more frames
+    // (egui's `animate_bool_responsive`), each a whole repaint — up to half a second each when the
+    // window is drawn in software (issue 51). Transitions are instant instead.
+    ctx.all_styles_mut(|style| style.animation_time = 0.0);
     if high {
         ctx.set_visuals_of(Theme::Dark, high_contrast_visuals());
         ctx.set_visuals_of(Theme::Light, high_contrast_visuals());
